@@ -1,0 +1,40 @@
+"""Findings: what validation reports about a skill, each tied to a rule id and a line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one file: ``path:line: severity [rule] message``.
+
+    ``message`` says what was found and how to fix it; ``line`` is 1-based
+    (``None`` when the problem is about the whole file or folder).
+    """
+
+    rule: str
+    severity: Severity
+    message: str
+    path: Path
+    line: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+    def format(self) -> str:
+        return f"{self.location()}: {self.severity} [{self.rule}] {self.message}"

@@ -1,0 +1,1 @@
+"""pytest glue modules: each one thin over a library API that works without pytest."""

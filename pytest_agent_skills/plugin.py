@@ -1,0 +1,71 @@
+"""The pytest entry point (``pytest11``): glue only.
+
+Each concern lives in its own glue module under :mod:`pytest_agent_skills.glue`;
+this module registers them, owns the settings shared by all of them (the skill
+roots), validates every setting once at start-up and echoes the active
+configuration in the report header.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from . import settings
+from .settings import Setting
+
+pytest_plugins = [
+    "pytest_agent_skills.glue.skills_collection",
+    "pytest_agent_skills.glue.workspace_fixtures",
+    "pytest_agent_skills.glue.scenarios",
+]
+
+ROOT_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_roots",
+        flag="--skills-root",
+        kind="list",
+        default=[],
+        env="SKILLS_ROOT",
+        metavar="PATH_OR_URL",
+        help="extra skill roots (paths, file:// or http(s):// URLs) collected even in dot-folders;"
+        " repeat the flag for several",
+    ),
+    Setting(
+        ini="skills_refresh",
+        kind="bool",
+        default=False,
+        help="download URL skill roots again instead of using the cache",
+    ),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_to_parser(parser, ROOT_SETTINGS)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    from .errors import ConfigurationError
+
+    try:
+        for setting in settings.REGISTRY:
+            settings.value(config, setting.ini)
+    except ConfigurationError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    shown: list[str] = []
+    for setting, resolved in settings.active(config):
+        shown.append(f"{setting.ini}={_show(resolved)}")
+    return ["agent-skills: " + ", ".join(shown)]
+
+
+def _show(resolved: Any) -> str:
+    if isinstance(resolved, list):
+        return "[" + ", ".join(resolved) + "]"
+    if isinstance(resolved, bool):
+        return "true" if resolved else "false"
+    return "-" if resolved in (None, "") else str(resolved)

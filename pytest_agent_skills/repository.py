@@ -1,0 +1,146 @@
+"""A repository of skills over one or more roots.
+
+A root is a local folder (URL roots are resolved to a local folder first by
+:mod:`pytest_agent_skills.sources`).  Every folder under a root holding a
+``SKILL.md`` is a skill; the walk does not descend into a skill folder (a
+nested ``SKILL.md`` belongs to its parent skill's files, not to a second
+skill) nor into hidden folders below the root.  When two folders declare the
+same skill name, the first one found wins - roots in the order given, folders
+in sorted order inside a root - and the clash is kept in
+:attr:`SkillRepository.duplicates` so that callers can report it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import AgentSkillsError
+from .skill import SKILL_FILE, Skill
+
+
+class UnknownSkillError(AgentSkillsError, LookupError):
+    """``get(name)`` for a name that no root holds."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        self.name = name
+        self.known = list(known)
+        close = difflib.get_close_matches(name, self.known, n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        listing = ", ".join(self.known) if self.known else "(none)"
+        super().__init__(f"unknown skill {name!r}.{hint} Known skills: {listing}")
+
+
+class RootNotFoundError(AgentSkillsError):
+    """A skill root that does not exist or is not a folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        super().__init__(f"skill root {str(root)!r} does not exist or is not a folder")
+
+
+@dataclass(frozen=True)
+class SkillSummary:
+    name: str
+    description: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class DuplicateSkill:
+    """Two folders declaring the same skill name; ``winner`` is the one used."""
+
+    name: str
+    winner: Path
+    shadowed: Path
+
+    def message(self) -> str:
+        return (
+            f"skill {self.name!r} is defined twice: {self.winner} is used,"
+            f" {self.shadowed} is ignored (the first root listed wins). Rename one of them."
+        )
+
+
+def find_skill_dirs(root: Path) -> Iterator[Path]:
+    """Skill folders under ``root``, in sorted walk order, following symlinks once."""
+    root = Path(root)
+    if (root / SKILL_FILE).is_file():
+        yield root
+        return
+    visited: set[str] = set()
+    for current, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(current)
+        if real in visited:
+            dirnames[:] = []
+            continue
+        visited.add(real)
+        if current != str(root) and SKILL_FILE in filenames and os.path.isfile(os.path.join(current, SKILL_FILE)):
+            dirnames[:] = []
+            yield Path(current)
+            continue
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+
+
+class SkillRepository:
+    """Skills found under ``roots`` (local folders), indexed by name."""
+
+    def __init__(self, roots: Iterable[Path | str]) -> None:
+        self.roots: list[Path] = []
+        seen: set[Path] = set()
+        for root in roots:
+            path = Path(root).expanduser()
+            if not path.is_dir():
+                raise RootNotFoundError(path)
+            resolved = path.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                self.roots.append(path)
+        self._skills: dict[str, Skill] = {}
+        self.duplicates: list[DuplicateSkill] = []
+        for root in self.roots:
+            for directory in find_skill_dirs(root):
+                self._add(Skill.load(directory))
+
+    @classmethod
+    def from_skills(cls, skills: Iterable[Skill]) -> SkillRepository:
+        repository = cls.__new__(cls)
+        repository.roots = []
+        repository._skills = {}
+        repository.duplicates = []
+        for skill in skills:
+            repository._add(skill)
+        return repository
+
+    def _add(self, skill: Skill) -> None:
+        existing = self._skills.get(skill.name)
+        if existing is not None:
+            self.duplicates.append(DuplicateSkill(skill.name, existing.directory, skill.directory))
+            return
+        self._skills[skill.name] = skill
+
+    def names(self) -> list[str]:
+        return sorted(self._skills)
+
+    def summaries(self) -> list[SkillSummary]:
+        return [
+            SkillSummary(name, self._skills[name].description, self._skills[name].directory)
+            for name in self.names()
+        ]
+
+    def skills(self) -> list[Skill]:
+        return [self._skills[name] for name in self.names()]
+
+    def get(self, name: str) -> Skill:
+        try:
+            return self._skills[name.strip()]
+        except KeyError:
+            raise UnknownSkillError(name, self.names()) from None
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.strip() in self._skills
+
+    def __len__(self) -> int:
+        return len(self._skills)

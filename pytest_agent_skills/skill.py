@@ -1,0 +1,473 @@
+"""The skill model: one folder holding ``SKILL.md``, parsed with line numbers.
+
+Parsing never throws away information and never guesses silently: every
+problem met while reading ``SKILL.md`` (no front matter, an unclosed fence,
+YAML that does not parse, duplicate keys, a non-mapping document, bytes that
+are not UTF-8, a BOM) becomes a :class:`~pytest_agent_skills.findings.Finding`
+with the file and the line, kept in :attr:`Skill.problems`.  YAML values keep
+their YAML types (the reference runtime stringifies them; we do not).
+
+The ``Tools:`` section is read with the reference runtime's grammar, so the
+list of declared tools is exactly the one the reference would expose; the
+quirks of that grammar (inline comments kept in names, headings that do not
+end the section) are reported by validation rules instead of being "fixed"
+here, because fixing them would make a skill behave differently under us
+than under the reference.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import LocatedError
+from .findings import Finding, Severity
+
+SKILL_FILE = "SKILL.md"
+BASE_DIR_PLACEHOLDER = "__BASE_DIR__"
+DOC_SUFFIXES = frozenset({".md", ".txt"})
+SCRIPT_SUFFIXES = frozenset(
+    {
+        ".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".rb",
+        ".pl", ".php", ".lua", ".r", ".ps1", ".awk", ".tcl", ".groovy", ".kts", ".jl",
+    }
+)
+#: Prose lines starting with these words end a ``Tools:`` section (reference grammar).
+TOOLS_SECTION_END_WORDS = ("Overview", "Examples", "Usage", "Description", "Installation")
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class SkillNotFoundError(LocatedError):
+    """The folder has no ``SKILL.md``."""
+
+
+class SkillParseError(LocatedError):
+    """Raised by :meth:`Skill.require_parsed` when ``SKILL.md`` has parse problems."""
+
+
+@dataclass(frozen=True)
+class ToolDeclaration:
+    """One ``- name`` bullet of the ``Tools:`` section, as the reference captures it."""
+
+    name: str
+    line: int
+    #: True when a ``##`` heading or a prose line came between the section
+    #: header and this bullet: the reference still captures it, a human
+    #: reader usually meant it as a usage step.
+    after_break: bool = False
+
+
+@dataclass(frozen=True)
+class ToolsSection:
+    line: int
+    tools: tuple[ToolDeclaration, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [tool.name for tool in self.tools]
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """The YAML front matter with the line of every top-level key."""
+
+    values: dict[str, Any]
+    key_lines: dict[str, int]
+    open_line: int
+    close_line: int
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.open_line)
+
+
+@dataclass(frozen=True)
+class ParsedSkillFile:
+    """The result of splitting and parsing the text of one ``SKILL.md``."""
+
+    front_matter: FrontMatter | None
+    body: str
+    body_line: int
+    tools_section: ToolsSection | None
+    problems: tuple[Finding, ...]
+    line_count: int
+
+
+def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
+    """Parse the text of a ``SKILL.md``; problems are returned, never raised."""
+    problems: list[Finding] = []
+
+    def problem(rule: str, line: int | None, message: str, severity: Severity = Severity.ERROR) -> None:
+        problems.append(Finding(rule, severity, message, path, line))
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        problem(
+            "frontmatter-bom",
+            1,
+            "SKILL.md starts with a UTF-8 byte order mark; the reference runtime then sees no front"
+            " matter at all. Save the file as UTF-8 without BOM.",
+            Severity.WARNING,
+        )
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    line_count = len(lines) - 1 if text.endswith("\n") else len(lines)
+
+    if not text.strip():
+        problem(
+            "frontmatter-missing",
+            1,
+            "SKILL.md is empty. Start it with a line '---', the fields 'name:' and 'description:',"
+            " and a closing line '---', then the instructions.",
+        )
+        return ParsedSkillFile(None, "", 1, None, tuple(problems), line_count)
+
+    if lines[0].rstrip() != "---":
+        problem(
+            "frontmatter-missing",
+            1,
+            "SKILL.md does not start with YAML front matter: the first line must be '---'"
+            f" (found {lines[0][:40]!r}). Add '---', 'name: ...', 'description: ...', '---' at the top.",
+        )
+        tools = parse_tools_section(lines, 1)
+        return ParsedSkillFile(None, text, 1, tools, tuple(problems), line_count)
+
+    if lines[0] != "---":
+        problem(
+            "frontmatter-fence",
+            1,
+            "the opening '---' has trailing spaces; the reference runtime then ignores the front"
+            " matter. Remove the spaces after '---'.",
+            Severity.WARNING,
+        )
+
+    close_index = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if close_index is None:
+        problem(
+            "frontmatter-unclosed",
+            1,
+            "the front matter opened on line 1 is never closed. Add a line '---' after the last"
+            " field (name, description, ...).",
+        )
+        return ParsedSkillFile(None, text, 1, None, tuple(problems), line_count)
+    if lines[close_index] != "---":
+        problem(
+            "frontmatter-fence",
+            close_index + 1,
+            "the closing '---' has trailing spaces; the reference runtime then looks for a later"
+            " '---' and loses part of the body. Remove the spaces after '---'.",
+            Severity.WARNING,
+        )
+
+    yaml_text = "\n".join(lines[1:close_index])
+    front_matter = _parse_front_matter(yaml_text, 2, close_index + 1, path, problems)
+    body_lines = lines[close_index + 1 :]
+    body = "\n".join(body_lines)
+    body_line = close_index + 2
+    tools = parse_tools_section(body_lines, body_line)
+    return ParsedSkillFile(front_matter, body, body_line, tools, tuple(problems), line_count)
+
+
+def _parse_front_matter(
+    yaml_text: str, first_line: int, close_line: int, path: Path, problems: list[Finding]
+) -> FrontMatter | None:
+    if not yaml_text.strip():
+        problems.append(
+            Finding(
+                "frontmatter-empty",
+                Severity.ERROR,
+                "the front matter is empty. Add at least 'name: <folder name>' and"
+                " 'description: <what the skill does and when to use it>'.",
+                path,
+                first_line - 1,
+            )
+        )
+        return FrontMatter({}, {}, first_line - 1, close_line)
+    loader = _YAML_LOADER(yaml_text)
+    try:
+        node = loader.get_single_node()
+        duplicates = _duplicate_keys(node) if node is not None else []
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = first_line + mark.line if mark is not None else first_line
+        problems.append(
+            Finding(
+                "frontmatter-yaml",
+                Severity.ERROR,
+                f"the front matter is not valid YAML: {error.problem or error.context}."
+                " Quote values that contain ': ' or start with a special character"
+                " (e.g. description: \"Use when: ...\").",
+                path,
+                line,
+            )
+        )
+        return None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as error:
+        problems.append(
+            Finding(
+                "frontmatter-yaml",
+                Severity.ERROR,
+                f"the front matter is not valid YAML: {error}. Fix the YAML between the '---' lines.",
+                path,
+                first_line,
+            )
+        )
+        return None
+    finally:
+        loader.dispose()
+
+    for key_text, line in duplicates:
+        problems.append(
+            Finding(
+                "frontmatter-duplicate-key",
+                Severity.ERROR,
+                f"the key {key_text!r} appears more than once; YAML keeps only the last one."
+                " Remove the duplicate.",
+                path,
+                first_line + line,
+            )
+        )
+    if not isinstance(data, dict):
+        problems.append(
+            Finding(
+                "frontmatter-not-mapping",
+                Severity.ERROR,
+                f"the front matter must be a YAML mapping of fields, found {_yaml_kind(data)}."
+                " Write it as 'name: ...' and 'description: ...' lines.",
+                path,
+                first_line,
+            )
+        )
+        return None
+    key_lines = {}
+    assert isinstance(node, yaml.MappingNode)
+    for key_node, _value in node.value:
+        key_lines.setdefault(str(key_node.value), first_line + key_node.start_mark.line)
+    values = {str(key): value for key, value in data.items()}
+    return FrontMatter(values, key_lines, first_line - 1, close_line)
+
+
+def _yaml_kind(data: Any) -> str:
+    if data is None:
+        return "nothing"
+    if isinstance(data, list):
+        return "a list"
+    return f"a {type(data).__name__} value"
+
+
+def _duplicate_keys(root: yaml.Node) -> list[tuple[str, int]]:
+    """(key, 0-based line) of every repeated key in every mapping of the document."""
+    found: list[tuple[str, int]] = []
+    stack = [root]
+    seen_nodes: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[tuple[str, str]] = set()
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    identity = (key_node.tag, key_node.value)
+                    if identity in keys:
+                        found.append((key_node.value, key_node.start_mark.line))
+                    keys.add(identity)
+                stack.append(value_node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    found.sort(key=lambda item: item[1])
+    return found
+
+
+def parse_tools_section(body_lines: list[str], first_line: int) -> ToolsSection | None:
+    """Read the ``Tools:`` section with the reference runtime's grammar.
+
+    ``first_line`` is the 1-based line number of ``body_lines[0]`` in SKILL.md.
+    """
+    start = next(
+        (i for i, line in enumerate(body_lines) if line.strip().lower().startswith("tools:")),
+        None,
+    )
+    if start is None:
+        return None
+    tools: list[ToolDeclaration] = []
+    after_break = False
+    for index in range(start + 1, len(body_lines)):
+        stripped = body_lines[index].strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            if stripped.startswith("##"):
+                after_break = True
+            continue
+        if not stripped.startswith("-"):
+            if ":" in stripped or stripped.startswith(TOOLS_SECTION_END_WORDS):
+                break
+            after_break = True
+            continue
+        name = stripped[1:].strip()
+        if name and not name.startswith("#"):
+            tools.append(ToolDeclaration(name, first_line + index, after_break))
+    return ToolsSection(first_line + start, tuple(tools))
+
+
+@dataclass
+class Skill:
+    """A skill folder and its parsed ``SKILL.md``."""
+
+    directory: Path
+    parsed: ParsedSkillFile
+    extra_problems: tuple[Finding, ...] = field(default=())
+
+    @classmethod
+    def load(cls, directory: Path | str) -> Skill:
+        """Read ``<directory>/SKILL.md``; raises :class:`SkillNotFoundError` if absent."""
+        directory = Path(directory)
+        skill_file = directory / SKILL_FILE
+        try:
+            raw = skill_file.read_bytes()
+        except FileNotFoundError:
+            raise SkillNotFoundError(
+                directory, None, "no SKILL.md in this folder (a skill is a folder holding SKILL.md)"
+            ) from None
+        except IsADirectoryError:
+            raise SkillNotFoundError(skill_file, None, "SKILL.md is a directory, not a file") from None
+        extra: list[Finding] = []
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            bad_line = raw[: error.start].count(b"\n") + 1
+            extra.append(
+                Finding(
+                    "skill-md-encoding",
+                    Severity.ERROR,
+                    f"SKILL.md is not valid UTF-8 (byte {raw[error.start]:#04x} at offset"
+                    f" {error.start}). Save the file as UTF-8.",
+                    skill_file,
+                    bad_line,
+                )
+            )
+            text = raw.decode("utf-8", errors="replace")
+        parsed = parse_skill_text(text, skill_file)
+        return cls(directory, parsed, tuple(extra))
+
+    @property
+    def skill_file(self) -> Path:
+        return self.directory / SKILL_FILE
+
+    @property
+    def front_matter(self) -> FrontMatter | None:
+        return self.parsed.front_matter
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return self.parsed.front_matter.values if self.parsed.front_matter else {}
+
+    @property
+    def name(self) -> str:
+        """The front-matter name (stripped) if it is a non-empty string, else the folder name."""
+        declared = self.fields.get("name")
+        if isinstance(declared, str) and declared.strip():
+            return declared.strip()
+        return self.directory.name
+
+    @property
+    def description(self) -> str:
+        declared = self.fields.get("description")
+        return declared.strip() if isinstance(declared, str) else ""
+
+    @property
+    def body(self) -> str:
+        return self.parsed.body
+
+    @property
+    def body_line(self) -> int:
+        return self.parsed.body_line
+
+    @property
+    def tools(self) -> list[str]:
+        """Declared tool names, exactly as the reference runtime would expose them."""
+        section = self.parsed.tools_section
+        return section.names if section else []
+
+    @property
+    def problems(self) -> tuple[Finding, ...]:
+        """Every problem found while reading and parsing ``SKILL.md``."""
+        return self.extra_problems + self.parsed.problems
+
+    def require_parsed(self) -> Skill:
+        """Return self, or raise :class:`SkillParseError` for the first parse error."""
+        for finding in self.problems:
+            if finding.is_error:
+                raise SkillParseError(finding.path, finding.line, f"[{finding.rule}] {finding.message}")
+        return self
+
+    @cached_property
+    def _files(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return _discover_files(self.directory)
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        """Relative POSIX paths of the doc files (``.md``/``.txt`` other than SKILL.md)."""
+        return self._files[0]
+
+    @property
+    def scripts(self) -> tuple[str, ...]:
+        """Relative POSIX paths of files with a script extension."""
+        return self._files[1]
+
+    def read_text(self, relative: str) -> str:
+        """Text of a file of the skill, with ``__BASE_DIR__`` replaced as the reference does."""
+        content = (self.directory / relative).read_text(encoding="utf-8")
+        return self.substitute_base_dir(content)
+
+    def substitute_base_dir(self, text: str, base_dir: Path | str | None = None) -> str:
+        target = str(base_dir if base_dir is not None else self.directory.resolve())
+        return text.replace(BASE_DIR_PLACEHOLDER, target)
+
+
+def _discover_files(directory: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Docs and scripts of a skill folder.
+
+    Unlike the reference we skip hidden folders, nested sub-skills (folders
+    with their own SKILL.md) and symlinks that lead outside the skill.
+    """
+    root = directory.resolve()
+    docs: list[str] = []
+    scripts: list[str] = []
+    for current, dirnames, filenames in os.walk(root):
+        current_path = Path(current)
+        dirnames[:] = sorted(
+            name
+            for name in dirnames
+            if not name.startswith(".") and not (current_path / name / SKILL_FILE).is_file()
+        )
+        for filename in filenames:
+            if filename.startswith(".") or filename.lower() == "skill.md":
+                continue
+            file_path = current_path / filename
+            if file_path.is_symlink() and not _inside(file_path, root):
+                continue
+            suffix = os.path.splitext(filename)[1].lower()
+            relative = file_path.relative_to(root).as_posix()
+            if suffix in DOC_SUFFIXES:
+                docs.append(relative)
+            elif suffix in SCRIPT_SUFFIXES:
+                scripts.append(relative)
+    return tuple(sorted(docs)), tuple(sorted(scripts))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+    except (ValueError, OSError):
+        return False
+    return True

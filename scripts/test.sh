@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs the project's tests on a fresh machine: installs what they need, then pytest.
+# As root it also installs and starts the services the tests use (Docker engine,
+# bubblewrap, the offline Docker test image); elsewhere those tests skip with a reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+if [ "$(id -u)" = "0" ]; then
+    bash scripts/setup-services.sh
+fi
+
+status=0
+python3 -m pytest "$@" || status=$?
+if [ "$status" = "5" ]; then
+    echo "pytest collected no tests" >&2
+fi
+exit "$status"
