@@ -1,0 +1,268 @@
+"""Front-matter field rules: the field set, name, description, license, compatibility,
+metadata and allowed-tools (Agent Skills specification, SKILL-RULES.md §1)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..skill import FrontMatter, Skill
+from ._base import Hit
+from ._options import CLAUDE_CODE_FIELDS, ValidationOptions
+
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+RESERVED_WORDS = ("anthropic", "claude")
+_NAME_CHARS = re.compile(r"[a-z0-9-]+")
+_XML_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"a date ({value})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def check_fields(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
+    front = skill.front_matter
+    if front is None:
+        return
+    profile = options.profile
+    for key in front.values:
+        if key in profile.fields:
+            continue
+        if key in CLAUDE_CODE_FIELDS:
+            fix = (
+                "it is a Claude Code extension field: validate with the claude-code profile"
+                " (--skills-profile claude-code) or remove it"
+            )
+        else:
+            fix = f"move it under 'metadata:' (e.g. metadata: {{{key}: \"...\"}}) or remove it"
+        yield Hit(
+            "field-unknown",
+            front.line_of(key),
+            f"unknown top-level field {key!r}: the {profile.name} profile allows only"
+            f" {', '.join(sorted(profile.fields))}; {fix}.",
+        )
+    yield from _license(front)
+    yield from _compatibility(front)
+    yield from _metadata(front)
+    yield from _allowed_tools(front, profile.allowed_tools_list)
+
+
+def _license(front: FrontMatter) -> Iterator[Hit]:
+    if "license" not in front.values:
+        return
+    value = front.values["license"]
+    if not isinstance(value, str) or not value.strip():
+        yield Hit(
+            "license-type",
+            front.line_of("license"),
+            f"'license' must be a licence name or the name of a bundled licence file, found"
+            f" {_kind(value)}. Write e.g. 'license: Apache-2.0' or remove the field.",
+        )
+
+
+def _compatibility(front: FrontMatter) -> Iterator[Hit]:
+    if "compatibility" not in front.values:
+        return
+    value = front.values["compatibility"]
+    line = front.line_of("compatibility")
+    if not isinstance(value, str):
+        yield Hit(
+            "compatibility-type",
+            line,
+            f"'compatibility' must be a string, found {_kind(value)}. Write the environment"
+            " needs as one sentence, e.g. compatibility: \"Needs Python 3.11 and network access\".",
+        )
+    elif not value.strip() or len(value) > MAX_COMPATIBILITY:
+        found = "an empty string" if not value.strip() else f"{len(value)} characters"
+        yield Hit(
+            "compatibility-length",
+            line,
+            f"'compatibility' must be 1-{MAX_COMPATIBILITY} characters, found {found}."
+            " Shorten it, or remove the field (most skills do not need it).",
+        )
+
+
+def _metadata(front: FrontMatter) -> Iterator[Hit]:
+    if "metadata" not in front.values:
+        return
+    value = front.values["metadata"]
+    line = front.line_of("metadata")
+    if not isinstance(value, dict):
+        yield Hit(
+            "metadata-type",
+            line,
+            f"'metadata' must be a map of string keys to string values, found {_kind(value)}."
+            " Write it as indented 'key: \"value\"' lines under 'metadata:'.",
+        )
+        return
+    for key, item in value.items():
+        if not isinstance(key, str):
+            yield Hit(
+                "metadata-type",
+                line,
+                f"metadata key {key!r} is {_kind(key)}, not a string. Quote it: \"{key}\": ...",
+            )
+        if isinstance(item, (dict, list)):
+            yield Hit(
+                "metadata-type",
+                line,
+                f"metadata[{str(key)!r}] is {_kind(item)}; metadata values must be strings"
+                " (clients stringify nested values to Python text). Flatten it into"
+                " separate string keys or write it as one quoted string.",
+            )
+        elif not isinstance(item, str):
+            yield Hit(
+                "metadata-value-scalar",
+                line,
+                f"metadata[{str(key)!r}] is {_kind(item)}, not a string; clients that stringify"
+                f" it may show a different text (1.50 becomes 1.5). Quote it: {key}: \"{item}\".",
+            )
+
+
+def _allowed_tools(front: FrontMatter, list_allowed: bool) -> Iterator[Hit]:
+    if "allowed-tools" not in front.values:
+        return
+    value = front.values["allowed-tools"]
+    if isinstance(value, str):
+        return
+    if list_allowed and isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return
+    yield Hit(
+        "allowed-tools-type",
+        front.line_of("allowed-tools"),
+        f"'allowed-tools' must be one space-separated string, found {_kind(value)}."
+        " Write it as e.g. 'allowed-tools: Bash(git:*) Read'"
+        + (" (or use the claude-code profile, which accepts a list)." if not list_allowed else "."),
+    )
+
+
+def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
+    front = skill.front_matter
+    if front is None:
+        return
+    folder = _folder_name(skill.directory)
+    line = front.line_of("name")
+    if "name" not in front.values or front.values["name"] is None:
+        yield Hit(
+            "name-missing",
+            front.open_line,
+            f"the front matter has no 'name'. Add 'name: {folder}' (the folder name).",
+        )
+        return
+    name = front.values["name"]
+    if not isinstance(name, str):
+        yield Hit(
+            "name-type",
+            line,
+            f"'name' must be a string, found {_kind(name)}. Write 'name: {folder}'.",
+        )
+        return
+    if not name.strip():
+        yield Hit("name-missing", line, f"'name' is empty. Write 'name: {folder}'.")
+        return
+    yield from _name_format(name, line)
+    if name != folder:
+        yield Hit(
+            "name-directory",
+            line,
+            f"name {name!r} must equal the skill's folder name {folder!r}. Rename the folder"
+            f" or set 'name: {folder}'.",
+        )
+    lowered = name.lower()
+    for word in RESERVED_WORDS:
+        if word in lowered:
+            yield Hit(
+                "name-reserved-word",
+                line,
+                f"name {name!r} contains the reserved word {word!r}, which Anthropic's platform"
+                " rejects on upload. Choose a name without it.",
+            )
+
+
+def _folder_name(directory: Path) -> str:
+    # Resolve first: a skill validated as '.' must compare against the real folder name.
+    return directory.resolve().name
+
+
+def _name_format(name: str, line: int) -> Iterator[Hit]:
+    if len(name) > MAX_NAME:
+        yield Hit(
+            "name-length",
+            line,
+            f"name is {len(name)} characters long; the limit is {MAX_NAME}. Shorten it (and the"
+            " folder name with it).",
+        )
+    if not _NAME_CHARS.fullmatch(name):
+        bad = "".join(sorted({char for char in name if not _NAME_CHARS.fullmatch(char)}))
+        suggestion = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", name.lower())).strip("-")
+        yield Hit(
+            "name-charset",
+            line,
+            f"name {name!r} may only contain lowercase letters a-z, digits 0-9 and hyphens;"
+            f" found {bad!r}. Use e.g. {suggestion or 'my-skill'!r}.",
+        )
+    if name.startswith("-") or name.endswith("-") or "--" in name:
+        yield Hit(
+            "name-hyphens",
+            line,
+            f"name {name!r} must not start or end with '-' nor contain '--'."
+            f" Use {re.sub(r'-{2,}', '-', name).strip('-') or 'my-skill'!r}.",
+        )
+
+
+def check_description(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
+    front = skill.front_matter
+    if front is None:
+        return
+    line = front.line_of("description")
+    fix = "Say what the skill does and when to use it, in one or two sentences."
+    if "description" not in front.values or front.values["description"] is None:
+        yield Hit(
+            "description-missing",
+            front.open_line,
+            f"the front matter has no 'description'. Add 'description: ...'. {fix}",
+        )
+        return
+    description = front.values["description"]
+    if not isinstance(description, str):
+        yield Hit(
+            "description-type",
+            line,
+            f"'description' must be a string, found {_kind(description)}. Quote it. {fix}",
+        )
+        return
+    if not description.strip():
+        yield Hit("description-missing", line, f"'description' is empty. {fix}")
+        return
+    if len(description) > MAX_DESCRIPTION:
+        yield Hit(
+            "description-length",
+            line,
+            f"description is {len(description)} characters long; the limit is"
+            f" {MAX_DESCRIPTION}. Move details into the body or a doc file.",
+        )
+    tag = _XML_TAG.search(description)
+    if tag:
+        yield Hit(
+            "description-xml",
+            line,
+            f"description contains the XML tag {tag.group(0)!r}; Anthropic's platform rejects"
+            " XML tags in descriptions. Reword it without angle-bracket tags.",
+        )

@@ -1,0 +1,127 @@
+"""Validation options: profiles and per-rule severity overrides.
+
+Strict by default: the ``spec`` profile with every rule at its catalogue
+severity.  Each relaxation is explicit - a profile that knows more fields,
+``allow_unknown_fields``, or a per-rule override such as
+``body-too-long=off`` or ``reference-missing=warning``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..errors import ConfigurationError
+from ..findings import Severity
+from ._catalogue import RULES
+
+SPEC_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+)
+CLAUDE_CODE_FIELDS = frozenset(
+    {
+        "when_to_use", "argument-hint", "arguments", "disable-model-invocation", "user-invocable",
+        "model", "effort", "context", "agent", "hooks", "paths", "shell",
+    }
+)
+OFF = "off"
+LEVELS = ("error", "warning", OFF)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named set of accepted fields and rule severities."""
+
+    name: str
+    summary: str
+    fields: frozenset[str] = SPEC_FIELDS
+    #: allowed-tools may be a YAML list (Claude Code accepts both forms).
+    allowed_tools_list: bool = False
+    severities: Mapping[str, str] = field(default_factory=dict)
+
+
+PROFILES: dict[str, Profile] = {
+    "spec": Profile("spec", "the Agent Skills specification, closed field set (default)"),
+    "claude-code": Profile(
+        "claude-code",
+        "spec plus Claude Code's extension fields; list-valued allowed-tools; name may be omitted",
+        fields=SPEC_FIELDS | CLAUDE_CODE_FIELDS,
+        allowed_tools_list=True,
+        severities={"name-missing": "warning"},
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ValidationOptions:
+    """What :func:`~pytest_agent_skills.rules.validate` checks and how severely.
+
+    ``available_tools``: when set, every ``Tools:`` name must be in it.
+    ``severities``: rule id -> ``error`` / ``warning`` / ``off``; wins over the profile.
+    """
+
+    available_tools: frozenset[str] | None = None
+    profile: Profile = PROFILES["spec"]
+    allow_unknown_fields: bool = False
+    severities: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_severities(self.severities, "severities")
+
+    def severity_of(self, rule_id: str) -> Severity | None:
+        """The effective severity of a rule, ``None`` when it is switched off."""
+        level = self.severities.get(rule_id) or self.profile.severities.get(rule_id)
+        if level is None and rule_id == "field-unknown" and self.allow_unknown_fields:
+            level = "warning"
+        if level is None:
+            return RULES[rule_id].severity
+        return None if level == OFF else Severity(level)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        available_tools: Iterable[str] | None = None,
+        profile: str = "spec",
+        allow_unknown_fields: bool = False,
+        severities: Iterable[str] | Mapping[str, str] = (),
+    ) -> ValidationOptions:
+        """Options from plain values (flags, ini lines); bad values raise ConfigurationError."""
+        if profile not in PROFILES:
+            raise ConfigurationError(
+                f"unknown validation profile {profile!r} (choose from {', '.join(PROFILES)})"
+            )
+        overrides = severities if isinstance(severities, Mapping) else parse_severities(severities)
+        return cls(
+            available_tools=frozenset(available_tools) if available_tools is not None else None,
+            profile=PROFILES[profile],
+            allow_unknown_fields=allow_unknown_fields,
+            severities=dict(overrides),
+        )
+
+
+def parse_severities(items: Iterable[str]) -> dict[str, str]:
+    """``["body-too-long=off", "name-reserved-word=error"]`` -> a checked mapping."""
+    parsed: dict[str, str] = {}
+    for item in items:
+        rule_id, separator, level = item.partition("=")
+        if not separator:
+            raise ConfigurationError(
+                f"rule severity {item!r} is not RULE=LEVEL (e.g. body-too-long=off;"
+                f" levels: {', '.join(LEVELS)})"
+            )
+        parsed[rule_id.strip()] = level.strip().lower()
+    check_severities(parsed, "rule severity")
+    return parsed
+
+
+def check_severities(severities: Mapping[str, str], origin: str) -> None:
+    for rule_id, level in severities.items():
+        if rule_id not in RULES:
+            raise ConfigurationError(
+                f"{origin}: unknown rule id {rule_id!r} (the rule ids are listed in docs/rules.md)"
+            )
+        if level not in LEVELS:
+            raise ConfigurationError(
+                f"{origin}: invalid level {level!r} for {rule_id} (choose from {', '.join(LEVELS)})"
+            )
