@@ -1,0 +1,273 @@
+"""A skill session: drive the protocol without a model.
+
+:class:`SkillSession` holds the session state, answers tool calls the way
+the reference framework does (validate, run, merge the state delta) and
+assembles the request a model would receive next.  Nothing a model can send
+makes :meth:`SkillSession.call` raise: unknown tools, arguments that are not
+JSON, schema violations and unknown names all come back as error results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+
+from ..errors import AgentSkillsError
+from ..repository import SkillRepository
+from . import dynamic, prompt
+from .outcome import (
+    INVALID_ARGUMENTS,
+    TOOL_EXECUTION_ERROR,
+    UNKNOWN_TOOL,
+    ToolCallError,
+    ToolOutcome,
+    error_result,
+)
+from .pool import PoolTool, ToolPool
+from .prompt import AssembledRequest, MissingTool
+from .state import SessionState
+from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SkillTool, ToolContext
+
+if TYPE_CHECKING:
+    from ..workspace import Runtime, Workspace
+
+
+class MissingToolError(AgentSkillsError):
+    """A loaded skill selected tools that the tool pool does not hold."""
+
+    def __init__(self, missing: list[MissingTool]) -> None:
+        self.missing = missing
+        lines = "\n".join(f"- {item.message()}" for item in missing)
+        super().__init__(
+            f"{len(missing)} tool(s) selected by loaded skills are not in the tool pool:\n{lines}\n"
+            "(pass allow_missing_tools=True to SkillSession to report them in"
+            " AssembledRequest.missing_tools instead)"
+        )
+
+
+class SkillSession:
+    """The state of one conversation with the skill tools, and the requests it produces."""
+
+    def __init__(
+        self,
+        repository: SkillRepository,
+        *,
+        runtime: Runtime | None = None,
+        tool_pool: ToolPool | None = None,
+        dynamic_tools: bool = False,
+        only_active_skills: bool = True,
+        session_id: str = "session",
+        inputs: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        instruction: str = "",
+        allow_missing_tools: bool = False,
+    ) -> None:
+        self.repository = repository
+        self.tool_pool = tool_pool if tool_pool is not None else ToolPool()
+        self.dynamic_tools = dynamic_tools
+        self.only_active_skills = only_active_skills
+        self.session_id = session_id
+        self.instruction = instruction
+        self.allow_missing_tools = allow_missing_tools
+        self.history: list[ToolOutcome] = []
+        self._inputs = dict(inputs or {})
+        self._runtime = runtime
+        self._owns_runtime = runtime is None
+        self._workspace: Workspace | None = None
+        self._state = SessionState()
+        self._context = ToolContext(
+            repository,
+            self._state,
+            self._ensure_workspace,
+            lambda: self._workspace,
+            dict(env or {}),
+        )
+        self._skill_tools: dict[str, SkillTool] = {
+            tool.name: tool for tool in BASE_TOOLS + (DYNAMIC_TOOLS if dynamic_tools else ())
+        }
+
+    # --- state ----------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> dict[str, str]:
+        """The session state merged with the pending delta (a copy)."""
+        return self._state.merged()
+
+    def loaded_skills(self) -> list[str]:
+        return self._state.loaded_skills()
+
+    def begin_turn(self) -> None:
+        """Start a new turn: no skill counts as touched for ``only_active_skills``.
+
+        :meth:`build_request` calls it when the last message is a user message.
+        """
+        self._state.begin_turn()
+
+    # --- tools ----------------------------------------------------------------------------------
+
+    def _exposure(self) -> dynamic.Exposure:
+        if not self.dynamic_tools:
+            return dynamic.Exposure(list(self.tool_pool), [])
+        return dynamic.expose(
+            self.repository, self._state, self.tool_pool, only_active_skills=self.only_active_skills
+        )
+
+    def _exposed(self) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
+        exposure = self._exposure()
+        if exposure.missing and not self.allow_missing_tools:
+            raise MissingToolError(exposure.missing)
+        return [*self._skill_tools.values(), *exposure.tools], exposure.missing
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        """The OpenAI ``tools`` entries the model is offered right now."""
+        return [tool.definition() for tool in self._exposed()[0]]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | str | None = None) -> ToolOutcome:
+        """Answer one tool call; model mistakes become error results, never exceptions."""
+        outcome = self._call(name, arguments)
+        self.history.append(outcome)
+        return outcome
+
+    def _call(self, name: str, raw_arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
+        exposed = {tool.name: tool for tool in self._exposed()[0]}
+        tool = exposed.get(name)
+        if tool is None:
+            return ToolOutcome(
+                name, None, error_result(UNKNOWN_TOOL, self._unknown_tool(name, exposed)), True
+            )
+        try:
+            arguments = _parse_arguments(name, raw_arguments)
+            _validate(name, tool.parameters, arguments)
+        except ToolCallError as error:
+            parsed = raw_arguments if isinstance(raw_arguments, Mapping) else None
+            return ToolOutcome(
+                name, dict(parsed) if parsed is not None else None, error.result(), True
+            )
+        if isinstance(tool, PoolTool):
+            return self._call_pool_tool(tool, arguments)
+        try:
+            result = tool.handler(self._context, arguments)
+        except ToolCallError as error:
+            self._state.pending.clear()
+            return ToolOutcome(name, arguments, error.result(), True)
+        delta = dict(self._state.pending)
+        self._state.merge(delta)
+        return ToolOutcome(name, arguments, result, False, delta)
+
+    def _call_pool_tool(self, tool: PoolTool, arguments: dict[str, Any]) -> ToolOutcome:
+        try:
+            result = tool(**arguments)
+        except Exception as error:  # a tool's own failure is reported to the model, as 1.2.0 does
+            message = f"tool {tool.name!r} raised {type(error).__name__}: {error}"
+            return ToolOutcome(
+                tool.name, arguments, error_result(TOOL_EXECUTION_ERROR, message), True
+            )
+        return ToolOutcome(tool.name, arguments, result)
+
+    def _unknown_tool(self, name: str, exposed: Mapping[str, Any]) -> str:
+        available = ", ".join(exposed)
+        if name in self.tool_pool:
+            return (
+                f"tool {name!r} is not available now: load (skill_load) a skill that declares it"
+                f" and select it. Available tools: {available}"
+            )
+        return f"unknown tool {name!r}. Available tools: {available}"
+
+    # --- requests -------------------------------------------------------------------------------
+
+    def build_request(self, messages: list[dict[str, Any]]) -> AssembledRequest:
+        """The request a model would receive next, given the conversation so far.
+
+        A leading system message in ``messages`` is kept as the instruction and
+        the skills text is appended to it.  When the last message is a user
+        message a new turn begins (see :meth:`begin_turn`).
+        """
+        if messages and messages[-1].get("role") == "user":
+            self.begin_turn()
+        rest = list(messages)
+        instruction = self.instruction
+        if rest and rest[0].get("role") == "system":
+            given = str(rest.pop(0).get("content") or "")
+            instruction = "\n\n".join(part for part in (instruction, given) if part)
+        system = prompt.system_text(
+            self.repository, self._state, dynamic_tools=self.dynamic_tools, instruction=instruction
+        )
+        tools, missing = self._exposed()
+        return AssembledRequest(
+            system=system,
+            messages=[{"role": "system", "content": system}, *rest],
+            tools=[tool.definition() for tool in tools],
+            loaded_skills=self._state.loaded_skills(),
+            missing_tools=missing,
+        )
+
+    # --- workspace ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Workspace | None:
+        return self._workspace
+
+    def _ensure_workspace(self) -> Workspace:
+        if self._workspace is None:
+            if self._runtime is None:
+                from ..workspace import create_runtime
+
+                self._runtime = create_runtime("local")
+            self._workspace = self._runtime.create_workspace(self.session_id)
+            if self._inputs:
+                self._workspace.put_inputs(self._inputs)
+        return self._workspace
+
+    def close(self) -> None:
+        if self._workspace is not None:
+            self._workspace.close()
+            self._workspace = None
+        if self._owns_runtime and self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
+
+    def __enter__(self) -> SkillSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise ToolCallError(
+                INVALID_ARGUMENTS,
+                f"the arguments of tool {name!r} are not valid JSON ({error}); send a JSON object.",
+            ) from None
+    if not isinstance(raw, Mapping):
+        raise ToolCallError(
+            INVALID_ARGUMENTS,
+            f"the arguments of tool {name!r} must be a JSON object, found {type(raw).__name__}"
+            f" {json.dumps(raw)[:60]}.",
+        )
+    return dict(raw)
+
+
+def _validate(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(
+        validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    if errors:
+        problems = "; ".join(f"{_where(error)}{error.message}" for error in errors)
+        raise ToolCallError(INVALID_ARGUMENTS, f"invalid arguments for tool {name!r}: {problems}.")
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    path = ""
+    for part in error.absolute_path:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return f"{path}: " if path else ""

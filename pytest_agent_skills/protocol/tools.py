@@ -1,0 +1,405 @@
+"""The ``skill_*`` tools: name, description, parameter schema and behaviour.
+
+Each handler receives arguments already validated against the tool's JSON
+Schema, reads the session state through :class:`ToolContext` (state merged
+with the pending delta) and writes its changes into the pending delta.  A
+model mistake (unknown skill, skill not loaded, unknown doc or tool name)
+raises :class:`ToolCallError`, which the session turns into an error result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..repository import SkillRepository, UnknownSkillError
+from ..skill import Skill
+from .outcome import (
+    INVALID_ARGUMENTS,
+    SKILL_NOT_LOADED,
+    UNDECLARED_TOOL,
+    UNKNOWN_DOC,
+    UNKNOWN_SKILL,
+    WORKSPACE_ERROR,
+    ToolCallError,
+)
+from .pool import function_definition
+from .selection import DEFAULT_MODE, MODES, apply_selection
+from .state import LOADED_VALUE, Selection, SessionState, docs_key, loaded_key, tools_key
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
+
+
+@dataclass
+class ToolContext:
+    repository: SkillRepository
+    state: SessionState
+    #: The session's workspace, created on first use.
+    workspace: Callable[[], Workspace]
+    #: The workspace if one exists already (skill_load stages into it), else None.
+    existing_workspace: Callable[[], Workspace | None]
+    #: Environment added to every skill_run (the call's own env wins).
+    run_env: dict[str, str]
+
+    def write(self, key: str, value: str) -> None:
+        self.state.pending[key] = value
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class SkillTool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+
+    def definition(self) -> dict[str, Any]:
+        return function_definition(self.name, self.description, self.parameters)
+
+
+def skill_resources(skill: Skill) -> list[str]:
+    """The doc paths a model can list and select: docs and scripts, sorted (as in 1.2.0)."""
+    return sorted({*skill.docs, *skill.scripts})
+
+
+def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    schema["additionalProperties"] = False
+    return schema
+
+
+_STRING_LIST = {"type": "array", "items": {"type": "string"}}
+_SKILL_NAME = {
+    "type": "string",
+    "description": "The skill name, as listed under 'Available skills'.",
+}
+_MODE = {
+    "type": "string",
+    "enum": list(MODES),
+    "default": DEFAULT_MODE,
+    "description": "add: add to the current selection; replace: replace it (default);"
+    " clear: select nothing.",
+}
+
+
+def _skill(context: ToolContext, raw_name: str, parameter: str = "skill_name") -> Skill:
+    name = raw_name.strip()
+    if not name:
+        raise ToolCallError(
+            INVALID_ARGUMENTS,
+            f"{parameter} must not be empty; pass a skill name from the 'Available skills' list.",
+        )
+    try:
+        return context.repository.get(name)
+    except UnknownSkillError as error:
+        raise ToolCallError(UNKNOWN_SKILL, f"{error}. Call skill_list to see the skills.") from None
+
+
+def _loaded_skill(context: ToolContext, raw_name: str) -> Skill:
+    skill = _skill(context, raw_name)
+    if not context.state.is_loaded(skill.name):
+        raise ToolCallError(
+            SKILL_NOT_LOADED,
+            f"skill {skill.name!r} is not loaded. Call skill_load with"
+            f" skill_name={skill.name!r} first.",
+        )
+    return skill
+
+
+def _check_names(
+    skill: Skill, wanted: Sequence[str], known: Sequence[str], code: str, what: str
+) -> None:
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        listing = ", ".join(known) if known else "(none)"
+        raise ToolCallError(
+            code,
+            f"skill {skill.name!r} has no {what} {', '.join(repr(n) for n in unknown)}."
+            f" Its {what}s are: {listing}.",
+        )
+
+
+def _check_docs(skill: Skill, docs: Sequence[str]) -> None:
+    _check_names(skill, docs, skill_resources(skill), UNKNOWN_DOC, "doc")
+
+
+def _check_tools(skill: Skill, tools: Sequence[str]) -> None:
+    _check_names(skill, tools, skill.tools, UNDECLARED_TOOL, "tool")
+
+
+# --- skill_list -------------------------------------------------------------------------------
+
+
+def _skill_list(context: ToolContext, arguments: dict[str, Any]) -> list[str]:
+    return context.repository.names()
+
+
+# --- skill_load -------------------------------------------------------------------------------
+
+
+def _skill_load(context: ToolContext, arguments: dict[str, Any]) -> str:
+    skill = _skill(context, arguments["skill_name"])
+    docs: list[str] | None = arguments.get("docs")
+    include_all = arguments.get("include_all_docs", False)
+    if docs and not include_all:
+        _check_docs(skill, docs)
+    name = skill.name
+    reload = context.state.is_loaded(name)
+    context.write(loaded_key(name), LOADED_VALUE)
+    if include_all:
+        context.write(docs_key(name), Selection(include_all=True).encode())
+    elif docs is not None:
+        context.write(docs_key(name), Selection(names=tuple(dict.fromkeys(docs))).encode())
+    elif not reload or context.state.get(docs_key(name)) is None:
+        context.write(docs_key(name), Selection().encode())
+    # The first load selects every declared tool; a reload keeps the selection (the seed:
+    # "tool selection persists until modified by skill_select_tools").
+    if skill.tools and (not reload or context.state.get(tools_key(name)) is None):
+        context.write(tools_key(name), Selection(names=tuple(skill.tools)).encode())
+    workspace = context.existing_workspace()
+    if workspace is not None:
+        workspace.stage_skill(skill)
+    return f"skill '{name}' loaded"
+
+
+# --- docs -------------------------------------------------------------------------------------
+
+
+def _skill_list_docs(context: ToolContext, arguments: dict[str, Any]) -> list[str]:
+    return skill_resources(_skill(context, arguments["skill_name"]))
+
+
+def _select(
+    context: ToolContext,
+    arguments: dict[str, Any],
+    *,
+    items_field: str,
+    all_field: str,
+    key: Callable[[str], str],
+    check: Callable[[Skill, Sequence[str]], None],
+) -> dict[str, Any]:
+    skill = _loaded_skill(context, arguments["skill_name"])
+    mode = arguments.get("mode", DEFAULT_MODE)
+    items: list[str] = arguments.get(items_field) or []
+    include_all = arguments.get(all_field, False)
+    if mode != "clear" and not include_all:
+        check(skill, items)
+    previous = Selection.decode(context.state.get(key(skill.name)))
+    selection = apply_selection(previous, mode, items, include_all)
+    context.write(key(skill.name), selection.encode())
+    return {
+        "skill": skill.name,
+        "mode": mode,
+        f"selected_{items_field}": list(selection.names),
+        all_field: selection.include_all,
+    }
+
+
+def _skill_select_docs(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    return _select(
+        context,
+        arguments,
+        items_field="docs",
+        all_field="include_all_docs",
+        key=docs_key,
+        check=_check_docs,
+    )
+
+
+# --- tools ------------------------------------------------------------------------------------
+
+
+def _skill_list_tools(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    skill = _skill(context, arguments["skill_name"])
+    return {"skill_name": skill.name, "available_tools": list(skill.tools)}
+
+
+def _skill_select_tools(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    return _select(
+        context,
+        arguments,
+        items_field="tools",
+        all_field="include_all_tools",
+        key=tools_key,
+        check=_check_tools,
+    )
+
+
+# --- skill_run --------------------------------------------------------------------------------
+
+
+def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    from ..workspace import WorkspaceError
+
+    skill = _skill(context, arguments["skill"], "skill")
+    try:
+        workspace = context.workspace()
+        workspace.stage_skill(skill)
+        result = workspace.run(
+            skill,
+            arguments["command"],
+            output_files=tuple(arguments.get("output_files", ())),
+            env={**context.run_env, **arguments.get("env", {})} or None,
+            timeout=arguments.get("timeout") or None,
+            stdin=arguments.get("stdin", ""),
+            save_as_artifacts=arguments.get("save_as_artifacts", False),
+            omit_inline_content=arguments.get("omit_inline_content", False),
+            cwd=arguments.get("cwd", ""),
+        )
+    except WorkspaceError as error:
+        raise ToolCallError(WORKSPACE_ERROR, str(error)) from None
+    return result.to_dict()
+
+
+# --- the tool set -----------------------------------------------------------------------------
+
+SKILL_LOAD = SkillTool(
+    "skill_load",
+    "Load a skill: its SKILL.md body (and the docs you name) is added to your context from the"
+    " next turn on, and the tools it declares are selected. Safe to call again to change the"
+    " docs. The skill names and descriptions are already listed under 'Available skills'.",
+    _object(
+        {
+            "skill_name": _SKILL_NAME,
+            "docs": {**_STRING_LIST, "description": "Doc paths to load (see skill_list_docs)."},
+            "include_all_docs": {
+                "type": "boolean",
+                "default": False,
+                "description": "Load every doc of the skill.",
+            },
+        },
+        ["skill_name"],
+    ),
+    _skill_load,
+)
+
+SKILL_RUN = SkillTool(
+    "skill_run",
+    "Run a shell command in the skill's folder inside an isolated workspace and return stdout,"
+    " stderr, exit_code, timed_out, duration_ms and the files matched by output_files."
+    " Environment: $WORKSPACE_DIR, $SKILLS_DIR, $WORK_DIR (inputs in $WORK_DIR/inputs),"
+    " $OUTPUT_DIR, $RUN_DIR, $SKILL_NAME. Write results under $OUTPUT_DIR and collect them with"
+    ' output_files globs such as "out/*.txt" or "$OUTPUT_DIR/*.json".',
+    _object(
+        {
+            "skill": _SKILL_NAME,
+            "command": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The shell command (run with bash).",
+            },
+            "output_files": {
+                **_STRING_LIST,
+                "description": "Globs of files to return, relative to the"
+                " workspace (out/*.txt) or under $OUTPUT_DIR.",
+            },
+            "env": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "Extra environment variables.",
+            },
+            "timeout": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Timeout in seconds; 0 means the default (300).",
+            },
+            "cwd": {
+                "type": "string",
+                "description": "Working directory relative to the skill folder.",
+            },
+            "stdin": {"type": "string", "description": "Text sent to the command's stdin."},
+            "save_as_artifacts": {
+                "type": "boolean",
+                "default": False,
+                "description": "Also save the output files as artifacts.",
+            },
+            "omit_inline_content": {
+                "type": "boolean",
+                "default": False,
+                "description": "Return output file metadata only.",
+            },
+        },
+        ["skill", "command"],
+    ),
+    _skill_run,
+)
+
+SKILL_LIST = SkillTool(
+    "skill_list",
+    "List the names of all available skills.",
+    _object({}),
+    _skill_list,
+)
+
+SKILL_LIST_DOCS = SkillTool(
+    "skill_list_docs",
+    "List the doc paths of a skill (files you can load with skill_select_docs or skill_load docs).",
+    _object({"skill_name": _SKILL_NAME}, ["skill_name"]),
+    _skill_list_docs,
+)
+
+SKILL_SELECT_DOCS = SkillTool(
+    "skill_select_docs",
+    "Choose which docs of a loaded skill are in your context: mode=add to add, replace to"
+    " replace (default), clear to remove all.",
+    _object(
+        {
+            "skill_name": _SKILL_NAME,
+            "docs": {**_STRING_LIST, "description": "Doc paths (see skill_list_docs)."},
+            "include_all_docs": {
+                "type": "boolean",
+                "default": False,
+                "description": "Select every doc of the skill.",
+            },
+            "mode": _MODE,
+        },
+        ["skill_name"],
+    ),
+    _skill_select_docs,
+)
+
+SKILL_LIST_TOOLS = SkillTool(
+    "skill_list_tools",
+    "List the tools a skill declares in the 'Tools:' section of its SKILL.md.",
+    _object({"skill_name": _SKILL_NAME}, ["skill_name"]),
+    _skill_list_tools,
+)
+
+SKILL_SELECT_TOOLS = SkillTool(
+    "skill_select_tools",
+    "Choose which of a loaded skill's declared tools are offered to you: mode=add to add,"
+    " replace to replace (default), clear to remove all. Loading a skill selects all of them;"
+    " select fewer to save tokens.",
+    _object(
+        {
+            "skill_name": _SKILL_NAME,
+            "tools": {**_STRING_LIST, "description": "Tool names (see skill_list_tools)."},
+            "include_all_tools": {
+                "type": "boolean",
+                "default": False,
+                "description": "Select every tool the skill declares.",
+            },
+            "mode": _MODE,
+        },
+        ["skill_name"],
+    ),
+    _skill_select_tools,
+)
+
+#: The tools of every session, in the order of 1.2.0's ``SkillToolSet``.
+BASE_TOOLS: tuple[SkillTool, ...] = (
+    SKILL_LOAD,
+    SKILL_RUN,
+    SKILL_LIST,
+    SKILL_LIST_DOCS,
+    SKILL_SELECT_DOCS,
+)
+#: Added with dynamic tool exposure, as 1.2.0's ``SkillToolSetWithDynamicTools`` does.
+DYNAMIC_TOOLS: tuple[SkillTool, ...] = (SKILL_LIST_TOOLS, SKILL_SELECT_TOOLS)
+ALL_TOOLS: tuple[SkillTool, ...] = BASE_TOOLS + DYNAMIC_TOOLS
