@@ -210,7 +210,7 @@ def _name_format(name: str, line: int) -> Iterator[Hit]:
             " folder name with it).",
         )
     if not _NAME_CHARS.fullmatch(name):
-        bad = "".join(sorted({char for char in name if not _NAME_CHARS.fullmatch(char)}))
+        bad = "".join(dict.fromkeys(char for char in name if not _NAME_CHARS.fullmatch(char)))
         suggestion = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9]+", "-", name.lower())).strip("-")
         yield Hit(
             "name-charset",
