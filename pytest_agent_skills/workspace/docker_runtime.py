@@ -1,0 +1,172 @@
+"""The ``docker`` runtime: one long-lived container per workspace, one ``exec`` per run.
+
+The container (network ``none``) mounts the workspace at its host path,
+``skills/`` and ``work/inputs/`` read-only on top, and each link-staged skill
+source read-only at its own path.  Mounts cannot be added to a running
+container, so staging a skill whose source is not mounted yet replaces the
+container (files live in the workspace, nothing is lost); runs never start a
+container.  PID 1 is a small bash loop that reaps orphans.  Each run execs,
+as the host user, a wrapper that runs ``bash -lc COMMAND`` and then kills
+every other process of the container (``kill -KILL -1`` spares PID 1 and the
+caller), so nothing the command started in the background survives it; on a
+timeout a second exec does the same.
+
+The Docker SDK is imported only when this runtime is created.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .base import ExecSpec, Runtime
+from .capture import BoundedCapture
+from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
+from .process import ProcessOutcome
+
+if TYPE_CHECKING:
+    from .base import Workspace
+
+#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
+#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
+DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
+
+LABEL = "pytest-agent-skills.workspace"
+KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
+WRAPPER = 'bash -lc "$1" <"$2"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
+KILL_ALL = ["bash", "-c", "kill -KILL -1 2>/dev/null; exit 0"]
+
+
+class DockerRuntime(Runtime):
+    name = "docker"
+
+    def __init__(self, *, image: str | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.image = image or DEFAULT_DOCKER_IMAGE
+        self.client = _connect()
+        self.user = f"{os.getuid()}:{os.getgid()}"
+        self._containers: dict[Path, tuple[Any, frozenset[str]]] = {}
+        try:
+            self.client.images.get(self.image)
+        except Exception as error:
+            raise RuntimeUnavailableError(
+                f"Docker image {self.image!r} is not available ({error.__class__.__name__});"
+                " build the default test image offline with 'sudo bash scripts/setup-services.sh',"
+                " or set --skills-docker-image / SKILLS_DOCKER_IMAGE to an image that has bash"
+            ) from None
+
+    def _mounts(self, workspace: Workspace) -> dict[str, dict[str, str]]:
+        layout = workspace.layout
+        volumes = {str(layout.root): {"bind": str(layout.root), "mode": "rw"}}
+        for folder in (layout.skills, layout.inputs):
+            volumes[str(folder)] = {"bind": str(folder), "mode": "ro"}
+        for staged in workspace.staged.values():
+            if staged.mode == "link":
+                volumes[str(staged.source)] = {"bind": str(staged.source), "mode": "ro"}
+        return volumes
+
+    def container_for(self, workspace: Workspace) -> Any:
+        """The workspace's running container, (re)created when its mounts must change."""
+        volumes = self._mounts(workspace)
+        wanted = frozenset(volumes)
+        current = self._containers.get(workspace.path)
+        if current is not None and current[1] == wanted:
+            return current[0]
+        if current is not None:
+            _remove(current[0])
+        container = self.client.containers.run(
+            self.image,
+            ["bash", "-c", KEEPALIVE],
+            detach=True,
+            network_mode="none",
+            volumes=volumes,
+            labels={LABEL: str(workspace.path)},
+            working_dir=str(workspace.path),
+        )
+        self._containers[workspace.path] = (container, wanted)
+        return container
+
+    def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
+        container = self.container_for(workspace)
+        api = self.client.api
+        started = time.monotonic()
+        exec_id = api.exec_create(
+            container.id,
+            ["bash", "-c", WRAPPER, "bash", spec.command, str(spec.stdin_path or "/dev/null")],
+            environment=spec.env,
+            workdir=str(spec.cwd),
+            user=self.user,
+        )["Id"]
+        stdout, stderr = BoundedCapture(spec.cap), BoundedCapture(spec.cap)
+        failure: list[BaseException] = []
+
+        def pump() -> None:
+            try:
+                for out_chunk, err_chunk in api.exec_start(exec_id, stream=True, demux=True):
+                    if out_chunk:
+                        stdout.feed(out_chunk)
+                    if err_chunk:
+                        stderr.feed(err_chunk)
+            except BaseException as error:  # reported below, in the caller's thread
+                failure.append(error)
+
+        reader = threading.Thread(target=pump, name="skills-docker-exec", daemon=True)
+        reader.start()
+        reader.join(spec.timeout)
+        timed_out = reader.is_alive()
+        if timed_out:
+            container.exec_run(KILL_ALL, user=self.user)
+            reader.join(10)
+        if failure:
+            raise WorkspaceError(
+                f"docker exec in container {container.short_id} failed: {failure[0]}"
+            )
+        exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        return ProcessOutcome(
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=-1 if timed_out or exit_code is None else int(exit_code),
+            timed_out=timed_out,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def release(self, workspace: Workspace) -> None:
+        current = self._containers.pop(workspace.path, None)
+        if current is not None:
+            _remove(current[0])
+
+    def close(self) -> None:
+        super().close()
+        self.client.close()
+
+
+def _connect() -> Any:
+    try:
+        import docker
+    except ImportError:  # pragma: no cover - docker is a declared dependency
+        raise RuntimeUnavailableError(
+            "the docker runtime needs the 'docker' Python package (pip install docker);"
+            f" {INSTALL_DOCKER}"
+        ) from None
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as error:
+        raise RuntimeUnavailableError(
+            f"cannot reach the Docker engine ({error.__class__.__name__}: {error});"
+            f" {INSTALL_DOCKER}"
+        ) from None
+    return client
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except Exception as error:  # the engine went away: nothing left to free
+        if "No such container" not in str(error):
+            raise WorkspaceError(
+                f"cannot remove container {container.short_id}: {error}"
+            ) from error

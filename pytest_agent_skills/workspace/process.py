@@ -1,0 +1,125 @@
+"""Run a host process with bounded output capture and a timeout that kills its whole group.
+
+Used by the ``local`` and ``sandbox`` runtimes.  The child gets its own
+session (so its process group holds everything it starts unless it calls
+``setsid`` itself), stdin from a file or ``/dev/null`` (never the test
+process's stdin), and two pipes read in this thread with a selector; each
+stream keeps its first ``cap`` bytes and only counts the rest, so a command
+printing a gibibyte costs a few kilobytes of memory.  When the command's
+shell ends - normally or at the timeout - whatever is left of its process
+group is killed, so no process of the command outlives the result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .capture import BoundedCapture
+
+#: After the main process ended or was killed, how long to keep draining the pipes.
+DRAIN_GRACE_SECONDS = 1.0
+_READ_SIZE = 256 * 1024
+
+
+@dataclass
+class ProcessOutcome:
+    stdout: BoundedCapture
+    stderr: BoundedCapture
+    exit_code: int
+    timed_out: bool
+    duration_ms: int
+
+
+def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin_path: Path | None,
+    timeout: float,
+    cap: int,
+) -> ProcessOutcome:
+    started = time.monotonic()
+    stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        if stdin is not subprocess.DEVNULL:
+            stdin.close()
+    captures = {
+        process.stdout.fileno(): BoundedCapture(cap),
+        process.stderr.fileno(): BoundedCapture(cap),
+    }
+    timed_out = _read_pipes(process, captures, started + timeout, until_exit=True)
+    _kill_group(process.pid)
+    exit_code = process.wait()
+    _read_pipes(process, captures, time.monotonic() + DRAIN_GRACE_SECONDS, until_exit=False)
+    process.stdout.close()
+    process.stderr.close()
+    stdout, stderr = captures.values()
+    return ProcessOutcome(
+        stdout=stdout,
+        stderr=stderr,
+        exit_code=-1 if timed_out else exit_code,
+        timed_out=timed_out,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+
+
+def _read_pipes(
+    process: subprocess.Popen[bytes],
+    captures: dict[int, BoundedCapture],
+    deadline: float,
+    *,
+    until_exit: bool,
+) -> bool:
+    """Feed the captures from the pipes; True when ``deadline`` passed first.
+
+    With ``until_exit`` it stops as soon as the main process has exited (a
+    background child may keep the pipes open); otherwise it stops at EOF.
+    """
+    with selectors.DefaultSelector() as selector:
+        for fd in captures:
+            selector.register(fd, selectors.EVENT_READ)
+        open_fds = set(captures)
+        while open_fds:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return not until_exit or process.poll() is None
+            for key, _ in selector.select(timeout=min(remaining, 0.05)):
+                chunk = os.read(key.fd, _READ_SIZE)
+                if chunk:
+                    captures[key.fd].feed(chunk)
+                else:
+                    selector.unregister(key.fd)
+                    open_fds.discard(key.fd)
+            if until_exit and process.poll() is not None:
+                return False
+    if until_exit:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return True
+    return False
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
