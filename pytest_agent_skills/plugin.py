@@ -19,6 +19,7 @@ pytest_plugins = [
     "pytest_agent_skills.glue.skills_collection",
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.glue.scenarios",
+    "pytest_agent_skills.glue.sources_options",
 ]
 
 ROOT_SETTINGS = settings.declare(

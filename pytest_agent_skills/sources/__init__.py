@@ -1,29 +1,138 @@
 """Skill roots: resolve a root given as a path or URL to a local folder.
 
-Placeholder until URL roots land: local paths and ``file://`` folders only.
+* a local path to a folder (or to nothing: the repository reports that) is
+  returned as it is; a local path or ``file://`` URL to an archive or a
+  ``SKILL.md`` is unpacked into the cache;
+* an ``http(s)://`` URL is downloaded (:mod:`.download`), unpacked
+  (:mod:`.archive`) and cached (:mod:`.cache`); a cached URL is used without
+  any network request until ``refresh=True``.
+
+Every failure is one :class:`SourceError` subclass naming the root, the entry
+and the limit.  See ``docs/url-roots.md``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from typing import TYPE_CHECKING
 
-from ..errors import AgentSkillsError
+from .cache import SkillCache, default_cache_dir
+from .errors import (
+    ArchiveError,
+    ArchiveRejectedError,
+    CacheError,
+    CorruptArchiveError,
+    DownloadError,
+    DownloadStatusError,
+    DownloadTimeoutError,
+    DownloadTooLargeError,
+    RedirectLimitError,
+    SourceError,
+    UnsupportedRootError,
+)
+from .options import Limits, SourceOptions, current_options, use_options
+from .urls import RootSpec, parse_root
+
+if TYPE_CHECKING:
+    from .archive import ArchiveFormat
+
+__all__ = [
+    "ArchiveError",
+    "ArchiveRejectedError",
+    "CacheError",
+    "CorruptArchiveError",
+    "DownloadError",
+    "DownloadStatusError",
+    "DownloadTimeoutError",
+    "DownloadTooLargeError",
+    "Limits",
+    "RedirectLimitError",
+    "SourceError",
+    "SourceOptions",
+    "UnsupportedRootError",
+    "default_cache_dir",
+    "resolve_root",
+    "use_options",
+]
 
 
-class SourceError(AgentSkillsError):
-    """A skill root that cannot be resolved."""
+def resolve_root(
+    spec: str | Path,
+    *,
+    refresh: bool = False,
+    base_dir: Path | None = None,
+    options: SourceOptions | None = None,
+) -> Path:
+    """A local folder for ``spec``: a path, a ``file://`` URL or an ``http(s)://`` URL.
 
-
-def resolve_root(spec: str | Path, *, refresh: bool = False, base_dir: Path | None = None) -> Path:
-    """A local folder for ``spec`` (a path, or a URL once supported)."""
-    text = str(spec)
-    if "://" not in text:
-        path = Path(text).expanduser()
-        if base_dir is not None and not path.is_absolute():
-            path = base_dir / path
+    ``base_dir`` anchors relative paths; ``refresh`` downloads / unpacks again
+    (once per process) instead of using the cache; ``options`` defaults to the
+    process-wide options (see :func:`use_options`).
+    """
+    root = parse_root(spec, base_dir)
+    options = options or current_options()
+    if root.kind == "http":
+        return _cache(options).get(
+            root.key,
+            lambda staging: _fetch_and_unpack(root, staging, options),
+            shown=root.shown,
+            refresh=refresh,
+        )
+    assert root.path is not None
+    path = root.path
+    if not path.is_file():
         return path
-    parsed = urlparse(text)
-    if parsed.scheme == "file" and parsed.netloc in ("", "localhost"):
-        return Path(unquote(parsed.path))
-    raise SourceError(f"unsupported skills root URL: {text!r}")
+    from .archive import unpack
+
+    fmt = _local_format(root, path)
+    stat = path.stat()
+    return _cache(options).get(
+        root.key,
+        lambda staging: unpack(
+            path, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
+            limits=options.limits,
+        ),
+        shown=root.shown,
+        stamp=f"{stat.st_size}:{stat.st_mtime_ns}",
+        refresh=refresh,
+    )
+
+
+def _cache(options: SourceOptions) -> SkillCache:
+    return SkillCache(options.cache_dir or default_cache_dir())
+
+
+def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
+    from .archive import HEAD_BYTES, detect_format
+
+    with open(path, "rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    fmt = detect_format(path.name, head)
+    if fmt is None:
+        raise UnsupportedRootError(
+            root.shown,
+            "is a file but neither an archive (.zip, .tar, .tar.gz, .tgz) nor a SKILL.md;"
+            " point the root at a folder, an archive or a SKILL.md",
+        )
+    return fmt
+
+
+def _fetch_and_unpack(root: RootSpec, staging: Path, options: SourceOptions) -> Path:
+    from .archive import HEAD_BYTES, detect_format, unpack
+    from .download import download
+
+    archive = staging / "download"
+    download(root.key, archive, shown=root.shown, limits=options.limits)
+    with open(archive, "rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    fmt = detect_format(root.url_path.name, head)
+    if fmt is None:
+        raise UnsupportedRootError(
+            root.shown,
+            "the downloaded file is neither a zip, a tar, a gzip-compressed tar nor a SKILL.md"
+            f" (it starts with {head[:16]!r}); link to a .zip, .tar, .tar.gz, .tgz or SKILL.md",
+        )
+    return unpack(
+        archive, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
+        limits=options.limits,
+    )
