@@ -6,6 +6,7 @@ under some paths.  The rule ids are documented in ``docs/rules.md``.
 """
 
 from ._catalogue import CHECKS, RULES, Rule
+from ._formats import FORMATTERS, summary, to_json, to_sarif, to_text
 from ._options import PROFILES, Profile, ValidationOptions, parse_severities
 from ._validate import (
     SkillReport,
@@ -18,6 +19,7 @@ from ._validate import (
 
 __all__ = [
     "CHECKS",
+    "FORMATTERS",
     "PROFILES",
     "RULES",
     "Profile",
@@ -27,6 +29,10 @@ __all__ = [
     "duplicate_name_findings",
     "parse_severities",
     "skill_dirs",
+    "summary",
+    "to_json",
+    "to_sarif",
+    "to_text",
     "validate",
     "validate_check",
     "validate_paths",
