@@ -111,7 +111,7 @@ def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
     if fmt is None:
         raise UnsupportedRootError(
             root.shown,
-            "is a file but neither an archive (.zip, .tar, .tar.gz, .tgz) nor a SKILL.md;"
+            "the file is neither an archive (.zip, .tar, .tar.gz, .tgz) nor a SKILL.md;"
             " point the root at a folder, an archive or a SKILL.md",
         )
     return fmt
