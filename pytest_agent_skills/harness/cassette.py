@@ -1,0 +1,389 @@
+"""Cassettes: record a model's answers once, replay them offline.
+
+A cassette is a readable JSON file of interactions (request body, response
+body).  The :class:`CassetteBackend` sits behind the loopback server: in
+replay it answers each request with the recorded response whose canonical
+request body matches; in record it forwards the request to an upstream
+OpenAI-compatible ``base_url`` and keeps the exchange.  Secrets are redacted
+when the file is written, never later.
+
+Record modes (as pytest-recording / VCR.py): ``none`` replays only (a missing
+file is an error), ``once`` records when the file does not exist and replays
+otherwise, ``new`` replays what matches and records the rest, ``all``
+records everything again.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import (
+    CassetteFormatError,
+    CassetteMissError,
+    HarnessError,
+    NoCassetteError,
+    UnusedInteractionsError,
+)
+from .server import Reply
+from .turns import body_from_chunks
+
+RECORD_MODES = ("none", "once", "new", "all")
+CASSETTE_FORMAT = "pytest-agent-skills cassette"
+#: Keys dropped anywhere in a request body before matching: ids, times, transport flags.
+DEFAULT_IGNORED_FIELDS = frozenset(
+    {
+        "id",
+        "tool_call_id",
+        "created",
+        "duration_ms",
+        "stream",
+        "stream_options",
+        "system_fingerprint",
+    }
+)
+#: Workspace folder and run folder names carry a time stamp.
+DEFAULT_VOLATILE_PATTERNS = (r"ws_[A-Za-z0-9_.-]+", r"run_[0-9][A-Za-z0-9_.-]*")
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "api-key",
+        "x-api-key",
+        "cookie",
+        "set-cookie",
+        "openai-organization",
+        "openai-project",
+        "proxy-authorization",
+    }
+)
+REDACTED = "<redacted>"
+_KEPT_RESPONSE_HEADERS = frozenset(
+    {"content-type", "openai-model", "openai-organization", "set-cookie"}
+)
+
+
+@dataclass
+class Interaction:
+    request: dict[str, Any]
+    response: dict[str, Any]
+    used: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"request": self.request, "response": self.response}
+
+
+@dataclass
+class Cassette:
+    path: Path
+    interactions: list[Interaction] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path) -> Cassette:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise NoCassetteError(
+                f"no cassette: {path} does not exist (record mode 'none' never records)."
+                " Record it against a real endpoint with --skills-record=once and"
+                " --skills-upstream-url URL."
+            ) from None
+        except (OSError, ValueError) as error:
+            raise CassetteFormatError(f"{path}: not a readable JSON cassette: {error}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+            raise CassetteFormatError(
+                f"{path}: not a cassette (expected an object with 'interactions': [...])"
+            )
+        interactions = []
+        for index, entry in enumerate(data["interactions"]):
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("request"), dict)
+                or not isinstance(entry.get("response"), dict)
+            ):
+                raise CassetteFormatError(
+                    f"{path}: interaction #{index} needs 'request' and 'response' objects"
+                )
+            interactions.append(Interaction(entry["request"], entry["response"]))
+        return cls(path, interactions)
+
+    def save(self, redactor: Redactor) -> None:
+        document = {
+            "format": CASSETTE_FORMAT,
+            "version": 1,
+            "interactions": [redactor.redact(item.to_json()) for item in self.interactions],
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        temporary.write_text(
+            json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        os.replace(temporary, self.path)
+
+
+class Redactor:
+    """Replaces secret headers and every occurrence of secret values."""
+
+    def __init__(
+        self,
+        secret_env: Iterable[str] = (),
+        environ: Mapping[str, str] | None = None,
+        extra_values: Iterable[str] = (),
+    ) -> None:
+        environ = os.environ if environ is None else environ
+        secrets = {name: environ.get(name, "") for name in secret_env}
+        secrets.update({f"value{index}": value for index, value in enumerate(extra_values)})
+        # Longest first so that a secret containing another is replaced whole.
+        self.secrets = sorted(
+            ((name, value) for name, value in secrets.items() if len(value) >= 4),
+            key=lambda item: -len(item[1]),
+        )
+
+    def redact(self, data: Any, key: str = "") -> Any:
+        if isinstance(data, dict):
+            return {
+                k: (
+                    REDACTED
+                    if k.lower() in SECRET_HEADERS and isinstance(v, str)
+                    else self.redact(v, k)
+                )
+                for k, v in data.items()
+            }
+        if isinstance(data, list):
+            return [self.redact(item, key) for item in data]
+        if isinstance(data, str):
+            for name, value in self.secrets:
+                data = data.replace(
+                    value, f"<redacted:{name}>" if not name.startswith("value") else REDACTED
+                )
+        return data
+
+
+@dataclass
+class Matcher:
+    """Canonical form of request bodies, for matching and for the miss diff."""
+
+    ignored_fields: frozenset[str] = DEFAULT_IGNORED_FIELDS
+    volatile_patterns: tuple[str, ...] = DEFAULT_VOLATILE_PATTERNS
+    #: Exact strings (paths of this machine) replaced by a stable name; a callable is
+    #: asked on every request (the workspace path is known only once it exists).
+    substitutions: Mapping[str, str] | Callable[[], Mapping[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._patterns = [re.compile(pattern) for pattern in self.volatile_patterns]
+
+    def _current_substitutions(self) -> list[tuple[str, str]]:
+        table = self.substitutions() if callable(self.substitutions) else self.substitutions
+        return sorted(
+            ((old, new) for old, new in table.items() if old), key=lambda item: -len(item[0])
+        )
+
+    def canonical(self, data: Any) -> Any:
+        return self._canonical(data, self._current_substitutions())
+
+    def _canonical(self, data: Any, substitutions: list[tuple[str, str]]) -> Any:
+        if isinstance(data, dict):
+            return {
+                key: self._canonical_value(key, value, substitutions)
+                for key, value in sorted(data.items())
+                if key not in self.ignored_fields
+            }
+        if isinstance(data, list):
+            return [self._canonical(item, substitutions) for item in data]
+        if isinstance(data, str):
+            for old, new in substitutions:
+                data = data.replace(old, new)
+            for index, pattern in enumerate(self._patterns):
+                data = pattern.sub(f"<volatile{index}>", data)
+        return data
+
+    def _canonical_value(self, key: str, value: Any, substitutions: list[tuple[str, str]]) -> Any:
+        # Tool results and call arguments are JSON inside a string: compare them parsed,
+        # so that a volatile field inside (duration_ms) can be ignored too.
+        if key in ("content", "arguments") and isinstance(value, str) and value[:1] in "{[":
+            try:
+                return {"json": self._canonical(json.loads(value), substitutions)}
+            except ValueError:
+                pass
+        return self._canonical(value, substitutions)
+
+    def text(self, body: dict[str, Any]) -> str:
+        return json.dumps(self.canonical(body), indent=1, ensure_ascii=False)
+
+
+@dataclass
+class Upstream:
+    """A real OpenAI-compatible endpoint to record from."""
+
+    base_url: str
+    api_key: str = ""
+    timeout: float = 120.0
+
+
+class CassetteBackend:
+    """Answers the loopback server from a cassette, recording when the mode says so."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        mode: str = "none",
+        upstream: Upstream | None = None,
+        matcher: Matcher | None = None,
+        redactor: Redactor | None = None,
+        allow_unused: bool = False,
+    ) -> None:
+        if mode not in RECORD_MODES:
+            raise HarnessError(
+                f"unknown record mode {mode!r} (choose from {', '.join(RECORD_MODES)})"
+            )
+        self.path = Path(path)
+        self.mode = mode
+        self.upstream = upstream
+        self.matcher = matcher or Matcher()
+        self.redactor = redactor or Redactor()
+        self.allow_unused = allow_unused
+        existed = self.path.exists()
+        if mode == "all" or (mode in ("once", "new") and not existed):
+            self.cassette = Cassette(self.path)
+        else:
+            self.cassette = Cassette.load(self.path)
+        self.records_misses = mode == "all" or mode == "new" or (mode == "once" and not existed)
+        self.replay_only = mode == "all"
+        self.recorded = 0
+        self.replayed = 0
+        self.requests = 0
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        number = self.requests
+        self.requests += 1
+        if not self.replay_only:
+            interaction = self._find(body)
+            if interaction is not None:
+                interaction.used = True
+                self.replayed += 1
+                return Reply(
+                    interaction.response["body"], int(interaction.response.get("status", 200))
+                )
+        if not self.records_misses:
+            raise CassetteMissError(self._miss_message(body, number))
+        return self._record(body)
+
+    def _find(self, body: dict[str, Any]) -> Interaction | None:
+        wanted = self.matcher.canonical(body)
+        for interaction in self.cassette.interactions:
+            if (
+                not interaction.used
+                and self.matcher.canonical(interaction.request.get("body")) == wanted
+            ):
+                return interaction
+        return None
+
+    def _miss_message(self, body: dict[str, Any], number: int) -> str:
+        head = (
+            f"no match in cassette {self.path} for request #{number} (record mode {self.mode!r});"
+            f" {len(self.cassette.interactions)} interaction(s) recorded,"
+            f" {sum(i.used for i in self.cassette.interactions)} already played."
+        )
+        if not self.cassette.interactions:
+            return head + " The cassette is empty."
+        wanted = self.matcher.text(body)
+        scored = []
+        for index, interaction in enumerate(self.cassette.interactions):
+            text = self.matcher.text(interaction.request.get("body") or {})
+            ratio = difflib.SequenceMatcher(None, text, wanted, autojunk=False).ratio()
+            scored.append((ratio, index, interaction, text))
+        ratio, index, interaction, text = max(scored, key=lambda item: item[0])
+        if text == wanted:
+            detail = (
+                f"Interaction #{index} matches it but was already played: the conversation asked"
+                " the same question more often than when it was recorded."
+            )
+        else:
+            diff = list(
+                difflib.unified_diff(
+                    text.splitlines(),
+                    wanted.splitlines(),
+                    f"recorded #{index}",
+                    f"request #{number}",
+                    lineterm="",
+                    n=2,
+                )
+            )
+            shown = diff[:80] + (
+                [f"... ({len(diff) - 80} more diff lines)"] if len(diff) > 80 else []
+            )
+            detail = (
+                f"Closest recorded request: interaction #{index} (similarity {ratio:.2f}):\n"
+                + "\n".join(shown)
+            )
+        return (
+            f"{head}\n{detail}\nRe-record with --skills-record=new (or all), or list a"
+            " volatile field in model.match_ignore."
+        )
+
+    def _record(self, body: dict[str, Any]) -> Reply:
+        import httpx
+
+        if self.upstream is None:
+            raise HarnessError(
+                f"cassette {self.path}: record mode {self.mode!r} needs an upstream endpoint to"
+                " record from; set --skills-upstream-url (env SKILLS_UPSTREAM_URL) to an"
+                " OpenAI-compatible base URL."
+            )
+        url = self.upstream.base_url.rstrip("/") + "/chat/completions"
+        send_headers = {"Content-Type": "application/json"}
+        if self.upstream.api_key:
+            send_headers["Authorization"] = f"Bearer {self.upstream.api_key}"
+        streamed = bool(body.get("stream"))
+        response = httpx.post(url, json=body, headers=send_headers, timeout=self.upstream.timeout)
+        if response.status_code != 200:
+            raise HarnessError(
+                f"recording {self.path}: upstream {url} answered HTTP {response.status_code}:"
+                f" {response.text[:500]}"
+            )
+        answer = body_from_chunks(_sse_chunks(response.text)) if streamed else response.json()
+        kept_headers = {
+            k: v for k, v in response.headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS
+        }
+        self.cassette.interactions.append(
+            Interaction(
+                {"method": "POST", "url": url, "headers": send_headers, "body": body},
+                {"status": 200, "headers": kept_headers, "streamed": streamed, "body": answer},
+                used=True,
+            )
+        )
+        self.recorded += 1
+        return Reply(answer)
+
+    @property
+    def unused(self) -> list[int]:
+        return [index for index, item in enumerate(self.cassette.interactions) if not item.used]
+
+    def finish(self) -> None:
+        """Write what was recorded; fail on interactions the conversation never asked for."""
+        if self.recorded:
+            self.cassette.save(self.redactor)
+        unused = self.unused
+        if unused and not self.allow_unused:
+            raise UnusedInteractionsError(
+                f"unused interactions in cassette {self.path}: #{', #'.join(map(str, unused))} were"
+                f" never requested ({self.replayed} replayed). The conversation ended earlier than"
+                " when it was recorded; re-record with --skills-record=all, or set"
+                " model.allow_unused: true."
+            )
+
+
+def _sse_chunks(text: str) -> list[dict[str, Any]]:
+    chunks = []
+    for line in text.splitlines():
+        if line.startswith("data:"):
+            data = line[5:].strip()
+            if data and data != "[DONE]":
+                chunks.append(json.loads(data))
+    return chunks

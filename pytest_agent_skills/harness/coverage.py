@@ -1,0 +1,129 @@
+"""Skill coverage: which skills, docs, scripts and declared tools the scenarios exercised.
+
+A :class:`CoverageCollector` is fed a repository and a trajectory after each
+run, and merges plain JSON data, so that pytest-xdist workers can send their
+share to the controller.  Per skill: loaded or not, the docs selected, the
+scripts a successful ``skill_run`` mentioned in its command, and the tools of
+its ``Tools:`` section that the model called.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .trajectory import Trajectory
+
+LOADED_PREFIX = "temp:skill:loaded:"
+DOCS_PREFIX = "temp:skill:docs:"
+
+
+def _empty(skill: Any) -> dict[str, Any]:
+    return {
+        "name": skill.name,
+        "path": str(skill.directory),
+        "loaded": False,
+        "docs": sorted(skill.docs),
+        "docs_selected": [],
+        "scripts": sorted(skill.scripts),
+        "scripts_ran": [],
+        "tools": list(dict.fromkeys(skill.tools)),
+        "tools_called": [],
+        "scenarios": 0,
+    }
+
+
+class CoverageCollector:
+    def __init__(self) -> None:
+        #: Keyed by skill folder, so that two roots with the same skill name stay apart.
+        self.skills: dict[str, dict[str, Any]] = {}
+
+    def record(self, repository: Any, trajectory: Trajectory) -> None:
+        for skill in repository.skills():
+            entry = self.skills.setdefault(str(skill.directory), _empty(skill))
+            entry["scenarios"] += 1
+            loaded, docs = _skill_state(trajectory, skill.name)
+            entry["loaded"] = entry["loaded"] or loaded
+            selected = set(entry["docs_selected"])
+            for value in docs:
+                selected.update(skill.docs if value == "*" else _json_list(value))
+            entry["docs_selected"] = sorted(selected)
+            ran = set(entry["scripts_ran"])
+            called = set(entry["tools_called"])
+            for call in trajectory.calls:
+                if call.name in entry["tools"]:
+                    called.add(call.name)
+                arguments = call.arguments or {}
+                if (
+                    call.name == "skill_run"
+                    and not call.is_error
+                    and arguments.get("skill") == skill.name
+                ):
+                    command = str(arguments.get("command", ""))
+                    ran.update(script for script in skill.scripts if _mentions(command, script))
+            entry["scripts_ran"] = sorted(ran)
+            entry["tools_called"] = sorted(called)
+
+    def merge(self, data: dict[str, dict[str, Any]]) -> None:
+        for key, other in data.items():
+            entry = self.skills.setdefault(key, dict(other, scenarios=0, loaded=False))
+            entry["scenarios"] += other["scenarios"]
+            entry["loaded"] = entry["loaded"] or other["loaded"]
+            for field in ("docs_selected", "scripts_ran", "tools_called"):
+                entry[field] = sorted(set(entry.get(field, [])) | set(other[field]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "skills": sorted(self.skills.values(), key=lambda entry: (entry["name"], entry["path"]))
+        }
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+
+    def lines(self) -> list[str]:
+        lines = []
+        for entry in self.to_json()["skills"]:
+            status = "loaded" if entry["loaded"] else "NOT loaded"
+            lines.append(f"{entry['name']}: {status} ({entry['scenarios']} scenario(s))")
+            for label, have, total in (
+                ("docs", entry["docs_selected"], entry["docs"]),
+                ("scripts", entry["scripts_ran"], entry["scripts"]),
+                ("tools", entry["tools_called"], entry["tools"]),
+            ):
+                if total:
+                    missing = [item for item in total if item not in have]
+                    detail = f"; never: {', '.join(missing)}" if missing else ""
+                    lines.append(f"  {label} {len(have)}/{len(total)}{detail}")
+        return lines
+
+
+def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[str]]:
+    """Whether the skill was ever loaded, and every docs value stored for it."""
+    loaded = trajectory.state.get(LOADED_PREFIX + name) == "1"
+    docs = [trajectory.state[DOCS_PREFIX + name]] if DOCS_PREFIX + name in trajectory.state else []
+    for call in trajectory.calls:
+        loaded = loaded or call.state_delta.get(LOADED_PREFIX + name) == "1"
+        if DOCS_PREFIX + name in call.state_delta:
+            docs.append(call.state_delta[DOCS_PREFIX + name])
+    return loaded, docs
+
+
+def _json_list(value: str) -> list[str]:
+    try:
+        decoded = json.loads(value)
+    except ValueError:
+        return []
+    return [str(item) for item in decoded] if isinstance(decoded, list) else []
+
+
+def _mentions(command: str, script: str) -> bool:
+    """Whether a command names a script by its path in the skill (``scripts/report.py``)."""
+    at = command.find(script)
+    while at >= 0:
+        before = command[at - 1] if at else " "
+        if before in " \t/'\"=;&|(":
+            return True
+        at = command.find(script, at + 1)
+    return False

@@ -1,0 +1,41 @@
+"""Errors of the harness: model scripts, cassettes, the agent loop."""
+
+from __future__ import annotations
+
+from ..errors import AgentSkillsError
+
+
+class HarnessError(AgentSkillsError):
+    """Base class of the harness errors."""
+
+
+class ScriptExhaustedError(HarnessError):
+    """The model was asked for a turn the script does not have."""
+
+
+class UnusedTurnsError(HarnessError):
+    """The conversation ended while the script still had turns."""
+
+
+class TurnLimitError(HarnessError):
+    """The model kept calling tools past the turn limit."""
+
+
+class ModelError(HarnessError):
+    """A model (callable script, upstream endpoint) answered something unusable."""
+
+
+class NoCassetteError(HarnessError):
+    """Replay was asked for a cassette file that does not exist."""
+
+
+class CassetteMissError(HarnessError):
+    """A request has no matching recorded interaction in the cassette."""
+
+
+class UnusedInteractionsError(HarnessError):
+    """The conversation ended while the cassette still had unplayed interactions."""
+
+
+class CassetteFormatError(HarnessError):
+    """A cassette file that cannot be read."""

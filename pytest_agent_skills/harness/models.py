@@ -1,0 +1,148 @@
+"""The chat-completions seam: every model the agent loop can talk to.
+
+A model is anything with ``complete(request) -> ModelTurn`` and
+``finish()``: ``request`` is the keyword arguments of
+``client.chat.completions.create`` (``model``, ``messages``, ``tools``), and
+``finish()`` runs the end-of-conversation checks (unused script turns,
+unplayed cassette interactions).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from .errors import ModelError, ScriptExhaustedError, UnusedTurnsError
+from .turns import ModelTurn, ScriptedTurn, body_from_chunks, scripted_turn, turn_from_message
+
+#: A script callable receives the request and the 0-based turn index.
+ScriptFunction = Callable[[dict[str, Any], int], Any]
+
+
+class ChatModel(Protocol):
+    def complete(self, request: dict[str, Any]) -> ModelTurn: ...
+
+    def finish(self) -> None: ...
+
+
+class ScriptedModel:
+    """Answers from a list of scripted turns, or from a callable.
+
+    A callable receives the request (the chat-completions keyword arguments)
+    and the turn index, and returns a turn in any form :func:`scripted_turn`
+    accepts, or a :class:`ModelTurn`; returning ``None`` means the script has
+    no answer, which fails like a list that ran out.
+    """
+
+    def __init__(
+        self, script: Sequence[Any] | ScriptFunction, *, allow_unused: bool = False
+    ) -> None:
+        self.function: ScriptFunction | None = script if callable(script) else None
+        self.turns: list[ScriptedTurn] = (
+            [] if callable(script) else [scripted_turn(t) for t in script]
+        )
+        self.allow_unused = allow_unused
+        self.used = 0
+
+    def complete(self, request: dict[str, Any]) -> ModelTurn:
+        index = self.used
+        if self.function is not None:
+            answer = self.function(request, index)
+            if answer is None:
+                raise ScriptExhaustedError(
+                    f"the script function returned None for model turn {index}: the conversation"
+                    " has no final text turn. Return {'say': ...} to end it."
+                )
+            self.used += 1
+            if isinstance(answer, ModelTurn):
+                return answer
+            try:
+                return scripted_turn(answer, f"script function, turn {index}").to_model_turn(index)
+            except (TypeError, KeyError) as error:
+                raise ModelError(f"script function, turn {index}: {error}") from None
+        if index >= len(self.turns):
+            last = self.turns[-1].describe() if self.turns else "(the script is empty)"
+            raise ScriptExhaustedError(
+                f"script exhausted: the model was asked for turn {index} but the script has only"
+                f" {len(self.turns)} turn(s); the last one was: {last}. End the script with a"
+                " final turn {say: ...} or add the missing turns."
+            )
+        self.used += 1
+        return self.turns[index].to_model_turn(index)
+
+    def finish(self) -> None:
+        if self.function is not None or self.allow_unused or self.used >= len(self.turns):
+            return
+        left = "\n".join(
+            f"  turn {i}: {self.turns[i].describe()}" for i in range(self.used, len(self.turns))
+        )
+        raise UnusedTurnsError(
+            f"unused turns: the conversation ended after turn {self.used - 1} but the script has"
+            f" {len(self.turns) - self.used} more:\n{left}\nRemove them, or find out why the"
+            " conversation ended early (a final text turn ends it)."
+        )
+
+
+class OpenAIClientModel:
+    """The real ``openai`` client against any OpenAI-compatible ``base_url``."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        model: str,
+        stream: bool = False,
+        on_error: Callable[[], None] | None = None,
+    ):
+        self.client = client
+        self.model = model
+        self.stream = stream
+        #: Called when the endpoint answers an error, so a loopback server can re-raise
+        #: the exception behind it (a script or cassette failure) instead of an HTTP 500.
+        self.on_error = on_error
+
+    @classmethod
+    def connect(
+        cls,
+        base_url: str,
+        *,
+        model: str,
+        stream: bool = False,
+        api_key: str = "unused",
+        on_error: Callable[[], None] | None = None,
+    ) -> OpenAIClientModel:
+        import openai
+
+        client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=60.0)
+        return cls(client, model=model, stream=stream, on_error=on_error)
+
+    def complete(self, request: dict[str, Any]) -> ModelTurn:
+        import openai
+
+        kwargs = {**request, "model": self.model}
+        try:
+            if self.stream:
+                chunks = [
+                    chunk.model_dump(exclude_unset=True)
+                    for chunk in self.client.chat.completions.create(**kwargs, stream=True)
+                ]
+                body = body_from_chunks(chunks)
+            else:
+                body = self.client.chat.completions.create(**kwargs).model_dump(exclude_unset=True)
+        except openai.APIError as error:
+            if self.on_error is not None:
+                self.on_error()
+            raise ModelError(f"the model endpoint answered an error: {error}") from error
+        choices = body.get("choices") or []
+        if not choices:
+            raise ModelError(f"the model endpoint answered no choices: {json.dumps(body)[:500]}")
+        return turn_from_message(
+            choices[0]["message"], f"{self.client.base_url} {body.get('id', '')}"
+        )
+
+    def finish(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,128 @@
+"""A loopback OpenAI-compatible server: werkzeug's WSGI server in a thread.
+
+It answers ``POST /v1/chat/completions`` from a *backend* (scripted turns,
+cassette replay, or a recording proxy to an upstream endpoint), as a
+``chat.completion`` JSON body or, when the request asks for ``stream``, as
+server-sent events of ``chat.completion.chunk`` objects ending in
+``data: [DONE]``.  A backend exception becomes an HTTP 500 for the client and
+is kept, so the harness re-raises the real failure (script exhausted,
+cassette miss) instead of a generic API error.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .turns import completion_chunks
+
+
+@dataclass
+class Reply:
+    """A backend's answer: a completion body, or an error status with a body."""
+
+    body: dict[str, Any]
+    status: int = 200
+
+
+class Backend(Protocol):
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply: ...
+
+
+class LoopbackServer:
+    """Serve a backend on ``127.0.0.1`` on a free port until :meth:`stop`."""
+
+    def __init__(self, backend: Backend | None = None, *, host: str = "127.0.0.1") -> None:
+        from werkzeug.serving import WSGIRequestHandler, make_server
+
+        class KeepAliveHandler(WSGIRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_request(self, *args: Any, **kwargs: Any) -> None:
+                return None
+
+        self.backend = backend
+        self.error: BaseException | None = None
+        self.requests = 0
+        self._server = make_server(
+            host, 0, self._app, threaded=True, request_handler=KeepAliveHandler
+        )
+        self._thread = threading.Thread(
+            target=self._serve, name="agent-skills-loopback", daemon=True
+        )
+        self._thread.start()
+
+    def _serve(self) -> None:
+        self._server.serve_forever(poll_interval=0.02)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self._server.host}:{self._server.port}/v1"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> LoopbackServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def raise_error(self) -> None:
+        """Re-raise (once) the exception a backend raised while answering."""
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+
+    def _app(self, environ: dict[str, Any], start_response: Any) -> Iterator[bytes]:
+        from werkzeug.wrappers import Request, Response
+
+        request = Request(environ)
+        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+            return Response(
+                json.dumps({"error": {"message": f"no route {request.method} {request.path}"}}),
+                404,
+                mimetype="application/json",
+            )(environ, start_response)
+        self.requests += 1
+        try:
+            body = json.loads(request.get_data(as_text=True) or "{}")
+            if self.backend is None:
+                raise RuntimeError("the loopback server has no backend")
+            reply = self.backend.respond(body, dict(request.headers))
+        except Exception as error:  # handed to the harness through raise_error()
+            self.error = error
+            reply = Reply({"error": {"message": str(error), "type": type(error).__name__}}, 500)
+        if reply.status != 200 or not body.get("stream"):
+            response = Response(json.dumps(reply.body), reply.status, mimetype="application/json")
+        else:
+            events = (f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(reply.body))
+            payload = "".join(events) + "data: [DONE]\n\n"
+            response = Response(payload, 200, mimetype="text/event-stream")
+        return response(environ, start_response)
+
+
+class ScriptedBackend:
+    """Serves the turns of a model (normally a :class:`ScriptedModel`) as completions."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.count = 0
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        from .turns import completion_body
+
+        request = {
+            key: value for key, value in body.items() if key not in ("stream", "stream_options")
+        }
+        turn = self.model.complete(request)
+        self.count += 1
+        return Reply(completion_body(turn, str(body.get("model", "")), f"chatcmpl-{self.count}"))
+
+    def finish(self) -> None:
+        self.model.finish()

@@ -1,0 +1,194 @@
+"""The record of one conversation: what the model saw, did, and left behind.
+
+Every step of the agent loop lands here as plain data: each request sent to
+the model (system text, tool names, the full body), each model turn with its
+tool calls (arguments, result, error flag, state delta), the session state
+and the workspace files at the end, and the final text.  :meth:`format`
+prints it turn by turn for failure reports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Per-file cap when the workspace files are captured at the end of a run.
+FILE_CAPTURE_LIMIT = 1024 * 1024
+#: Fields whose values change from run to run; left out of :meth:`Trajectory.comparable`.
+VOLATILE_RESULT_FIELDS = frozenset({"duration_ms"})
+_SHOWN_RESULT = 300
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """The N-th request sent to the model."""
+
+    turn: int
+    system: str
+    tools: tuple[str, ...]
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One tool call the model made and what came back."""
+
+    turn: int
+    id: str
+    name: str
+    raw_arguments: str
+    #: The parsed arguments; None when the model sent text that is not a JSON object.
+    arguments: dict[str, Any] | None
+    result: Any
+    is_error: bool = False
+    state_delta: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    index: int
+    text: str | None
+    calls: tuple[CallRecord, ...]
+
+
+@dataclass
+class Trajectory:
+    user: str
+    requests: list[RequestRecord] = field(default_factory=list)
+    turns: list[TurnRecord] = field(default_factory=list)
+    state: dict[str, str] = field(default_factory=dict)
+    #: Workspace files at the end, by path relative to the workspace root (``out/report.txt``).
+    files: dict[str, bytes] = field(default_factory=dict)
+    final: str | None = None
+    workspace: Path | None = None
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        return [call for turn in self.turns for call in turn.calls]
+
+    def calls_named(self, name: str) -> list[CallRecord]:
+        return [call for call in self.calls if call.name == name]
+
+    @property
+    def call_names(self) -> list[str]:
+        return [call.name for call in self.calls]
+
+    def text(self, path: str) -> str | None:
+        """A captured workspace file as text (None when absent)."""
+        content = self.files.get(path.lstrip("/"))
+        return None if content is None else content.decode("utf-8", errors="replace")
+
+    def comparable(self) -> dict[str, Any]:
+        """Everything but what legitimately changes between runs (timings, ids, paths)."""
+        workspace = str(self.workspace) if self.workspace else None
+
+        def clean(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items() if k not in VOLATILE_RESULT_FIELDS}
+            if isinstance(value, list):
+                return [clean(item) for item in value]
+            if isinstance(value, str) and workspace:
+                return value.replace(workspace, "<workspace>")
+            return value
+
+        return clean(
+            {
+                "requests": [
+                    {"system": r.system, "tools": list(r.tools), "messages": _without_ids(r.body)}
+                    for r in self.requests
+                ],
+                "turns": [
+                    {
+                        "text": turn.text,
+                        "calls": [
+                            {
+                                "name": c.name,
+                                "arguments": c.raw_arguments,
+                                "result": c.result,
+                                "is_error": c.is_error,
+                                "state_delta": c.state_delta,
+                            }
+                            for c in turn.calls
+                        ],
+                    }
+                    for turn in self.turns
+                ],
+                "state": self.state,
+                "files": {path: content.decode("latin-1") for path, content in self.files.items()},
+                "final": self.final,
+            }
+        )
+
+    def format(self) -> str:
+        """The conversation turn by turn: calls, arguments, trimmed results, state changes."""
+        lines = [f"Trajectory: {len(self.turns)} model turn(s), {len(self.calls)} tool call(s)"]
+        lines.append(f"  user: {_trim(self.user)}")
+        for turn in self.turns:
+            request = self.requests[turn.index] if turn.index < len(self.requests) else None
+            shown_tools = ", ".join(request.tools) if request else "?"
+            lines.append(f"  turn {turn.index}: model saw tools [{shown_tools}]")
+            for call in turn.calls:
+                flag = "ERROR " if call.is_error else ""
+                lines.append(f"    call {call.name} {_trim(call.raw_arguments)}")
+                lines.append(f"      -> {flag}{_trim(_json(call.result))}")
+                for key, value in call.state_delta.items():
+                    lines.append(f"      state {key} = {_trim(value, 80)}")
+            if turn.text is not None:
+                lines.append(f"    say {_trim(turn.text)}")
+        if self.final is None:
+            lines.append("  (no final text: the conversation did not end)")
+        lines.append("  final state: " + (_trim(_json(self.state), 600) if self.state else "{}"))
+        listing = ", ".join(f"{path} ({len(data)} B)" for path, data in sorted(self.files.items()))
+        lines.append(f"  files: {listing or '(none)'}")
+        return "\n".join(lines)
+
+
+def _without_ids(body: dict[str, Any]) -> list[Any]:
+    messages = []
+    for message in body.get("messages", []):
+        message = {k: v for k, v in message.items() if k != "tool_call_id"}
+        if message.get("role") == "tool":
+            # Tool results are JSON text; parsed, their volatile fields can be left out.
+            with contextlib.suppress(ValueError, TypeError):
+                message["content"] = json.loads(message["content"])
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {k: v for k, v in c.items() if k != "id"} for c in message["tool_calls"]
+            ]
+        messages.append(message)
+    return messages
+
+
+def _json(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _trim(text: str, limit: int = _SHOWN_RESULT) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more chars)"
+
+
+def capture_files(
+    root: Path, skip: tuple[str, ...] = ("skills", "runs", "metadata.json")
+) -> dict[str, bytes]:
+    """Regular files under ``root`` (not following symlinks), minus staged skills and run logs."""
+    files: dict[str, bytes] = {}
+    if not root.is_dir():
+        return files
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in skip or path.is_symlink() or not path.is_file():
+            continue
+        if any(parent.is_symlink() for parent in path.parents if root in parent.parents):
+            continue
+        with path.open("rb") as handle:
+            files[relative.as_posix()] = handle.read(FILE_CAPTURE_LIMIT)
+    return files

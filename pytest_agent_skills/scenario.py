@@ -1,0 +1,315 @@
+"""The ``*.scenario.yaml`` format: loading, validation, and the Scenario object.
+
+The file is read with YAML line marks and validated against the shipped
+JSON Schema (``schemas/scenario.schema.json``); every problem is a
+:class:`ScenarioError` naming the file, the line and the key (an unknown key
+never passes silently; a near miss gets a "did you mean").  A file holding
+``scenarios: [...]`` gives one :class:`Scenario` each, its other top-level
+keys acting as defaults for every one of them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import difflib
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import LocatedError
+from .harness.turns import ScriptedTurn, scripted_turn
+
+SCENARIO_SUFFIX = ".scenario.yaml"
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
+DEFAULT_MAX_TURNS = 50
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: A path into the YAML document: mapping keys and sequence indexes.
+DocPath = tuple[Any, ...]
+
+
+class ScenarioError(LocatedError):
+    """A scenario file that cannot be used: ``file:line: what is wrong and how to fix it``."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One conversation to replay and what to expect of it."""
+
+    name: str
+    path: Path
+    user: str
+    skills: tuple[str, ...] | None = None
+    runtime: str | None = None
+    inputs: dict[str, str | bytes] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    dynamic_tools: bool = False
+    max_turns: int = DEFAULT_MAX_TURNS
+    script: tuple[ScriptedTurn, ...] | None = None
+    cassette: Path | None = None
+    model_name: str | None = None
+    transport: str | None = None
+    allow_unused: bool = False
+    match_ignore: tuple[str, ...] = ()
+    expect: dict[str, Any] = field(default_factory=dict)
+    #: Line of each key, relative to this scenario's own mapping (``("expect", "final")``).
+    lines: dict[DocPath, int] = field(default_factory=dict, compare=False, repr=False)
+    line: int = 1
+
+    @property
+    def directory(self) -> Path:
+        return self.path.parent
+
+    def line_of(self, *doc_path: Any) -> int:
+        """The line of ``doc_path``, or of its nearest ancestor that has one."""
+        for end in range(len(doc_path), 0, -1):
+            line = self.lines.get(tuple(doc_path[:end]))
+            if line:
+                return line
+        return self.line
+
+    def where(self, *doc_path: Any) -> str:
+        return f"{self.path}:{self.line_of(*doc_path)}"
+
+
+@cache
+def scenario_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def load_scenarios(path: Path | str) -> list[Scenario]:
+    """Every scenario of a ``*.scenario.yaml`` file; raises :class:`ScenarioError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioError(path, None, f"cannot read the scenario file: {error}") from None
+    return parse_scenarios(text, path)
+
+
+def parse_scenarios(text: str, path: Path) -> list[Scenario]:
+    data, lines = _compose(text, path)
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            path, 1, "a scenario file must be a YAML mapping with at least 'user:' and 'model:'"
+        )
+    _validate(data, lines, path)
+    if "scenarios" not in data:
+        return [_build(data, lines, (), path, path.name.removesuffix(SCENARIO_SUFFIX))]
+    defaults = {key: value for key, value in data.items() if key != "scenarios"}
+    scenarios = []
+    for index, entry in enumerate(data["scenarios"]):
+        if "scenarios" in entry:
+            raise ScenarioError(
+                path, lines.get(("scenarios", index, "scenarios")), "'scenarios' cannot be nested"
+            )
+        merged = {**defaults, **entry}
+        default_name = f"{path.name.removesuffix(SCENARIO_SUFFIX)}[{index}]"
+        scenarios.append(_build(merged, lines, ("scenarios", index), path, default_name))
+    names = [scenario.name for scenario in scenarios]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise ScenarioError(
+                path,
+                scenarios[index].line,
+                f"two scenarios are named {name!r}; names must be unique",
+            )
+    return scenarios
+
+
+def _compose(text: str, path: Path) -> tuple[Any, dict[DocPath, int]]:
+    """The document and the 1-based line of every key and item."""
+    loader = _YAML_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise ScenarioError(
+            path, line, f"not valid YAML: {error.problem or error.context}"
+        ) from None
+    except yaml.YAMLError as error:
+        raise ScenarioError(path, None, f"not valid YAML: {error}") from None
+    finally:
+        loader.dispose()
+    lines: dict[DocPath, int] = {}
+    if node is not None:
+        _walk(node, (), lines, path)
+    return data, lines
+
+
+def _walk(node: yaml.Node, doc_path: DocPath, lines: dict[DocPath, int], path: Path) -> None:
+    lines.setdefault(doc_path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key in seen:
+                raise ScenarioError(
+                    path,
+                    key_node.start_mark.line + 1,
+                    f"the key {key!r} appears twice in the same mapping; YAML would keep only the"
+                    " last one. Remove the duplicate.",
+                )
+            seen.add(key)
+            lines[(*doc_path, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*doc_path, key), lines, path)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*doc_path, index), lines, path)
+
+
+def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    validator = Draft202012Validator(scenario_schema())
+    error = best_match(validator.iter_errors(data))
+    if error is None:
+        return
+    doc_path = tuple(error.absolute_path)
+    where = _dotted(doc_path) or "the scenario"
+    instance = error.instance
+    if error.validator == "additionalProperties" and isinstance(instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        unknown = [key for key in instance if key not in known]
+        key = min(unknown, key=lambda k: lines.get((*doc_path, k), 0))
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ScenarioError(
+            path,
+            lines.get((*doc_path, key)),
+            f"unknown key {key!r} in {where}.{hint} Known keys: {', '.join(known)}.",
+        )
+    line = lines.get(doc_path) or 1
+    if error.validator == "required":
+        message = f"{where}: {error.message.replace('is a required property', 'is required')}"
+    elif error.validator == "oneOf" and doc_path[-1:] == ("model",):
+        message = f"{where}: give exactly one of 'script' (scripted turns) or 'cassette' (a file)"
+    elif error.validator == "anyOf" and _is_turn(doc_path):
+        message = f"{where}: a script turn needs 'call' (with 'args'), 'calls' or 'say'"
+    elif error.validator == "not" and _is_turn(doc_path):
+        message = f"{where}: a script turn has either 'call' or 'calls', not both"
+    elif error.validator == "dependentRequired":
+        message = f"{where}: 'args' belongs to a 'call' (write call: <tool name> above it)"
+    elif error.validator == "enum":
+        choices = ", ".join(str(choice) for choice in error.validator_value)
+        message = f"{where}: {instance!r} is not one of: {choices}"
+    elif error.validator == "type":
+        message = f"{where}: expected {_kinds(error.validator_value)}, found {_kind(instance)}"
+    else:
+        message = f"{where}: {error.message}"
+    raise ScenarioError(path, line, message)
+
+
+def _is_turn(doc_path: DocPath) -> bool:
+    return len(doc_path) >= 3 and doc_path[-3:-1] == ("model", "script")
+
+
+def _dotted(doc_path: DocPath) -> str:
+    text = ""
+    for part in doc_path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _kinds(value: Any) -> str:
+    names = value if isinstance(value, list) else [value]
+    return " or ".join("a mapping" if n == "object" else f"a {n}" for n in names)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    return f"a {type(value).__name__} ({value!r})"
+
+
+def _build(
+    data: dict[str, Any],
+    all_lines: dict[DocPath, int],
+    prefix: DocPath,
+    path: Path,
+    default_name: str,
+) -> Scenario:
+    lines = {
+        key[len(prefix) :]: line for key, line in all_lines.items() if key[: len(prefix)] == prefix
+    }
+    if prefix:
+        # Defaults given at the top of a multi-scenario file keep their own lines.
+        own_keys = {key[0] for key in lines if key}
+        for key, line in all_lines.items():
+            if key and key[0] != "scenarios" and key[0] not in own_keys:
+                lines.setdefault(key, line)
+    start = lines.get((), 1)
+    for required in ("user", "model"):
+        if required not in data:
+            raise ScenarioError(
+                path,
+                start,
+                f"{_dotted(prefix) or 'the scenario'}: {required!r} is required"
+                + (
+                    " (the user message that starts the conversation)"
+                    if required == "user"
+                    else " (model: {script: [...]} or model: {cassette: file.json})"
+                ),
+            )
+    model = data["model"]
+    skills = data.get("skills")
+    script = None
+    if "script" in model:
+        script = tuple(
+            scripted_turn(entry, f"{path}:{lines.get(('model', 'script', index), start)}")
+            for index, entry in enumerate(model["script"])
+        )
+    return Scenario(
+        name=data.get("name", default_name),
+        path=path,
+        line=start,
+        user=data["user"],
+        skills=(skills,)
+        if isinstance(skills, str)
+        else (tuple(skills) if skills is not None else None),
+        runtime=data.get("runtime"),
+        inputs={
+            name: _input_content(value, path, lines.get(("inputs", name), start))
+            for name, value in (data.get("inputs") or {}).items()
+        },
+        env={name: _env_value(value) for name, value in (data.get("env") or {}).items()},
+        tools=dict(data.get("tools") or {}),
+        dynamic_tools=bool(data.get("dynamic_tools", False)),
+        max_turns=int(data.get("max_turns", DEFAULT_MAX_TURNS)),
+        script=script,
+        cassette=(path.parent / model["cassette"]) if "cassette" in model else None,
+        model_name=model.get("name"),
+        transport=model.get("transport"),
+        allow_unused=bool(model.get("allow_unused", False)),
+        match_ignore=tuple(model.get("match_ignore", ())),
+        expect=dict(data.get("expect") or {}),
+        lines=lines,
+    )
+
+
+def _input_content(value: Any, path: Path, line: int) -> str | bytes:
+    if isinstance(value, str):
+        return value
+    try:
+        return base64.b64decode(value["base64"], validate=True)
+    except (binascii.Error, ValueError):
+        raise ScenarioError(path, line, "inputs: the base64 content does not decode") from None
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
