@@ -132,7 +132,10 @@ class SkillSession:
         return outcome
 
     def _call(self, name: str, raw_arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
-        exposed = {tool.name: tool for tool in self._exposed()[0]}
+        # Missing pool tools are a configuration problem reported when the request is
+        # built (tool_definitions / build_request), not a reason to refuse this call.
+        offered = [*self._skill_tools.values(), *self._exposure().tools]
+        exposed = {tool.name: tool for tool in offered}
         tool = exposed.get(name)
         if tool is None:
             return ToolOutcome(

@@ -239,9 +239,7 @@ def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any
 
     skill = _skill(context, arguments["skill"], "skill")
     try:
-        workspace = context.workspace()
-        workspace.stage_skill(skill)
-        result = workspace.run(
+        result = context.workspace().run(
             skill,
             arguments["command"],
             output_files=tuple(arguments.get("output_files", ())),
