@@ -2,14 +2,18 @@
 # Installs and starts the services the workspace tests need, on a fresh Debian 12 machine, as root:
 #   - packages docker.io, bubblewrap, debootstrap (skipped when already installed);
 #   - dockerd (started in the background when `docker info` does not answer);
-#   - the offline Docker test image (debootstrap minbase + python3-minimal, then `docker import`),
-#     cached in /var/cache/pytest-agent-skills so a second run on the same machine is instant.
+#   - the offline Docker test image (debootstrap minbase + python3, then `docker import`), cached
+#     in /var/cache/pytest-agent-skills so a second run on the same machine is instant. The image
+#     carries a recipe label; changing RECIPE below rebuilds it.
 # Idempotent; a second run takes well under a second. No image registry is used.
 set -euo pipefail
 
 IMAGE="${SKILLS_DOCKER_IMAGE:-pytest-agent-skills/test:bookworm}"
 CACHE_DIR="${SKILLS_IMAGE_CACHE:-/var/cache/pytest-agent-skills}"
-TARBALL="$CACHE_DIR/bookworm-minbase-python3.tar"
+# python3-minimal alone has no json/csv modules; python3 adds the standard library (~20 MB).
+PACKAGES="python3-minimal,python3"
+RECIPE="bookworm-minbase-${PACKAGES//,/-}-v1"
+TARBALL="$CACHE_DIR/$RECIPE.tar"
 DOCKERD_WAIT_SECONDS="${DOCKERD_WAIT_SECONDS:-60}"
 
 log() { echo "setup-services: $*" >&2; }
@@ -59,13 +63,15 @@ debian_mirror() {
     echo "${url:-http://deb.debian.org/debian}"
 }
 
-if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
+current_recipe=$(docker image inspect --format '{{ index .Config.Labels "pytest-agent-skills.recipe" }}' \
+    "$IMAGE" 2>/dev/null || true)
+if [ "$current_recipe" != "$RECIPE" ]; then
     mkdir -p "$CACHE_DIR"
     if [ ! -s "$TARBALL" ]; then
         mirror=$(debian_mirror)
         rootfs=$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")
         log "building $IMAGE with debootstrap from $mirror (one-time, a few minutes)"
-        if ! debootstrap --variant=minbase --include=python3-minimal bookworm "$rootfs" "$mirror" \
+        if ! debootstrap --variant=minbase --include="$PACKAGES" bookworm "$rootfs" "$mirror" \
             >"$CACHE_DIR/debootstrap.log" 2>&1; then
             tail -n 20 "$CACHE_DIR/debootstrap.log" >&2 || true
             rm -rf "$rootfs"
@@ -76,7 +82,10 @@ if ! docker image inspect "$IMAGE" >/dev/null 2>&1; then
         mv -f "$TARBALL.tmp" "$TARBALL"
         rm -rf "$rootfs"
     fi
+    old_id=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
     log "importing $TARBALL as $IMAGE"
-    docker import --change 'CMD ["/bin/bash"]' - "$IMAGE" <"$TARBALL" >/dev/null
+    docker import --change 'CMD ["/bin/bash"]' --change "LABEL pytest-agent-skills.recipe=$RECIPE" \
+        - "$IMAGE" <"$TARBALL" >/dev/null
+    if [ -n "$old_id" ]; then docker rmi "$old_id" >/dev/null 2>&1 || true; fi  # the outdated recipe
 fi
 log "ready: docker $(docker version --format '{{.Server.Version}}'), bwrap $(bwrap --version | cut -d' ' -f2), image $IMAGE"

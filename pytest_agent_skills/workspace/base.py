@@ -293,7 +293,8 @@ class Workspace:
     def _resolve_cwd(self, cwd: str, staged: StagedSkill, run_dir: Path) -> Path:
         if not cwd.strip():
             return staged.target
-        resolved = self.layout.confine(cwd, staged.target, "cwd", run_dir)
+        sources = [item.source for item in self.staged.values() if item.mode == "link"]
+        resolved = self.layout.confine(cwd, staged.target, "cwd", run_dir, sources)
         if not resolved.is_dir():
             if resolved.is_relative_to(self.layout.skills) or resolved.exists():
                 raise WorkspaceError(

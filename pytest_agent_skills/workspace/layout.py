@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,18 +82,26 @@ class Layout:
         folder = self.variables(run_dir).get(match.group(2))
         return text if folder is None else str(folder) + text[match.end():]
 
-    def confine(self, text: str, base: Path, what: str, run_dir: Path | None = None) -> Path:
+    def confine(
+        self,
+        text: str,
+        base: Path,
+        what: str,
+        run_dir: Path | None = None,
+        sources: Sequence[Path] = (),
+    ) -> Path:
         """``text`` (relative to ``base``, absolute or ``$VAR``-prefixed) as a path inside the root.
 
         Raises :class:`WorkspacePathError` when it would leave the workspace,
-        lexically (``..``, an absolute host path) or through a symlink.
+        lexically (``..``, an absolute host path) or through a symlink
+        (except into one of ``sources``, the real folders of link-staged skills).
         """
         expanded = self.expand(text.strip(), run_dir)
         candidate = Path(os.path.normpath(base / expanded))
         real_root = self.root.resolve()
         lexical_ok = candidate == self.root or candidate.is_relative_to(self.root)
         real = candidate.resolve()
-        real_ok = real == real_root or real.is_relative_to(real_root)
+        real_ok = any(real.is_relative_to(folder) for folder in (real_root, *sources))
         if not (lexical_ok and (real_ok or not candidate.exists())):
             raise WorkspacePathError(
                 f"{what} {text!r} resolves to {str(real)!r}, outside the workspace"

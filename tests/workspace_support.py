@@ -1,0 +1,86 @@
+"""Shared pieces of the workspace tests: runtimes (skipped when absent, never in CI) and skills."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import (
+    RUNTIME_NAMES,
+    Runtime,
+    RuntimeUnavailableError,
+    Workspace,
+    create_runtime,
+)
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+_RUNTIMES: dict[str, Runtime | str] = {}
+
+
+def get_runtime(kind: str, work_root: Path) -> Runtime:
+    """One runtime per kind for the session; skip (or fail in CI) when its engine is missing."""
+    if kind not in _RUNTIMES:
+        try:
+            _RUNTIMES[kind] = create_runtime(kind, work_root=work_root)
+        except RuntimeUnavailableError as error:
+            _RUNTIMES[kind] = str(error)
+    runtime = _RUNTIMES[kind]
+    if isinstance(runtime, str):
+        if IN_CI:
+            pytest.fail(f"runtime {kind!r} must be available in CI: {runtime}")
+        pytest.skip(f"runtime {kind!r} unavailable: {runtime}")
+    return runtime
+
+
+@pytest.fixture(scope="session")
+def work_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("workspaces")
+
+
+@pytest.fixture(params=RUNTIME_NAMES, scope="session")
+def runtime(request: pytest.FixtureRequest, work_root: Path) -> Iterator[Runtime]:
+    yield get_runtime(request.param, work_root)
+
+
+@pytest.fixture
+def workspace(runtime: Runtime, request: pytest.FixtureRequest) -> Iterator[Workspace]:
+    with runtime.create_workspace(request.node.name) as opened:
+        yield opened
+
+
+def make_skill(
+    root: Path, name: str = "demo", files: dict[str, str | bytes] | None = None
+) -> Skill:
+    """Write a skill folder with a SKILL.md and ``files``; return it loaded."""
+    directory = root / name
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "SKILL.md").write_text(
+        textwrap.dedent(
+            f"""\
+            ---
+            name: {name}
+            description: A test skill.
+            ---
+            Run scripts/hello.sh NAME.
+            """
+        )
+    )
+    all_files: dict[str, str | bytes] = {"scripts/hello.sh": 'echo "hello $1"\n', **(files or {})}
+    for relative, content in all_files.items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return Skill.load(directory)
+
+
+@pytest.fixture
+def skill(tmp_path: Path) -> Skill:
+    return make_skill(tmp_path / "skills")
