@@ -1,0 +1,166 @@
+"""skill_run through the session on the example skills, with the real local runtime."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from protocol_support import call_error, call_ok, content, example_repository
+
+from pytest_agent_skills.protocol import SkillSession
+from pytest_agent_skills.workspace import Runtime, create_runtime
+
+CSV = "name,score\nada,3\nbob,5\n"
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
+    runtime = create_runtime("local", work_root=tmp_path)
+    yield runtime
+    runtime.close()
+
+
+@pytest.fixture
+def session(runtime: Runtime) -> Iterator[SkillSession]:
+    with SkillSession(
+        example_repository(), runtime=runtime, session_id="run-tests", inputs={"scores.csv": CSV}
+    ) as session:
+        yield session
+
+
+def test_python_skill_reads_inputs_and_returns_output_files(session):
+    assert session.workspace is None
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {
+            "skill": "csv-summary",
+            "command": "python3 scripts/summarize.py",
+            "output_files": ["$OUTPUT_DIR/summary.*"],
+        },
+    )
+    result = outcome.result
+    assert (result["exit_code"], result["timed_out"], result["stderr"]) == (0, False, "")
+    assert [f["name"] for f in result["output_files"]] == ["out/summary.json", "out/summary.txt"]
+    summary = json.loads(result["output_files"][0]["content"])
+    assert summary[0]["rows"] == 2
+    assert summary[0]["numeric"]["score"] == {"min": 3.0, "max": 5.0, "mean": 4.0}
+    assert outcome.state_delta == {}
+    assert session.workspace is not None
+    assert (session.workspace.path / "work/inputs/scores.csv").read_text() == CSV
+    assert content(outcome) == result
+
+
+def test_failing_command_is_a_result_not_an_error(session, tmp_path):
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {"skill": "csv-summary", "command": "python3 scripts/summarize.py --input empty-dir"},
+    )
+    assert outcome.result["exit_code"] == 2
+    assert outcome.result["stderr"].strip()
+
+
+def test_binary_output_is_never_inlined(session):
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {
+            "skill": "bar-chart",
+            "command": "python3 scripts/chart.py apples=3 pears=5",
+            "output_files": ["out/chart.*"],
+        },
+    )
+    (chart,) = outcome.result["output_files"]
+    assert (chart["name"], chart["mime_type"], chart["content"]) == (
+        "out/chart.png",
+        "image/png",
+        "",
+    )
+    assert (session.workspace.path / "out/chart.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_timeout_is_reported_in_the_result(session):
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {"skill": "slow-and-chatty", "command": "bash scripts/slow.sh 30", "timeout": 1},
+    )
+    assert outcome.result["timed_out"] is True
+    assert "started" in outcome.result["stdout"]
+
+
+def test_session_and_call_environment_reach_the_command(runtime):
+    with SkillSession(
+        example_repository(), runtime=runtime, env={"A": "session", "B": "session"}
+    ) as s:
+        outcome = call_ok(
+            s,
+            "skill_run",
+            {"skill": "release-notes", "command": 'echo "$A $B $SKILL_NAME"', "env": {"B": "call"}},
+        )
+    assert outcome.result["stdout"] == "session call release-notes\n"
+
+
+def test_load_stages_into_an_existing_workspace(session):
+    call_ok(session, "skill_run", {"skill": "csv-summary", "command": "true"})
+    call_ok(session, "skill_load", {"skill_name": "weather-tools"})
+    assert (session.workspace.path / "skills/weather-tools/SKILL.md").is_file()
+
+
+def test_workspace_refusal_is_an_error_result(session):
+    outcome = session.call("skill_run", {"skill": "csv-summary", "command": "pwd", "cwd": "/etc"})
+    assert outcome.error_code == "workspace_error"
+    assert "outside the workspace" in outcome.result["message"]
+
+
+def test_run_argument_errors(session):
+    call_error(
+        session,
+        "skill_run",
+        {"skill": "nope", "command": "true"},
+        "unknown_skill",
+        f"unknown skill 'nope'. Known skills: {', '.join(example_repository().names())}."
+        " Call skill_list to see the skills.",
+    )
+    call_error(
+        session,
+        "skill_run",
+        {"skill": " ", "command": "true"},
+        "invalid_arguments",
+        "skill must not be empty; pass a skill name from the 'Available skills' list.",
+    )
+    call_error(
+        session,
+        "skill_run",
+        {"skill": "csv-summary", "command": ""},
+        "invalid_arguments",
+        "invalid arguments for tool 'skill_run': command: '' should be non-empty.",
+    )
+    call_error(
+        session,
+        "skill_run",
+        {"skill": "csv-summary", "command": "true", "timeout": -1},
+        "invalid_arguments",
+        "invalid arguments for tool 'skill_run': timeout: -1 is less than the minimum of 0.",
+    )
+
+
+def test_close_removes_the_workspace(runtime):
+    session = SkillSession(example_repository(), runtime=runtime)
+    call_ok(session, "skill_run", {"skill": "release-notes", "command": "true"})
+    path = session.workspace.path
+    session.close()
+    assert session.workspace is None
+    assert not path.exists()
+
+
+def test_without_a_runtime_a_local_one_is_created_and_closed():
+    session = SkillSession(example_repository())
+    outcome = call_ok(session, "skill_run", {"skill": "release-notes", "command": "echo hi"})
+    assert outcome.result["stdout"] == "hi\n"
+    path = session.workspace.path
+    session.close()
+    assert not path.exists()
