@@ -1,1 +1,493 @@
-"""Placeholder: filled in by its owner."""
+"""pytest glue for conversations: ``*.scenario.yaml`` items, the ``skill_agent`` fixture,
+record/replay settings, the terminal summary and the skill coverage report.
+
+Everything here is thin over :mod:`pytest_agent_skills.scenario` and
+:mod:`pytest_agent_skills.harness`, which work without pytest.  Under
+pytest-xdist each worker sends its counts and coverage to the controller
+through ``workeroutput``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import settings
+from ..errors import AgentSkillsError
+from ..scenario import SCENARIO_SUFFIX, Scenario, ScenarioError, load_scenarios
+from ..settings import Setting
+
+DEFAULT_RUNTIME = "local"
+_WORKER_KEY = "agent_skills_scenarios"
+
+SCENARIO_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_record",
+        kind="choice",
+        choices=("none", "once", "new", "all"),
+        default="none",
+        section="scenarios",
+        help="cassette record mode: none replays only; once records missing cassettes; new records"
+        " unmatched requests; all records everything again",
+    ),
+    Setting(
+        ini="skills_upstream_url",
+        env="SKILLS_UPSTREAM_URL",
+        metavar="BASE_URL",
+        section="scenarios",
+        help="OpenAI-compatible base URL that cassettes are recorded from (e.g."
+        " https://api.openai.com/v1)",
+    ),
+    Setting(
+        ini="skills_upstream_key_env",
+        default="OPENAI_API_KEY",
+        metavar="ENV_NAME",
+        section="scenarios",
+        help="environment variable holding the API key sent to the upstream when recording",
+    ),
+    Setting(
+        ini="skills_model",
+        env="SKILLS_MODEL",
+        default="scripted",
+        section="scenarios",
+        help="model name sent in chat-completions requests (the upstream model when recording)",
+    ),
+    Setting(
+        ini="skills_transport",
+        kind="choice",
+        choices=("direct", "sdk", "sdk-stream"),
+        default="direct",
+        section="scenarios",
+        help="how scripted turns reach the agent loop: direct (in process), sdk (the openai client"
+        " and a loopback server), sdk-stream (the same, streaming)",
+    ),
+    Setting(
+        ini="skills_redact_env",
+        kind="list",
+        default=[],
+        metavar="ENV_NAME",
+        section="scenarios",
+        help="environment variables whose values are redacted from recorded cassettes (the"
+        " upstream key variable always is)",
+    ),
+    Setting(
+        ini="skills_match_ignore",
+        kind="list",
+        default=[],
+        metavar="FIELD",
+        section="scenarios",
+        help="extra request fields ignored when matching cassette interactions",
+    ),
+    Setting(
+        ini="skills_coverage",
+        kind="bool",
+        default=False,
+        section="scenarios",
+        help="print the skill coverage report (skills loaded, docs selected, scripts run, tools"
+        " called) in the terminal summary",
+    ),
+    Setting(
+        ini="skills_coverage_json",
+        metavar="PATH",
+        section="scenarios",
+        help="write the skill coverage report as JSON to PATH",
+    ),
+)
+
+
+@dataclass
+class SessionTally:
+    """Counts for the terminal summary; plain data so xdist workers can send it."""
+
+    conversations: int = 0
+    recorded: dict[str, int] = field(default_factory=dict)
+    replayed: dict[str, int] = field(default_factory=dict)
+    unused: dict[str, int] = field(default_factory=dict)
+
+    def add_cassette(self, path: str, recorded: int, replayed: int, unused: int) -> None:
+        for table, count in (
+            (self.recorded, recorded),
+            (self.replayed, replayed),
+            (self.unused, unused),
+        ):
+            if count:
+                table[path] = table.get(path, 0) + count
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "conversations": self.conversations,
+            "recorded": self.recorded,
+            "replayed": self.replayed,
+            "unused": self.unused,
+        }
+
+    def merge(self, data: Mapping[str, Any]) -> None:
+        self.conversations += data["conversations"]
+        for path in set(data["recorded"]) | set(data["replayed"]) | set(data["unused"]):
+            self.add_cassette(
+                path,
+                data["recorded"].get(path, 0),
+                data["replayed"].get(path, 0),
+                data["unused"].get(path, 0),
+            )
+
+
+_TALLY_KEY = pytest.StashKey[SessionTally]()
+_COVERAGE_KEY = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_to_parser(parser, SCENARIO_SETTINGS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from ..harness.coverage import CoverageCollector
+
+    config.stash[_TALLY_KEY] = SessionTally()
+    config.stash[_COVERAGE_KEY] = CoverageCollector()
+
+
+# --- collection ---------------------------------------------------------------------------------
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
+    if file_path.name.endswith(SCENARIO_SUFFIX):
+        return ScenarioFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselection, like the skills collected from roots
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Scenario files under the skill roots that the walk of the test paths did not reach."""
+    roots = configured_roots(config)
+    if not roots:
+        return
+    collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}
+    for root in roots:
+        for path in _scenario_files(root):
+            if path.resolve() not in collected:
+                collected.add(path.resolve())
+                items.extend(session.genitems(ScenarioFile.from_parent(session, path=path)))
+
+
+def _scenario_files(root: Path) -> Iterator[Path]:
+    for current, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(SCENARIO_SUFFIX):
+                yield Path(current) / name
+
+
+def configured_roots(config: pytest.Config) -> list[Path]:
+    from .skills_collection import _skill_roots  # one resolution of skills_roots for both
+
+    return _skill_roots(config)
+
+
+class ScenarioFile(pytest.File):
+    """A ``*.scenario.yaml`` file: one item per scenario."""
+
+    def collect(self) -> list[ScenarioItem]:
+        try:
+            scenarios = load_scenarios(self.path)
+        except ScenarioError as error:
+            raise self.CollectError(str(error)) from None
+        return [ScenarioItem.from_parent(self, name=s.name, scenario=s) for s in scenarios]
+
+
+class ScenarioItem(pytest.Item):
+    """One scenario: run the conversation, then check ``expect``."""
+
+    def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario = scenario
+        self.user_properties.append(("scenario", scenario.name))
+
+    def runtest(self) -> None:
+        from ..harness.expect import assert_trajectory
+
+        scenario = self.scenario
+        trajectory = run_for_test(
+            self.config,
+            roots=scenario.skills,
+            base_dir=scenario.directory,
+            fallback_dir=scenario.directory,
+            user=scenario.user,
+            script=scenario.script,
+            cassette=scenario.cassette,
+            tools=scenario.tools,
+            dynamic_tools=scenario.dynamic_tools,
+            inputs=scenario.inputs,
+            env=scenario.env,
+            runtime=scenario.runtime,
+            transport=scenario.transport,
+            max_turns=scenario.max_turns,
+            allow_unused=scenario.allow_unused,
+            model_name=scenario.model_name,
+            match_ignore=scenario.match_ignore,
+        )
+        assert_trajectory(
+            trajectory,
+            scenario.expect,
+            where=lambda doc_path: f"line {scenario.line_of('expect', *doc_path)}",
+            title=f"scenario {scenario.name!r} ({scenario.where()})",
+        )
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, AgentSkillsError):
+            return failure_text(
+                excinfo.value, f"scenario {self.scenario.name!r} ({self.scenario.where()})"
+            )
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.scenario.line - 1, f"scenario: {self.scenario.name}"
+
+
+def failure_text(error: BaseException, title: str) -> str:
+    """The message of a harness failure, with the trajectory so far when there is one."""
+    from ..harness.expect import ExpectationError
+
+    if isinstance(error, ExpectationError):
+        return str(error)
+    text = f"{title}: {type(error).__name__}: {error}"
+    trajectory = getattr(error, "trajectory", None)
+    if trajectory is not None:
+        text += "\n" + trajectory.format()
+    return text
+
+
+# --- running ------------------------------------------------------------------------------------
+
+
+def run_for_test(
+    config: pytest.Config,
+    *,
+    roots: Sequence[str] | None,
+    base_dir: Path,
+    fallback_dir: Path,
+    user: str,
+    runtime: str | None,
+    **kwargs: Any,
+) -> Any:
+    """Run a conversation with the session's settings; count it and feed the coverage."""
+    from ..harness.runner import run_conversation
+    from ..repository import SkillRepository
+
+    repository = SkillRepository(_roots_for(config, roots, base_dir, fallback_dir))
+    runtime_object = _create_runtime(config, runtime)
+    tally = config.stash[_TALLY_KEY]
+    tally.conversations += 1
+    use = None
+    try:
+        outcome = run_conversation(
+            repository, user, options=model_options(config), runtime=runtime_object, **kwargs
+        )
+        use = outcome.cassette
+    except AgentSkillsError as error:
+        use = getattr(error, "cassette_use", None)
+        raise
+    finally:
+        if runtime_object is not None:
+            runtime_object.close()
+        if use is not None:
+            tally.add_cassette(str(use.path), use.recorded, use.replayed, use.unused)
+    config.stash[_COVERAGE_KEY].record(repository, outcome.trajectory)
+    return outcome.trajectory
+
+
+def _roots_for(
+    config: pytest.Config, roots: Sequence[str] | None, base_dir: Path, fallback_dir: Path
+) -> list[Path]:
+    from ..sources import resolve_root
+
+    refresh = bool(settings.value(config, "skills_refresh"))
+    if roots is not None:
+        return [resolve_root(spec, refresh=refresh, base_dir=base_dir) for spec in roots]
+    found = configured_roots(config)
+    enclosing = _enclosing_skill(fallback_dir)
+    if enclosing is not None and not any(_within(enclosing, root) for root in found):
+        found.append(enclosing)
+    if not found:
+        raise ScenarioError(
+            fallback_dir,
+            None,
+            "no skill roots: give 'skills:' in the scenario (paths relative to the file), or"
+            " configure --skills-root / the skills_roots ini option",
+        )
+    return found
+
+
+def _enclosing_skill(directory: Path) -> Path | None:
+    """The skill folder holding ``directory`` (a skill's own ``evals/`` or ``tests/``)."""
+    for candidate in (directory, *directory.parents):
+        if (candidate / "SKILL.md").is_file():
+            return candidate
+    return None
+
+
+def _within(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _create_runtime(config: pytest.Config, runtime: str | None) -> Any:
+    name = runtime or _configured_runtime(config)
+    if name == DEFAULT_RUNTIME and runtime is None:
+        return None  # the session creates (and closes) a local runtime when first needed
+    from ..workspace import create_runtime
+
+    return create_runtime(name)
+
+
+def _configured_runtime(config: pytest.Config) -> str:
+    # skills_runtime belongs to the workspace glue; read it only once it is declared.
+    if "skills_runtime" in settings.REGISTRY.settings:
+        return settings.value(config, "skills_runtime") or DEFAULT_RUNTIME
+    return DEFAULT_RUNTIME
+
+
+def model_options(config: pytest.Config) -> Any:
+    from ..harness.cassette import Upstream
+    from ..harness.runner import ModelOptions
+
+    key_env = settings.value(config, "skills_upstream_key_env") or "OPENAI_API_KEY"
+    url = settings.value(config, "skills_upstream_url")
+    upstream = Upstream(url, os.environ.get(key_env, "")) if url else None
+    return ModelOptions(
+        transport=settings.value(config, "skills_transport"),
+        record_mode=settings.value(config, "skills_record"),
+        upstream=upstream,
+        secret_env=(key_env, "OPENAI_API_KEY", *settings.value(config, "skills_redact_env")),
+        model_name=settings.value(config, "skills_model"),
+        match_ignore=tuple(settings.value(config, "skills_match_ignore")),
+    )
+
+
+# --- the fixture ------------------------------------------------------------------------------
+
+
+class SkillAgent:
+    """Run conversations from a Python test: ``skill_agent.run(user=..., script=[...])``."""
+
+    def __init__(self, config: pytest.Config, test_dir: Path) -> None:
+        self.config = config
+        self.test_dir = test_dir
+        self.trajectories: list[Any] = []
+
+    def run(
+        self,
+        user: str,
+        *,
+        script: Sequence[Any] | Callable[[dict[str, Any], int], Any] | None = None,
+        cassette: str | Path | None = None,
+        skills: Sequence[str | Path] | str | Path | None = None,
+        tools: Mapping[str, Mapping[str, Any]] | None = None,
+        dynamic_tools: bool = False,
+        inputs: Mapping[str, str | bytes] | None = None,
+        env: Mapping[str, str] | None = None,
+        runtime: str | None = None,
+        transport: str | None = None,
+        max_turns: int = 50,
+        allow_unused: bool = False,
+        model_name: str | None = None,
+        match_ignore: Sequence[str] = (),
+        expect: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """The trajectory of one conversation; ``expect`` (the YAML block as a dict) is checked."""
+        from ..harness.expect import assert_trajectory
+
+        if isinstance(skills, (str, Path)):
+            skills = [skills]
+        trajectory = run_for_test(
+            self.config,
+            roots=[str(root) for root in skills] if skills is not None else None,
+            base_dir=self.test_dir,
+            fallback_dir=self.test_dir,
+            user=user,
+            script=script,
+            cassette=(self.test_dir / cassette) if cassette is not None else None,
+            tools=tools,
+            dynamic_tools=dynamic_tools,
+            inputs=inputs,
+            env=env,
+            runtime=runtime,
+            transport=transport,
+            max_turns=max_turns,
+            allow_unused=allow_unused,
+            model_name=model_name,
+            match_ignore=match_ignore,
+        )
+        self.trajectories.append(trajectory)
+        if expect is not None:
+            assert_trajectory(trajectory, expect)
+        return trajectory
+
+
+@pytest.fixture
+def skill_agent(request: pytest.FixtureRequest) -> SkillAgent:
+    """Runs scripted or recorded conversations through the skill protocol."""
+    return SkillAgent(request.config, Path(request.path).parent)
+
+
+# --- reporting ----------------------------------------------------------------------------------
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        config.workeroutput[_WORKER_KEY] = json.dumps(  # type: ignore[attr-defined]
+            {
+                "tally": config.stash[_TALLY_KEY].to_json(),
+                "coverage": config.stash[_COVERAGE_KEY].skills,
+            }
+        )
+        return
+    target = settings.value(config, "skills_coverage_json")
+    if target:
+        path = Path(target)
+        config.stash[_COVERAGE_KEY].write(
+            path if path.is_absolute() else config.invocation_params.dir / path
+        )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: merge a worker's counts and coverage into the controller's."""
+    data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if data:
+        decoded = json.loads(data)
+        node.config.stash[_TALLY_KEY].merge(decoded["tally"])
+        node.config.stash[_COVERAGE_KEY].merge(decoded["coverage"])
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    tally = config.stash[_TALLY_KEY]
+    coverage_wanted = settings.value(config, "skills_coverage")
+    if not tally.conversations and not coverage_wanted:
+        return
+    if tally.conversations:
+        terminalreporter.write_sep("-", "agent-skills scenarios")
+        recorded, replayed = sum(tally.recorded.values()), sum(tally.replayed.values())
+        terminalreporter.write_line(f"scenarios run: {tally.conversations}")
+        terminalreporter.write_line(
+            f"cassettes: {len(tally.recorded)} recorded ({recorded} interactions),"
+            f" {len(tally.replayed)} replayed ({replayed} interactions),"
+            f" {sum(tally.unused.values())} unused interaction(s)"
+        )
+    if coverage_wanted:
+        terminalreporter.write_sep("-", "skill coverage")
+        lines = config.stash[_COVERAGE_KEY].lines() or ["(no conversation ran: no coverage data)"]
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -168,8 +168,8 @@ def _equal(expected: Any, actual: Any) -> bool:
 
 
 def _contains(actual: Any, needle: str) -> bool:
-    if isinstance(actual, list):
-        return any(needle == item or (isinstance(item, str) and needle in item) for item in actual)
+    if isinstance(actual, list) and needle in actual:
+        return True
     return needle in _text(actual)
 
 

@@ -119,33 +119,37 @@ def run_conversation(
     )
     name = model_name or options.model_name
     use: CassetteUse | None = None
-    with contextlib.ExitStack() as stack:
-        stack.callback(session.close)
-        if script is not None:
-            model = _scripted(script, transport, name, allow_unused, stack)
-        else:
-            backend = CassetteBackend(
-                Path(cassette),  # type: ignore[arg-type]
-                mode=options.record_mode,
-                upstream=options.upstream,
-                matcher=Matcher(
-                    ignored_fields=DEFAULT_IGNORED_FIELDS
-                    | set(options.match_ignore)
-                    | set(match_ignore),
-                    substitutions=lambda: _machine_paths(repository, session),
-                ),
-                redactor=Redactor(
-                    options.secret_env,
-                    extra_values=[options.upstream.api_key] if options.upstream else [],
-                ),
-                allow_unused=allow_unused,
-            )
-            use = CassetteUse(backend.path, backend.mode)
-            served = ServedModel(backend, model_name=name, stream=transport == "sdk-stream")
-            stack.callback(served.close)
-            stack.callback(_count, use, backend)
-            model = served
-        trajectory = AgentLoop(session, model, model_name=name, max_turns=max_turns).run(user)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.callback(session.close)
+            if script is not None:
+                model = _scripted(script, transport, name, allow_unused, stack)
+            else:
+                backend = CassetteBackend(
+                    Path(cassette),  # type: ignore[arg-type]
+                    mode=options.record_mode,
+                    upstream=options.upstream,
+                    matcher=Matcher(
+                        ignored_fields=DEFAULT_IGNORED_FIELDS
+                        | set(options.match_ignore)
+                        | set(match_ignore),
+                        substitutions=lambda: _machine_paths(repository, session),
+                    ),
+                    redactor=Redactor(
+                        options.secret_env,
+                        extra_values=[options.upstream.api_key] if options.upstream else [],
+                    ),
+                    allow_unused=allow_unused,
+                )
+                use = CassetteUse(backend.path, backend.mode)
+                served = ServedModel(backend, model_name=name, stream=transport == "sdk-stream")
+                stack.callback(served.close)
+                stack.callback(_count, use, backend)
+                model = served
+            trajectory = AgentLoop(session, model, model_name=name, max_turns=max_turns).run(user)
+    except HarnessError as error:
+        error.cassette_use = use  # type: ignore[attr-defined]
+        raise
     return RunOutcome(trajectory, repository, use)
 
 

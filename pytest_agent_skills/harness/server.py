@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .turns import completion_chunks
@@ -26,6 +26,7 @@ class Reply:
 
     body: dict[str, Any]
     status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 class Backend(Protocol):
@@ -99,11 +100,13 @@ class LoopbackServer:
             self.error = error
             reply = Reply({"error": {"message": str(error), "type": type(error).__name__}}, 500)
         if reply.status != 200 or not body.get("stream"):
-            response = Response(json.dumps(reply.body), reply.status, mimetype="application/json")
+            response = Response(
+                json.dumps(reply.body), reply.status, reply.headers, mimetype="application/json"
+            )
         else:
             events = (f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(reply.body))
             payload = "".join(events) + "data: [DONE]\n\n"
-            response = Response(payload, 200, mimetype="text/event-stream")
+            response = Response(payload, 200, reply.headers, mimetype="text/event-stream")
         return response(environ, start_response)
 
 
