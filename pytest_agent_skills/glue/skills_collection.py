@@ -181,7 +181,11 @@ class SkillCheckItem(pytest.Item):
     def runtest(self) -> None:
         skill = self.parent.skill
         if self.check not in ("frontmatter", "tools", "references") and skill.front_matter is None:
-            pytest.skip("the front matter did not parse: see the frontmatter check")
+            # Reported at the SKILL.md (like a skip marker), not at this line of the plugin.
+            raise pytest.skip.Exception(
+                "the front matter did not parse: see the frontmatter check",
+                _use_item_location=True,
+            )
         options = self.config.stash[_OPTIONS_KEY]
         findings = validate_check(skill, self.check, options)
         if self.check == "name":

@@ -1,0 +1,241 @@
+"""pytest collection of SKILL.md files, driven through pytester: the report text is API."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from _skill_files import write_skill
+
+pytest_plugins = ["pytester"]
+
+CHECK_COUNT = 7
+#: Inline runs re-import every plugin; hypothesis alone costs about a second each time.
+QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*QUIET_PLUGINS, *args)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("SKILLS_ROOT", "SKILLS_VALIDATE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def skills(pytester: pytest.Pytester) -> Path:
+    root = pytester.path / "skills"
+    write_skill(root, "good")
+    write_skill(
+        root,
+        "Bad_Name",
+        front="name: Bad_Name\ndescription: x\nversion: 1\n",
+        body="Read [guide](docs/guide.md).\n\nTools:\n- a  # note\n",
+    )
+    write_skill(root, "broken", front="name: [broken\n")
+    return root
+
+
+def test_every_finding_of_every_skill_in_one_run(pytester: pytest.Pytester, skills: Path) -> None:
+    result = run(pytester, "-rfEs")
+    result.assert_outcomes(passed=12, failed=5, skipped=4)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ skill Bad_Name: fields _*",
+            "skills/Bad_Name/SKILL.md:4: error [[]field-unknown[]] unknown top-level field"
+            " 'version': the spec profile allows only *; move it under 'metadata:'*",
+            "*_ skill Bad_Name: name _*",
+            "skills/Bad_Name/SKILL.md:2: error [[]name-charset[]] name 'Bad_Name' may only contain"
+            " lowercase letters a-z, digits 0-9 and hyphens; found 'B_N'. Use e.g. 'bad-name'.",
+            "*_ skill Bad_Name: tools _*",
+            "skills/Bad_Name/SKILL.md:9: error [[]tools-not-identifier[]] the reference declares a"
+            " tool literally named 'a  # note'*put the comment on its own line.",
+            "*_ skill Bad_Name: references _*",
+            "skills/Bad_Name/SKILL.md:6: error [[]reference-missing[]] the body refers to"
+            " 'docs/guide.md', which does not exist in the skill folder.*",
+            "*_ skill broken: frontmatter _*",
+            "skills/broken/SKILL.md:3: error [[]frontmatter-yaml[]] the front matter is not valid"
+            " YAML*",
+            "*short test summary info*",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED [[]4[]] skills/broken/SKILL.md:1: the front matter did not parse:"
+            " see the frontmatter check",
+        ]
+    )
+    # No Python traceback in a skill failure.
+    assert "Traceback" not in result.stdout.str()
+    assert "def runtest" not in result.stdout.str()
+
+
+def test_node_ids_name_the_file_and_the_check(pytester: pytest.Pytester, skills: Path) -> None:
+    result = run(pytester, "--collect-only", "-q", "skills/good")
+    result.stdout.fnmatch_lines(
+        [
+            "skills/good/SKILL.md::frontmatter",
+            "skills/good/SKILL.md::fields",
+            "skills/good/SKILL.md::name",
+            "skills/good/SKILL.md::description",
+            "skills/good/SKILL.md::body",
+            "skills/good/SKILL.md::tools",
+            "skills/good/SKILL.md::references",
+        ]
+    )
+    tree = run(pytester, "--collect-only", "skills/good")
+    tree.stdout.fnmatch_lines(["*<SkillFile good>", "*<SkillCheckItem frontmatter>"])
+
+
+def test_k_selects_by_skill_name(pytester: pytest.Pytester, skills: Path) -> None:
+    result = run(pytester, "-k", "Bad_Name and fields")
+    result.assert_outcomes(failed=1)
+    result = run(pytester, "-k", "good")
+    result.assert_outcomes(passed=CHECK_COUNT)
+
+
+def test_warnings_are_reported_with_their_location(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path, "claude-notes")
+    result = run(pytester)
+    result.assert_outcomes(passed=CHECK_COUNT, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "claude-notes/SKILL.md::name",
+            "  */claude-notes/SKILL.md:2: SkillWarning: [[]name-reserved-word[]] name"
+            " 'claude-notes' contains the reserved word 'claude'*",
+        ]
+    )
+
+
+def test_skill_roots_in_dot_folders(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path / ".claude" / "skills", "hidden-one")
+    write_skill(pytester.path / ".agents" / "skills", "hidden-two")
+    assert run(pytester).ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result = run(pytester, "--skills-root", ".claude/skills")
+    result.assert_outcomes(passed=CHECK_COUNT)
+    pytester.makeini("[pytest]\nskills_roots =\n    .claude/skills\n    .agents/skills\n")
+    result = run(pytester, "-v")
+    result.assert_outcomes(passed=2 * CHECK_COUNT)
+    result.stdout.fnmatch_lines(
+        [
+            "*agent-skills: skills_roots=[[].claude/skills, .agents/skills[]]*",
+            ".claude/skills/hidden-one/SKILL.md::frontmatter PASSED*",
+            ".agents/skills/hidden-two/SKILL.md::frontmatter PASSED*",
+        ]
+    )
+    result = run(pytester, "-k", "hidden-two")
+    result.assert_outcomes(passed=CHECK_COUNT)
+
+
+def test_a_root_collected_twice_is_collected_once(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path / "skills", "once")
+    result = run(pytester, "--skills-root", "skills")
+    result.assert_outcomes(passed=CHECK_COUNT)
+
+
+def test_missing_root_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--skills-root", "nowhere")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: skills_roots: skill root '*nowhere' does not exist or is not a folder"]
+    )
+
+
+def test_duplicate_names_across_roots(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path / "one", "same", front="name: same\ndescription: D.\n")
+    write_skill(pytester.path / "two", "same", front="name: same\ndescription: D.\n")
+    result = run(pytester, "--skills-root", "one", "--skills-root", "two", "one", "two")
+    result.assert_outcomes(passed=2 * CHECK_COUNT - 1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "two/same/SKILL.md:2: error [[]name-duplicate[]] skill 'same' is also defined in"
+            " */one/same/SKILL.md, which wins (the first one found is used, roots in the order"
+            " given); this one is ignored. Rename one.",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--skills-profile", "strict"],
+            "ERROR: command line: invalid choice 'strict' for --skills-profile"
+            " (choose from spec, claude-code)",
+        ),
+        (
+            ["--skills-validate", "maybe"],
+            "ERROR: command line: invalid choice 'maybe' for --skills-validate"
+            " (choose from true, false)",
+        ),
+        (
+            ["--skills-rule-severity", "body-empty=never"],
+            "ERROR: rule severity: invalid level 'never' for body-empty"
+            " (choose from error, warning, off)",
+        ),
+    ],
+)
+def test_bad_settings_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_settings_relax_and_switch_off(pytester: pytest.Pytester, skills: Path) -> None:
+    off = run(pytester, "--skills-validate", "false")
+    assert off.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    pytester.makeini(
+        "[pytest]\nskills_allow_unknown_fields = true\n"
+        "skills_rule_severity =\n    reference-missing=warning\n    name-charset=off\n"
+        "    tools-not-identifier=off\n"
+    )
+    relaxed = run(pytester, "skills/Bad_Name")
+    relaxed.assert_outcomes(passed=CHECK_COUNT, warnings=2)
+
+
+def test_available_tools(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path, "weather", body="Tools:\n- get_weather\n- get_forecast\n")
+    result = run(pytester, "--skills-available-tool", "get_weather", "-k", "tools")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["weather/SKILL.md:7: error [[]tools-unknown[]] tool 'get_forecast' is not among the*"]
+    )
+
+
+def test_junit_xml_carries_skill_name_and_path(pytester: pytest.Pytester, skills: Path) -> None:
+    run(pytester, "--junitxml=report.xml", "skills/Bad_Name")
+    tree = ET.parse(pytester.path / "report.xml")
+    cases = tree.findall(".//testcase")
+    assert len(cases) == CHECK_COUNT
+    for case in cases:
+        properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+        assert properties["skill_name"] == "Bad_Name"
+        assert properties["skill_path"] == "skills/Bad_Name/SKILL.md"
+        assert properties["skill_check"] == case.get("name")
+
+
+def _outcomes(result: pytest.RunResult) -> list[str]:
+    lines = [
+        line
+        for line in result.stdout.lines
+        if line.startswith(("PASSED ", "FAILED ", "SKIPPED ", "ERROR "))
+    ]
+    return sorted(lines)
+
+
+def test_results_are_identical_under_xdist(pytester: pytest.Pytester, skills: Path) -> None:
+    write_skill(pytester.path / ".claude" / "skills", "good", front="name: good\ndescription: D.\n")
+    args = [*QUIET_PLUGINS, "-rA", "--skills-root", ".claude/skills"]
+    serial = pytester.runpytest_subprocess(*args)
+    parallel = pytester.runpytest_subprocess(*args, "-n", "2")
+    assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
+    assert _outcomes(serial) == _outcomes(parallel)
+    assert len(_outcomes(serial)) == 4 * CHECK_COUNT - 3  # skipped ones are grouped per file
+    parallel.stdout.fnmatch_lines(
+        ["*.claude/skills/good/SKILL.md:2: error [[]name-duplicate[]] skill 'good' is also*"]
+    )
