@@ -1,0 +1,303 @@
+"""`agent-skills validate`: exit codes, text / JSON / SARIF output, paths and URLs."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+from _skill_files import write_skill
+from pytest_httpserver import HTTPServer
+
+from pytest_agent_skills.cli import main
+
+# The parts of the SARIF 2.1.0 schema (OASIS sarif-schema-2.1.0.json) our output uses, with
+# their required properties and enums, plus what GitHub code scanning needs to place a result
+# inline (ruleId, a message text, an artifact URI and a start line).
+SARIF_SUBSET_SCHEMA = {
+    "type": "object",
+    "required": ["version", "runs"],
+    "properties": {
+        "$schema": {"type": "string", "format": "uri"},
+        "version": {"enum": ["2.1.0"]},
+        "runs": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/run"}},
+    },
+    "$defs": {
+        "run": {
+            "type": "object",
+            "required": ["tool", "results"],
+            "properties": {
+                "tool": {
+                    "type": "object",
+                    "required": ["driver"],
+                    "properties": {"driver": {"$ref": "#/$defs/toolComponent"}},
+                },
+                "originalUriBaseIds": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "object",
+                        "required": ["uri"],
+                        "properties": {"uri": {"type": "string", "pattern": "/$"}},
+                    },
+                },
+                "results": {"type": "array", "items": {"$ref": "#/$defs/result"}},
+            },
+        },
+        "toolComponent": {
+            "type": "object",
+            "required": ["name", "rules"],
+            "properties": {
+                "name": {"type": "string"},
+                "version": {"type": "string"},
+                "rules": {"type": "array", "items": {"$ref": "#/$defs/reportingDescriptor"}},
+            },
+        },
+        "reportingDescriptor": {
+            "type": "object",
+            "required": ["id", "shortDescription", "defaultConfiguration"],
+            "properties": {
+                "id": {"type": "string"},
+                "shortDescription": {"$ref": "#/$defs/message"},
+                "defaultConfiguration": {
+                    "type": "object",
+                    "properties": {"level": {"$ref": "#/$defs/level"}},
+                },
+            },
+        },
+        "level": {"enum": ["none", "note", "warning", "error"]},
+        "message": {
+            "type": "object",
+            "required": ["text"],
+            "properties": {"text": {"type": "string", "minLength": 1}},
+        },
+        "result": {
+            "type": "object",
+            "required": ["ruleId", "ruleIndex", "level", "message", "locations"],
+            "properties": {
+                "ruleId": {"type": "string"},
+                "ruleIndex": {"type": "integer", "minimum": 0},
+                "level": {"$ref": "#/$defs/level"},
+                "message": {"$ref": "#/$defs/message"},
+                "locations": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["physicalLocation"],
+                        "properties": {"physicalLocation": {"$ref": "#/$defs/physicalLocation"}},
+                    },
+                },
+            },
+        },
+        "physicalLocation": {
+            "type": "object",
+            "required": ["artifactLocation"],
+            "properties": {
+                "artifactLocation": {
+                    "type": "object",
+                    "required": ["uri"],
+                    "properties": {"uri": {"type": "string"}, "uriBaseId": {"type": "string"}},
+                },
+                "region": {
+                    "type": "object",
+                    "required": ["startLine"],
+                    "properties": {"startLine": {"type": "integer", "minimum": 1}},
+                },
+            },
+        },
+    },
+}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLS_CACHE_DIR", str(tmp_path / "cache"))
+    write_skill(tmp_path / "skills", "good")
+    write_skill(tmp_path / "skills", "bad", front="name: Bad\ndescription: D.\nauthor: me\n")
+    write_skill(tmp_path / "skills", "warned", front="name: warned\ndescription: D.\n", body="")
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_text_report_and_exit_one_on_errors(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "skills")
+    assert status == 1
+    assert out.splitlines() == [
+        "skills/bad/SKILL.md:4: error [field-unknown] unknown top-level field 'author': the spec"
+        " profile allows only allowed-tools, compatibility, description, license, metadata, name;"
+        " move it under 'metadata:' (e.g. metadata: {author: \"...\"}) or remove it.",
+        "skills/bad/SKILL.md:2: error [name-charset] name 'Bad' may only contain lowercase letters"
+        " a-z, digits 0-9 and hyphens; found 'B'. Use e.g. 'bad'.",
+        "skills/bad/SKILL.md:2: error [name-directory] name 'Bad' must equal the skill's folder"
+        " name 'bad'. Rename the folder or set 'name: bad'.",
+        "skills/warned/SKILL.md:5: warning [body-empty] SKILL.md has no instructions after the"
+        " front matter. Add the steps the agent should follow, with examples.",
+        "3 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed",
+    ]
+
+
+def test_exit_zero_when_only_warnings(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "validate", "skills/good", "skills/warned/SKILL.md")[0] == 0
+
+
+def test_json_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "--format", "json", "skills")
+    assert status == 1
+    document = json.loads(out)
+    assert document["summary"] == {"skills": 3, "errors": 3, "warnings": 1}
+    assert [(s["path"], s["name"], s["ok"]) for s in document["skills"]] == [
+        ("skills/bad", "Bad", False),
+        ("skills/good", "good", True),
+        ("skills/warned", "warned", True),
+    ]
+    assert document["skills"][0]["findings"][0] == {
+        "rule": "field-unknown",
+        "severity": "error",
+        "message": "unknown top-level field 'author': the spec profile allows only allowed-tools,"
+        " compatibility, description, license, metadata, name; move it under 'metadata:'"
+        ' (e.g. metadata: {author: "..."}) or remove it.',
+        "line": 4,
+    }
+    assert document["skills"][2]["findings"][0]["severity"] == "warning"
+
+
+def test_sarif_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "--format", "sarif", "skills")
+    assert status == 1
+    document = json.loads(out)
+    jsonschema.validate(document, SARIF_SUBSET_SCHEMA)
+    run_ = document["runs"][0]
+    rules = run_["tool"]["driver"]["rules"]
+    results = run_["results"]
+    assert [(r["ruleId"], r["level"]) for r in results] == [
+        ("field-unknown", "error"),
+        ("name-charset", "error"),
+        ("name-directory", "error"),
+        ("body-empty", "warning"),
+    ]
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+    location = results[0]["locations"][0]["physicalLocation"]
+    assert location == {
+        "artifactLocation": {"uri": "skills/bad/SKILL.md", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 4},
+    }
+    assert run_["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tree.resolve().as_uri() + "/"
+
+
+def test_options_relax_and_tighten(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["validate", "skills/bad", "--allow-unknown-fields"]
+    args += ["--rule-severity", "name-charset=off", "--rule-severity", "name-directory=warning"]
+    status, out, _ = run(capsys, *args)
+    assert status == 0
+    assert out.endswith("1 skill(s) checked: 0 error(s), 2 warning(s); 0 skill(s) failed\n")
+    status, out, _ = run(capsys, "validate", "skills/warned", "--rule-severity", "body-empty=error")
+    assert status == 1
+
+
+def test_available_tools_and_profile(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_skill(
+        tree / "more",
+        "cc",
+        front="name: cc\ndescription: D.\nwhen_to_use: often\n",
+        body="Tools:\n- get_weather\n",
+    )
+    assert run(capsys, "validate", "more/cc")[0] == 1
+    assert run(capsys, "validate", "more/cc", "--profile", "claude-code")[0] == 0
+    status, out, _ = run(
+        capsys, "validate", "more/cc", "--profile", "claude-code", "--available-tool", "x"
+    )
+    assert status == 1
+    assert "error [tools-unknown] tool 'get_weather' is not among the available tools (x)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["validate", "nowhere"], "agent-skills validate: error: nowhere: no such file or folder"),
+        (
+            ["validate", "empty"],
+            "agent-skills validate: error: no skill found under empty (a skill is a folder"
+            " holding SKILL.md)",
+        ),
+        (
+            ["validate", "skills", "--rule-severity", "nope=off"],
+            "agent-skills validate: error: rule severity: unknown rule id 'nope' (the rule ids are"
+            " listed in docs/rules.md)",
+        ),
+        (
+            ["validate", "ftp://example.invalid/x.zip"],
+            "agent-skills validate: error: *ftp*",
+        ),
+    ],
+)
+def test_usage_errors_exit_two(
+    tree: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    (tree / "empty").mkdir()
+    status, out, err = run(capsys, *args)
+    assert status == 2
+    assert out == ""
+    assert err.startswith("usage: agent-skills validate")
+    from fnmatch import fnmatch
+
+    assert fnmatch(err.splitlines()[-1], message), err
+
+
+def test_argparse_usage_errors_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
+    for args in ([], ["validate"], ["validate", "x", "--format", "xml"], ["frobnicate"]):
+        with pytest.raises(SystemExit) as excinfo:
+            main(args)
+        assert excinfo.value.code == 2
+    assert "invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_output_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "skills/good", "--format", "json", "-o", "r.json")
+    assert (status, out) == (0, "")
+    assert json.loads((tree / "r.json").read_text())["summary"]["skills"] == 1
+
+
+def test_file_and_http_urls(
+    tree: Path, capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
+) -> None:
+    status, out, _ = run(capsys, "validate", "--format", "json", (tree / "skills").as_uri())
+    assert status == 1
+    assert len(json.loads(out)["skills"]) == 3
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr("weather/SKILL.md", "---\nname: weather\ndescription: D.\n---\nBody.\n")
+    httpserver.expect_request("/skills.zip").respond_with_data(
+        archive.getvalue(), content_type="application/zip"
+    )
+    status, out, _ = run(capsys, "validate", "--format", "json", httpserver.url_for("/skills.zip"))
+    assert status == 0
+    (skill,) = json.loads(out)["skills"]
+    assert (skill["name"], skill["ok"]) == ("weather", True)
+
+
+def test_console_script_runs_as_a_real_process(tree: Path) -> None:
+    script = Path(sys.executable).with_name("agent-skills")
+    command = (
+        [str(script)] if script.exists() else [sys.executable, "-m", "pytest_agent_skills.cli"]
+    )
+    done = subprocess.run(
+        [*command, "validate", "skills/good", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"] == {"skills": 1, "errors": 0, "warnings": 0}
