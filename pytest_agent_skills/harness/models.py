@@ -9,6 +9,7 @@ unplayed cassette interactions).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -112,9 +113,16 @@ class OpenAIClientModel:
         api_key: str = "unused",
         on_error: Callable[[], None] | None = None,
     ) -> OpenAIClientModel:
+        """A client for a loopback server (plain HTTP: no TLS context to build)."""
         import openai
 
-        client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=60.0)
+        client = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=0,
+            timeout=60.0,
+            http_client=_loopback_http_client(),
+        )
         return cls(client, model=model, stream=stream, on_error=on_error)
 
     def complete(self, request: dict[str, Any]) -> ModelTurn:
@@ -144,5 +152,11 @@ class OpenAIClientModel:
     def finish(self) -> None:
         return None
 
-    def close(self) -> None:
-        self.client.close()
+
+@functools.cache
+def _loopback_http_client() -> Any:
+    """One HTTP client per process for every loopback server (building one costs ~40 ms of
+    certificate loading, which plain-HTTP loopback never uses)."""
+    import openai
+
+    return openai.DefaultHttpxClient(verify=False)

@@ -20,7 +20,7 @@ from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Redactor
 from .errors import HarnessError
 from .loop import DEFAULT_MAX_TURNS, AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
-from .server import LoopbackServer, ScriptedBackend
+from .server import ScriptedBackend, shared_server
 from .trajectory import Trajectory
 from .turns import SCRIPTED_MODEL_NAME
 
@@ -58,13 +58,17 @@ class ModelOptions:
 
 
 class ServedModel:
-    """The ``openai`` client talking to a loopback server that serves ``backend``."""
+    """The ``openai`` client talking to the loopback server, which serves ``backend``."""
 
     def __init__(self, backend: Any, *, model_name: str, stream: bool) -> None:
         self.backend = backend
-        self.server = LoopbackServer(backend)
+        self.server = shared_server()
+        self.key = self.server.mount(backend)
         self.client = OpenAIClientModel.connect(
-            self.server.base_url, model=model_name, stream=stream, on_error=self.server.raise_error
+            self.server.origin + self.key + "/v1",
+            model=model_name,
+            stream=stream,
+            on_error=lambda: self.server.raise_error(self.key),
         )
 
     def complete(self, request: dict[str, Any]) -> Any:
@@ -74,8 +78,7 @@ class ServedModel:
         self.backend.finish()
 
     def close(self) -> None:
-        self.client.close()
-        self.server.stop()
+        self.server.unmount(self.key)
 
 
 def run_conversation(

@@ -11,6 +11,7 @@ cassette miss) instead of a generic API error.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -34,7 +35,12 @@ class Backend(Protocol):
 
 
 class LoopbackServer:
-    """Serve a backend on ``127.0.0.1`` on a free port until :meth:`stop`."""
+    """Serve backends on ``127.0.0.1`` on a free port until :meth:`stop`.
+
+    The backend given to the constructor answers under ``/v1``; :meth:`mount`
+    adds more under ``/m/<n>/v1``, so that one server (see :func:`shared_server`)
+    serves every run of a process without a start and a stop per run.
+    """
 
     def __init__(self, backend: Backend | None = None, *, host: str = "127.0.0.1") -> None:
         from werkzeug.serving import WSGIRequestHandler, make_server
@@ -45,9 +51,10 @@ class LoopbackServer:
             def log_request(self, *args: Any, **kwargs: Any) -> None:
                 return None
 
-        self.backend = backend
-        self.error: BaseException | None = None
+        self.backends: dict[str, Backend | None] = {"": backend}
+        self.errors: dict[str, BaseException] = {}
         self.requests = 0
+        self._mounted = itertools.count(1)
         self._server = make_server(
             host, 0, self._app, threaded=True, request_handler=KeepAliveHandler
         )
@@ -57,11 +64,25 @@ class LoopbackServer:
         self._thread.start()
 
     def _serve(self) -> None:
-        self._server.serve_forever(poll_interval=0.02)
+        self._server.serve_forever(poll_interval=0.05)
+
+    @property
+    def origin(self) -> str:
+        return f"http://{self._server.host}:{self._server.port}"
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._server.host}:{self._server.port}/v1"
+        return self.origin + "/v1"
+
+    def mount(self, backend: Backend) -> str:
+        """Serve ``backend`` under a new prefix; returns the mount key."""
+        key = f"/m/{next(self._mounted)}"
+        self.backends[key] = backend
+        return key
+
+    def unmount(self, key: str) -> None:
+        self.backends.pop(key, None)
+        self.errors.pop(key, None)
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -74,9 +95,9 @@ class LoopbackServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def raise_error(self) -> None:
+    def raise_error(self, key: str = "") -> None:
         """Re-raise (once) the exception a backend raised while answering."""
-        error, self.error = self.error, None
+        error = self.errors.pop(key, None)
         if error is not None:
             raise error
 
@@ -84,7 +105,8 @@ class LoopbackServer:
         from werkzeug.wrappers import Request, Response
 
         request = Request(environ)
-        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+        key, _, rest = request.path.rpartition("/v1/")
+        if request.method != "POST" or rest.rstrip("/") != "chat/completions":
             return Response(
                 json.dumps({"error": {"message": f"no route {request.method} {request.path}"}}),
                 404,
@@ -93,11 +115,12 @@ class LoopbackServer:
         self.requests += 1
         try:
             body = json.loads(request.get_data(as_text=True) or "{}")
-            if self.backend is None:
-                raise RuntimeError("the loopback server has no backend")
-            reply = self.backend.respond(body, dict(request.headers))
+            backend = self.backends.get(key)
+            if backend is None:
+                raise RuntimeError(f"the loopback server has no backend at {key or '/'}")
+            reply = backend.respond(body, dict(request.headers))
         except Exception as error:  # handed to the harness through raise_error()
-            self.error = error
+            self.errors[key] = error
             reply = Reply({"error": {"message": str(error), "type": type(error).__name__}}, 500)
         if reply.status != 200 or not body.get("stream"):
             response = Response(
@@ -108,6 +131,18 @@ class LoopbackServer:
             payload = "".join(events) + "data: [DONE]\n\n"
             response = Response(payload, 200, reply.headers, mimetype="text/event-stream")
         return response(environ, start_response)
+
+
+_SHARED: list[LoopbackServer] = []
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_server() -> LoopbackServer:
+    """The process-wide loopback server the harness mounts its backends on."""
+    with _SHARED_LOCK:
+        if not _SHARED:
+            _SHARED.append(LoopbackServer())
+        return _SHARED[0]
 
 
 class ScriptedBackend:
