@@ -112,16 +112,25 @@ class Sequence:
     async def call(
         self, ctx: InvocationContext, tools: dict[str, Any], name: str, args: dict[str, Any]
     ) -> dict[str, Any]:
-        before = dict(ctx.actions.state_delta)
+        # To see exactly what this call writes, the turn's pending delta moves into the
+        # session state for the call (readers see the same merged view) and comes back after.
+        pending = dict(ctx.actions.state_delta)
+        committed = dict(ctx.session.state)
+        ctx.session.state.update(pending)
+        ctx.actions.state_delta.clear()
         try:
             result = model_view(await tools[name].run_async(tool_context=ctx, args=args))
-            is_error = False
+            # A function tool answers a missing mandatory argument with {"error": ...}.
+            is_error = set(result) == {"error"}
         except Exception as error:  # the framework's conversion of a tool exception
             result = {"error": "tool_execution_error", "message": str(error), "status": "failed"}
             is_error = True
-        after = ctx.actions.state_delta
-        delta = {k: v for k, v in after.items() if k not in before or before[k] != v}
-        merged = {**ctx.session_state, **after}
+        delta = dict(ctx.actions.state_delta)
+        ctx.session.state.clear()
+        ctx.session.state.update(committed)
+        ctx.actions.state_delta.clear()
+        ctx.actions.state_delta.update({**pending, **delta})
+        merged = {**ctx.session_state, **ctx.actions.state_delta}
         return {
             "call": name,
             "result": result,

@@ -1,0 +1,628 @@
+"""Parity with the reference: the same tool calls through trpc-agent-py 1.2.0 and through us.
+
+The reference runs in its own virtualenv (``tests/reference/reference_venv.py``), driven by
+``tests/reference/oracle.py`` in one process for all sequences.  Each step is compared:
+results as the model sees them, the state delta and the merged state (1.2.0's ``True`` mapped
+to the seed's ``"1"``, its ``loaded_order`` key dropped), the overview lines and the
+loaded-skill text of the system message, and the tools the dynamic tool set exposes.  The
+documented differences (docs/protocol.md, "Divergences") are asserted as such, each on the last
+step of its sequence so that the states compared before it are the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from protocol_support import EXAMPLE_SKILLS, WEATHER_TOOLS, write_skills
+
+from pytest_agent_skills.protocol import SkillSession, ToolPool
+from pytest_agent_skills.repository import SkillRepository
+from pytest_agent_skills.workspace import create_runtime
+
+sys.path.insert(0, str(Path(__file__).parent / "reference"))
+from reference_venv import ReferenceUnavailable, ensure_reference_python
+
+pytestmark = pytest.mark.reference
+
+ORACLE = Path(__file__).parent / "reference" / "oracle.py"
+ORDER_KEY = "temp:skill:loaded_order:"
+MAPS_TOOLS = ["find_route", "find_place"]
+FULL_POOL = [*WEATHER_TOOLS, *MAPS_TOOLS, "unrelated_tool"]
+
+
+@dataclass
+class Sequence:
+    id: str
+    steps: list[dict[str, Any]]
+    dynamic: bool = False
+    only_active_skills: bool = True
+    pool: list[str] = field(default_factory=lambda: list(FULL_POOL))
+    #: JSON arrays are compared as sets (1.2.0's mode=add returns set order).
+    unordered: bool = False
+
+    def oracle_spec(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "dynamic": self.dynamic,
+            "only_active_skills": self.only_active_skills,
+            "pool": self.pool,
+            "steps": self.steps,
+        }
+
+
+def call(name: str, diverges: str | None = None, **arguments: Any) -> dict[str, Any]:
+    step: dict[str, Any] = {"call": name, "args": arguments}
+    if diverges:
+        step["diverges"] = diverges
+    return step
+
+
+TURN = {"turn": True}
+REQUEST = {"request": True}
+CHECKLIST, STYLE = "docs/checklist.md", "docs/style-guide.md"
+LOAD_WEATHER = call("skill_load", skill_name="weather-tools")
+LOAD_MAPS = call("skill_load", skill_name="maps-tools")
+LOAD_NOTES = call("skill_load", skill_name="release-notes")
+
+SEQUENCES = [
+    Sequence("list", [call("skill_list"), REQUEST]),
+    Sequence("load-with-tools", [LOAD_WEATHER, REQUEST]),
+    Sequence(
+        "load-with-docs",
+        [call("skill_load", skill_name="release-notes", docs=[CHECKLIST]), REQUEST],
+    ),
+    Sequence(
+        "load-all-docs-base-dir",
+        [call("skill_load", skill_name="maps-tools", include_all_docs=True), REQUEST],
+    ),
+    Sequence("load-skill-without-tools", [call("skill_load", skill_name="plain-notes"), REQUEST]),
+    Sequence(
+        "loaded-blocks-sorted",
+        [LOAD_WEATHER, call("skill_load", skill_name="csv-summary"), REQUEST],
+    ),
+    Sequence(
+        "list-docs",
+        [
+            call("skill_list_docs", skill_name="release-notes"),
+            call("skill_list_docs", skill_name="weather-tools"),
+            call("skill_list_docs", skill_name="maps-tools"),
+            call("skill_list_docs", "empty-list-as-object", skill_name="plain-notes"),
+        ],
+    ),
+    Sequence(
+        "list-tools",
+        [
+            call("skill_list_tools", skill_name="weather-tools"),
+            call("skill_list_tools", skill_name="release-notes"),
+            call("skill_list_tools", skill_name="maps-tools"),
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "select-docs-replace",
+        [
+            LOAD_NOTES,
+            call("skill_select_docs", skill_name="release-notes", docs=[STYLE]),
+            REQUEST,
+            call("skill_select_docs", skill_name="release-notes", docs=[CHECKLIST], mode="replace"),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "select-docs-add",
+        [
+            LOAD_NOTES,
+            call("skill_select_docs", skill_name="release-notes", docs=[STYLE]),
+            call("skill_select_docs", skill_name="release-notes", docs=[CHECKLIST], mode="add"),
+            REQUEST,
+        ],
+        unordered=True,
+    ),
+    Sequence(
+        "select-docs-clear",
+        [
+            call("skill_load", skill_name="release-notes", docs=[CHECKLIST, STYLE]),
+            REQUEST,
+            call("skill_select_docs", skill_name="release-notes", mode="clear"),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "select-docs-all-then-add",
+        [
+            LOAD_NOTES,
+            call("skill_select_docs", skill_name="release-notes", include_all_docs=True),
+            call("skill_select_docs", skill_name="release-notes", docs=[STYLE], mode="add"),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "select-tools-replace",
+        [
+            LOAD_WEATHER,
+            REQUEST,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "select-tools-clear",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", mode="clear"),
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "select-tools-add",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[2]]),
+            call(
+                "skill_select_tools",
+                skill_name="weather-tools",
+                tools=[WEATHER_TOOLS[0]],
+                mode="add",
+            ),
+            REQUEST,
+        ],
+        dynamic=True,
+        unordered=True,
+    ),
+    Sequence(
+        "select-tools-include-all",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[1]]),
+            call("skill_select_tools", skill_name="weather-tools", include_all_tools=True),
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "only-active-skills",
+        [
+            LOAD_WEATHER,
+            LOAD_MAPS,
+            REQUEST,
+            TURN,
+            REQUEST,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
+            REQUEST,
+            TURN,
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "all-loaded-skills",
+        [
+            LOAD_WEATHER,
+            TURN,
+            LOAD_MAPS,
+            call("skill_select_tools", skill_name="maps-tools", tools=[MAPS_TOOLS[1]]),
+            REQUEST,
+        ],
+        dynamic=True,
+        only_active_skills=False,
+    ),
+    Sequence(
+        "tool-missing-from-pool",
+        [LOAD_WEATHER, {**REQUEST, "diverges": "missing-tool-reported"}],
+        dynamic=True,
+        pool=WEATHER_TOOLS[:2],
+    ),
+    Sequence(
+        "errors-unknown-skill",
+        [
+            call("skill_load", skill_name="nope"),
+            call("skill_list_docs", skill_name="nope"),
+            call("skill_list_tools", skill_name="nope"),
+            call("skill_run", skill="nope", command="true"),
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "errors-blank-or-missing-name",
+        [
+            call("skill_load", skill_name="  "),
+            call("skill_list_docs", skill_name=""),
+            call("skill_load"),
+            call("skill_run", skill="release-notes", command=" "),
+        ],
+    ),
+    Sequence(
+        "unknown-doc",
+        [
+            LOAD_NOTES,
+            call(
+                "skill_select_docs",
+                "unknown-doc-rejected",
+                skill_name="release-notes",
+                docs=["nope.md"],
+            ),
+        ],
+    ),
+    Sequence(
+        "select-before-load",
+        [
+            call(
+                "skill_select_docs",
+                "select-needs-load",
+                skill_name="release-notes",
+                docs=[CHECKLIST],
+            )
+        ],
+    ),
+    Sequence(
+        "undeclared-tool",
+        [
+            LOAD_WEATHER,
+            call(
+                "skill_select_tools",
+                "undeclared-tool-rejected",
+                skill_name="weather-tools",
+                tools=["old_weather_api"],
+            ),
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "bad-mode",
+        [
+            LOAD_NOTES,
+            call(
+                "skill_select_docs",
+                "bad-mode-rejected",
+                skill_name="release-notes",
+                docs=[STYLE],
+                mode="merge",
+            ),
+        ],
+    ),
+    Sequence(
+        "replace-after-all",
+        [
+            call("skill_load", skill_name="release-notes", include_all_docs=True),
+            call(
+                "skill_select_docs", "replace-after-all", skill_name="release-notes", docs=[STYLE]
+            ),
+        ],
+    ),
+    Sequence(
+        "reload-keeps-selection",
+        [
+            call("skill_load", skill_name="weather-tools", docs=["docs/API_REFERENCE.md"]),
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
+            call("skill_load", "reload-keeps-selection", skill_name="weather-tools"),
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "run-output-file",
+        [
+            call(
+                "skill_run",
+                skill="weather-tools",
+                command="python3 scripts/report.py Paris > $OUTPUT_DIR/report.txt",
+                output_files=["$OUTPUT_DIR/report.txt"],
+            ),
+            call(
+                "skill_run",
+                "no-automatic-out-collection",
+                skill="weather-tools",
+                command="cat $OUTPUT_DIR/report.txt",
+            ),
+        ],
+    ),
+    Sequence(
+        "run-environment",
+        [
+            LOAD_NOTES,
+            call(
+                "skill_run",
+                skill="release-notes",
+                command='echo "$SKILL_NAME $GREETING"; test -d "$WORK_DIR/inputs" && echo inputs',
+                env={"GREETING": "hello"},
+            ),
+        ],
+    ),
+    Sequence(
+        "run-binary-output",
+        [
+            call(
+                "skill_run",
+                skill="bar-chart",
+                command="python3 scripts/chart.py apples=3 pears=5",
+                output_files=["out/chart.*"],
+            )
+        ],
+    ),
+    Sequence(
+        "run-failure",
+        [
+            call(
+                "skill_run",
+                "stdout-kept-on-failure",
+                skill="release-notes",
+                command="echo out; exit 3",
+            )
+        ],
+    ),
+]
+
+
+# --- running both sides ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def parity_roots(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return [EXAMPLE_SKILLS, write_skills(tmp_path_factory.mktemp("parity-skills"))]
+
+
+@pytest.fixture(scope="module")
+def reference_results(
+    parity_roots: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    try:
+        python = ensure_reference_python()
+    except ReferenceUnavailable as error:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(str(error))
+        pytest.skip(f"the reference trpc-agent-py 1.2.0 cannot be installed here: {error}")
+    scratch = tmp_path_factory.mktemp("oracle-tmp")
+    spec = {
+        "roots": [str(root) for root in parity_roots],
+        "sequences": [s.oracle_spec() for s in SEQUENCES],
+    }
+    environment = {**os.environ, "TMPDIR": str(scratch), "HOME": str(scratch)}
+    completed = subprocess.run(
+        [str(python), str(ORACLE)],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+        cwd=scratch,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    return json.loads(completed.stdout)
+
+
+@pytest.fixture
+def our_session(
+    parity_roots: list[Path], tmp_path: Path
+) -> Iterator[Callable[[Sequence], SkillSession]]:
+    runtime = create_runtime("local", work_root=tmp_path)
+    repository = SkillRepository(parity_roots)
+    sessions: list[SkillSession] = []
+
+    def make(sequence: Sequence) -> SkillSession:
+        pool = ToolPool()
+        for name in sequence.pool:
+            pool.stub(
+                name,
+                f"stub {name}",
+                {"type": "object", "properties": {"city": {"type": "string"}}},
+                {},
+            )
+        session = SkillSession(
+            repository,
+            runtime=runtime,
+            tool_pool=pool,
+            dynamic_tools=sequence.dynamic,
+            only_active_skills=sequence.only_active_skills,
+            session_id=sequence.id,
+            allow_missing_tools=True,
+        )
+        sessions.append(session)
+        return session
+
+    yield make
+    for session in sessions:
+        session.close()
+    runtime.close()
+
+
+# --- normalisation --------------------------------------------------------------------------
+
+
+def reference_value(value: Any) -> Any:
+    """A reference state value in the seed's form: ``True`` -> ``"1"``."""
+    return "1" if value is True else value
+
+
+def reference_state(state: dict[str, Any]) -> dict[str, Any]:
+    return {key: reference_value(value) for key, value in state.items() if key != ORDER_KEY}
+
+
+def reference_result(result: Any) -> Any:
+    """The select tools' pydantic result reaches the model as a JSON string; compare its content."""
+    if isinstance(result, dict) and set(result) == {"result"} and isinstance(result["result"], str):
+        try:
+            decoded = json.loads(result["result"])
+        except json.JSONDecodeError:
+            return result
+        if isinstance(decoded, dict):
+            return decoded
+    return result
+
+
+def unordered(value: Any) -> Any:
+    """JSON arrays (also JSON-array strings and comma lists) as sorted lists."""
+    if isinstance(value, dict):
+        return {key: unordered(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return sorted(unordered(item) for item in value)
+    if isinstance(value, str) and value.startswith("["):
+        try:
+            return sorted(json.loads(value))
+        except (json.JSONDecodeError, TypeError):
+            return value
+    return value
+
+
+def unordered_text(text: str) -> str:
+    lines = []
+    for line in text.split("\n"):
+        for prefix in ("Docs loaded: ", "Tools selected: "):
+            if line.startswith(prefix) and line != prefix + "none":
+                line = prefix + ", ".join(sorted(line[len(prefix) :].split(", ")))
+        lines.append(line)
+    return "\n".join(lines)
+
+
+RUN_FIELDS = ("exit_code", "timed_out")
+
+
+def run_view(result: dict[str, Any]) -> dict[str, Any]:
+    """What skill_run parity compares; mime types, sizes and timings are volatile or differ."""
+    view = {name: result[name] for name in RUN_FIELDS}
+    view["stdout"] = result["stdout"] if result["exit_code"] == 0 else None
+    view["output_files"] = [(f["name"], f["content"]) for f in result.get("output_files", [])]
+    return view
+
+
+# --- the comparison -------------------------------------------------------------------------
+
+
+def compare_call(
+    session: SkillSession, sequence: Sequence, step: dict[str, Any], theirs: dict[str, Any]
+) -> None:
+    outcome = session.call(step["call"], step["args"])
+    ours_result = json.loads(outcome.content())
+    diverges = step.get("diverges")
+    if diverges:
+        DIVERGENCES[diverges](outcome, theirs)
+        return
+    assert outcome.is_error == theirs["is_error"], (ours_result, theirs["result"])
+    if outcome.is_error:
+        # Error wording differs on purpose (one message per mistake, with a recovery hint).
+        assert ours_result["status"] == theirs["result"]["status"] == "failed"
+        assert outcome.state_delta == {}
+        return
+    normalise = unordered if sequence.unordered else (lambda value: value)
+    if step["call"] == "skill_run":
+        assert run_view(ours_result) == run_view(theirs["result"])
+    else:
+        assert normalise(ours_result) == normalise(reference_result(theirs["result"]))
+    assert normalise(outcome.state_delta) == normalise(reference_state(theirs["delta"]))
+    assert normalise(session.state) == normalise(reference_state(theirs["state"]))
+
+
+def compare_request(
+    session: SkillSession, sequence: Sequence, step: dict[str, Any], theirs: dict[str, Any]
+) -> None:
+    request = session.build_request([])
+    assert request.system.split("\n\n", 1)[0] == theirs["overview"]
+    loaded = theirs["loaded_text"]
+    start = request.system.find("\n[Loaded] ")
+    ours_loaded = request.system[start:] if start >= 0 else ""
+    if sequence.unordered:
+        assert unordered_text(ours_loaded) == unordered_text(loaded)
+    else:
+        assert ours_loaded == loaded
+    if sequence.dynamic:
+        pool_names = [name for name in request.tool_names if name in sequence.pool]
+        assert sorted(pool_names) == sorted(theirs["dynamic_tools"])
+    if step.get("diverges") == "missing-tool-reported":
+        declared = set(WEATHER_TOOLS) - set(sequence.pool)
+        assert {m.tool for m in request.missing_tools} == declared
+    else:
+        assert request.missing_tools == []
+
+
+def _ours_rejects(code: str) -> Callable[[Any, dict[str, Any]], None]:
+    def check(outcome: Any, theirs: dict[str, Any]) -> None:
+        assert not theirs["is_error"], theirs
+        assert outcome.error_code == code, outcome.result
+
+    return check
+
+
+def _replace_after_all(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert reference_result(theirs["result"])["include_all_docs"] is True
+    assert theirs["delta"]["temp:skill:docs:release-notes"] == "*"
+    assert outcome.result["include_all_docs"] is False
+    assert outcome.state_delta == {"temp:skill:docs:release-notes": json.dumps([STYLE])}
+
+
+def _reload_keeps_selection(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert theirs["delta"]["temp:skill:docs:weather-tools"] == "[]"
+    assert theirs["delta"]["temp:skill:tools:weather-tools"] == json.dumps(WEATHER_TOOLS)
+    assert json.loads(outcome.content()) == reference_result(theirs["result"])
+    assert outcome.state_delta == {"temp:skill:loaded:weather-tools": "1"}
+
+
+def _stdout_kept_on_failure(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert outcome.result["exit_code"] == theirs["result"]["exit_code"] == 3
+    assert theirs["result"]["stdout"] == ""
+    assert outcome.result["stdout"] == "out\n"
+
+
+def _empty_list_as_object(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert theirs["result"] == {}
+    assert json.loads(outcome.content()) == {"result": []}
+
+
+def _no_automatic_out_collection(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert outcome.result["stdout"] == theirs["result"]["stdout"]
+    assert outcome.result["stdout"].startswith("Weather report for Paris\n")
+    assert [f["name"] for f in theirs["result"]["output_files"]] == ["out/report.txt"]
+    assert outcome.result["output_files"] == []
+
+
+DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+    "no-automatic-out-collection": _no_automatic_out_collection,
+    "empty-list-as-object": _empty_list_as_object,
+    "unknown-doc-rejected": _ours_rejects("unknown_doc"),
+    "select-needs-load": _ours_rejects("skill_not_loaded"),
+    "undeclared-tool-rejected": _ours_rejects("undeclared_tool"),
+    "bad-mode-rejected": _ours_rejects("invalid_arguments"),
+    "replace-after-all": _replace_after_all,
+    "reload-keeps-selection": _reload_keeps_selection,
+    "stdout-kept-on-failure": _stdout_kept_on_failure,
+}
+
+
+def test_there_are_enough_sequences_and_divergences_end_them():
+    assert len(SEQUENCES) >= 20
+    assert len({s.id for s in SEQUENCES}) == len(SEQUENCES)
+    for sequence in SEQUENCES:
+        for step in sequence.steps[:-1]:
+            assert "diverges" not in step, sequence.id
+
+
+@pytest.mark.parametrize("sequence", SEQUENCES, ids=[s.id for s in SEQUENCES])
+def test_same_calls_give_the_same_results_state_and_prompt(
+    sequence, reference_results, our_session
+):
+    session = our_session(sequence)
+    records = reference_results[sequence.id]
+    assert len(records) == len(sequence.steps)
+    for index, (step, theirs) in enumerate(zip(sequence.steps, records, strict=True)):
+        context = f"{sequence.id} step {index}: {step}"
+        if "call" in step:
+            try:
+                compare_call(session, sequence, step, theirs)
+            except AssertionError as error:
+                raise AssertionError(f"{context}\n{error}") from None
+        elif step.get("turn"):
+            session.begin_turn()
+        else:
+            try:
+                compare_request(session, sequence, step, theirs)
+            except AssertionError as error:
+                raise AssertionError(f"{context}\n{error}") from None
