@@ -42,8 +42,8 @@ _rule("frontmatter-empty", "frontmatter", E, "nothing between the '---' fences",
 _rule("frontmatter-yaml", "frontmatter", E, "the front matter is not valid YAML", "spec")
 _rule("frontmatter-not-mapping", "frontmatter", E, "the front matter is not a mapping", "spec")
 _rule("frontmatter-duplicate-key", "frontmatter", E, "a YAML key appears twice", "yaml")
-_rule("frontmatter-bom", "frontmatter", W, "a UTF-8 BOM hides the front matter", "reference")
-_rule("frontmatter-fence", "frontmatter", W, "a '---' fence with trailing spaces", "reference")
+_rule("frontmatter-bom", "frontmatter", E, "a UTF-8 BOM hides the front matter", "reference")
+_rule("frontmatter-fence", "frontmatter", E, "a '---' fence with trailing spaces", "reference")
 
 # Top-level fields other than name and description.
 _rule("field-unknown", "fields", E, "a top-level field the profile does not know", "spec")

@@ -18,6 +18,8 @@ STANDARD_FOLDERS = ("scripts", "references", "assets")
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 _BARE_PATH = re.compile(r"(?<![\w./$~-])((?:[\w-]+/)+[\w.-]*\w\.[A-Za-z0-9]+)(?![\w/])")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+#: What a relative file path looks like; excludes link-like text such as SMILES '[C:1](=[O:2])'.
+_PATH_LIKE = re.compile(r"(?:\.{1,2}/)*[\w~][\w.~ /-]*")
 
 
 def _link_target(raw: str) -> str | None:
@@ -25,7 +27,7 @@ def _link_target(raw: str) -> str | None:
     if _SCHEME.match(raw) or raw.startswith(("#", "/", "\\")):
         return None
     target = unquote(raw.split("#", 1)[0].split("?", 1)[0])
-    return target or None
+    return target if _PATH_LIKE.fullmatch(target) else None
 
 
 def references(text: str, top_folders: frozenset[str]) -> Iterator[tuple[int, str]]:
