@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -275,7 +276,8 @@ class CassetteBackend:
         return self._record(body)
 
     def _find(self, body: dict[str, Any]) -> Interaction | None:
-        wanted = self.matcher.canonical(body)
+        # Recorded bodies are redacted: compare the live one redacted the same way.
+        wanted = self.matcher.canonical(self.redactor.redact(body))
         for interaction in self.cassette.interactions:
             if (
                 not interaction.used
@@ -292,12 +294,14 @@ class CassetteBackend:
         )
         if not self.cassette.interactions:
             return head + " The cassette is empty."
-        wanted = self.matcher.text(body)
+        wanted = self.matcher.text(self.redactor.redact(body))
+        wanted_lines = wanted.splitlines()
         scored = []
         for index, interaction in enumerate(self.cassette.interactions):
             text = self.matcher.text(interaction.request.get("body") or {})
-            ratio = difflib.SequenceMatcher(None, text, wanted, autojunk=False).ratio()
-            scored.append((ratio, index, interaction, text))
+            # Line-based: a character-level comparison of long prompts takes seconds.
+            matcher = difflib.SequenceMatcher(None, text.splitlines(), wanted_lines, autojunk=False)
+            scored.append((matcher.ratio(), index, interaction, text))
         ratio, index, interaction, text = max(scored, key=lambda item: item[0])
         if text == wanted:
             detail = (
@@ -319,8 +323,8 @@ class CassetteBackend:
                 [f"... ({len(diff) - 80} more diff lines)"] if len(diff) > 80 else []
             )
             detail = (
-                f"Closest recorded request: interaction #{index} (similarity {ratio:.2f}):\n"
-                + "\n".join(shown)
+                f"Closest recorded request: interaction #{index}"
+                f" (similarity {math.floor(ratio * 100)}%):\n" + "\n".join(shown)
             )
         return (
             f"{head}\n{detail}\nRe-record with --skills-record=new (or all), or list a"
@@ -370,7 +374,8 @@ class CassetteBackend:
         if self.recorded:
             self.cassette.save(self.redactor)
         unused = self.unused
-        if unused and not self.allow_unused:
+        # While recording, interactions left from an earlier conversation are expected.
+        if unused and not self.allow_unused and not self.records_misses:
             raise UnusedInteractionsError(
                 f"unused interactions in cassette {self.path}: #{', #'.join(map(str, unused))} were"
                 f" never requested ({self.replayed} replayed). The conversation ended earlier than"
