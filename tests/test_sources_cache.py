@@ -59,7 +59,7 @@ def test_an_entry_without_ready_marker_is_never_used_and_is_rebuilt(
 
 def test_leftover_temporary_folders_of_a_killed_fill_are_removed(served: str, tmp_path: Path):
     cache_dir = tmp_path / "cache"
-    leftover = cache_dir / f".tmp-{entry_name(served)[:16]}-killed"
+    leftover = cache_dir / f".tmp-{entry_name(served)}"
     (leftover / "download").mkdir(parents=True)
     root = resolve_root(served, options=SourceOptions(cache_dir=cache_dir))
     assert sorted(os.listdir(cache_dir)) == [LOCKS_DIR, root.name]

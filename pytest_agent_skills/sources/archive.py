@@ -252,7 +252,7 @@ class _Extractor:
                 for info in infos:
                     current = info.filename
                     self.check_zip_entry(info)
-                    if info.is_dir():
+                    if info.filename.endswith("/"):
                         self.add_dir(info.filename)
                         continue
                     with archive.open(info) as member:

@@ -2,7 +2,7 @@
 
 An entry is used only when it holds the ``.ready`` marker.  Filling one
 happens under a per-key file lock: the content is built in a temporary
-sibling (``.tmp-<key>-XXXX``), the marker is written last, and the folder is
+sibling (``.tmp-<key>``), the marker is written last, and the folder is
 renamed into place, so readers never see a half-written entry and concurrent
 processes end with one intact copy (the others find it ready once they get
 the lock).  Whatever fails, the temporary folder is removed.
@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -126,9 +125,13 @@ class SkillCache:
         self, name: str, key: str, fill: Callable[[Path], Path], shown: str, stamp: str
     ) -> Path:
         entry = self.directory / name
-        self._remove_leftovers(name)
+        # One staging folder per key: we hold the key's lock, so an existing one
+        # was left by a process that was killed while filling.
+        staging = self.directory / f"{TMP_PREFIX}{name}"
         try:
-            staging = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{name[:16]}-", dir=self.directory))
+            if os.path.lexists(staging):
+                shutil.rmtree(staging)
+            os.mkdir(staging)
         except OSError as error:
             raise CacheError(
                 shown, f"cannot write in the cache folder {self.directory} ({error})"
@@ -147,13 +150,6 @@ class SkillCache:
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return entry
-
-    def _remove_leftovers(self, name: str) -> None:
-        """Temporary folders of this key left by a killed process (we hold its lock)."""
-        prefix = f"{TMP_PREFIX}{name[:16]}-"
-        for child in self.directory.iterdir():
-            if child.name.startswith(prefix):
-                shutil.rmtree(child, ignore_errors=True)
 
 
 def _read_marker(entry: Path) -> dict | None:
