@@ -239,3 +239,10 @@ def test_the_openai_client_sends_exactly_the_assembled_request(session, httpserv
     ((sent, _response),) = httpserver.log
     body = json.loads(sent.get_data())
     assert body == {"model": "test-model", **request.to_openai_kwargs()}
+
+
+def test_a_doc_that_is_not_utf8_is_named_not_decoded(session, root):
+    (root / "maps-tools/docs/latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    call_ok(session, "skill_load", {"skill_name": "maps-tools", "docs": ["docs/latin1.txt"]})
+    system = session.build_request([USER]).system
+    assert "\n[Doc] docs/latin1.txt\n\n(not shown: docs/latin1.txt is not UTF-8 text)\n" in system

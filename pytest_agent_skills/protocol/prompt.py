@@ -65,7 +65,7 @@ def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
         for path in skill_resources(skill):
             if path not in wanted:
                 continue
-            content = skill.read_text(path)
+            content = _doc_text(skill, path)
             if content:
                 parts.append(f"\n[Doc] {path}\n\n{content}\n")
     else:
@@ -73,6 +73,14 @@ def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
     parts.append("Tools selected: ")
     parts.append(", ".join(tools) + "\n" if tools else "none\n")
     return "".join(parts)
+
+
+def _doc_text(skill: Skill, path: str) -> str:
+    try:
+        return skill.read_text(path)
+    except UnicodeDecodeError:
+        # 1.2.0 drops such files from the resources; we list them, so say why there is no text.
+        return f"(not shown: {path} is not UTF-8 text)"
 
 
 def loaded_text(repository: SkillRepository, state: SessionState) -> str:
