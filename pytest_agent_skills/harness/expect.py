@@ -200,10 +200,9 @@ def args_mismatch(
         return None
     if actual is None:
         return "the call's arguments were not a JSON object"
-    if mode in ("exact", "superset"):
-        extra = [key for key in actual if key not in expected]
-        if extra:
-            return f"unexpected argument(s) {', '.join(map(repr, extra))}"
+    extra = [key for key in actual if key not in expected]
+    if mode == "superset" and extra:
+        return f"unexpected argument(s) {', '.join(map(repr, extra))}"
     keys = expected.keys() if mode != "superset" else actual.keys()
     for key in keys:
         want, value = expected[key], actual.get(key, _MISSING)
@@ -215,6 +214,8 @@ def args_mismatch(
             problem = mismatch(want, value)
         if problem:
             return f"argument {key!r}: {problem}"
+    if mode == "exact" and extra:
+        return f"unexpected argument(s) {', '.join(map(repr, extra))}"
     return None
 
 
