@@ -292,6 +292,28 @@ SEQUENCES = [
         ],
     ),
     Sequence(
+        "mode-case",
+        [
+            LOAD_NOTES,
+            call(
+                "skill_select_docs",
+                "bad-mode-rejected",
+                skill_name="release-notes",
+                docs=[STYLE],
+                mode="ADD",
+            ),
+        ],
+    ),
+    Sequence(
+        "extra-argument-function-tool",
+        [call("skill_list_docs", skill_name="release-notes", extra=1)],
+    ),
+    Sequence(
+        "extra-argument-load",
+        [call("skill_load", "extra-argument-rejected", skill_name="release-notes", extra=1)],
+    ),
+    Sequence("skill-list-mode", [call("skill_list", "extra-argument-rejected", mode="all")]),
+    Sequence(
         "replace-after-all",
         [
             call("skill_load", skill_name="release-notes", include_all_docs=True),
@@ -591,6 +613,7 @@ DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "select-needs-load": _ours_rejects("skill_not_loaded"),
     "undeclared-tool-rejected": _ours_rejects("undeclared_tool"),
     "bad-mode-rejected": _ours_rejects("invalid_arguments"),
+    "extra-argument-rejected": _ours_rejects("invalid_arguments"),
     "replace-after-all": _replace_after_all,
     "reload-keeps-selection": _reload_keeps_selection,
     "stdout-kept-on-failure": _stdout_kept_on_failure,
