@@ -12,6 +12,24 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
+
+
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drop proxy settings so that downloads from the test's own server stay on loopback."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
 
 def skill_md(name: str, description: str = "A test skill.") -> bytes:
     return f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nRun it.\n".encode()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
-from sources_support import skills_tree, tree, zip_bytes
+from sources_support import loopback_only, skills_tree, tree, zip_bytes
 from werkzeug import Request, Response
 
 from pytest_agent_skills.sources import CacheError, SourceOptions, resolve_root
@@ -34,6 +34,11 @@ def test_the_cache_location_follows_skills_cache_dir_then_xdg(
 ):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_cache_dir(environ) == Path(expected.format(home=tmp_path))
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    loopback_only(monkeypatch)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
-from sources_support import raw_server, skill_md, skills_tree, tar_bytes, zip_bytes
+from sources_support import loopback_only, raw_server, skill_md, skills_tree, tar_bytes, zip_bytes
 
 from pytest_agent_skills.repository import SkillRepository
 from pytest_agent_skills.sources import (
@@ -30,6 +30,11 @@ from pytest_agent_skills.sources import (
 from pytest_agent_skills.sources.cache import LOCKS_DIR
 
 MIB = 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    loopback_only(monkeypatch)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
-from sources_support import skills_tree, zip_bytes
+from sources_support import loopback_only, skills_tree, zip_bytes
 
 INNER_TEST = """
 import os
@@ -20,6 +20,11 @@ def test_resolve(tmp_path):
     limits = current_options().limits
     print("TIMEOUT", limits.read_timeout, limits.connect_timeout)
 """
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    loopback_only(monkeypatch)
 
 
 @pytest.fixture
