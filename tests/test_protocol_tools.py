@@ -37,6 +37,23 @@ def session(repository: SkillRepository) -> SkillSession:
     return SkillSession(repository, dynamic_tools=True, tool_pool=pool)
 
 
+def check_selection_steps(
+    session: SkillSession, tool: str, skill: str, items: str, steps: list[tuple]
+) -> None:
+    """Each step: (arguments, reported mode, selected names, include_all, stored state value)."""
+    key = f"temp:skill:{items}:{skill}"
+    for arguments, mode, selected, include_all, stored in steps:
+        outcome = call_ok(session, tool, {"skill_name": skill, **arguments})
+        assert outcome.result == {
+            "skill": skill,
+            "mode": mode,
+            f"selected_{items}": selected,
+            f"include_all_{items}": include_all,
+        }, arguments
+        assert outcome.state_delta == {key: stored}
+        assert session.state[key] == stored
+
+
 # --- definitions ----------------------------------------------------------------------------
 
 
@@ -263,7 +280,6 @@ def test_list_docs_unknown_skill(session):
 
 def test_select_docs_every_mode_step_by_step(session):
     call_ok(session, "skill_load", {"skill_name": "release-notes"})
-    key = DOCS + "release-notes"
     steps = [
         (
             {"docs": [RELEASE_DOCS[1]]},
@@ -300,18 +316,7 @@ def test_select_docs_every_mode_step_by_step(session):
         ({"include_all_docs": True, "mode": "add"}, "add", [], True, "*"),
         ({"mode": "clear"}, "clear", [], False, "[]"),
     ]
-    for arguments, mode, selected, include_all, stored in steps:
-        outcome = call_ok(
-            session, "skill_select_docs", {"skill_name": "release-notes", **arguments}
-        )
-        assert outcome.result == {
-            "skill": "release-notes",
-            "mode": mode,
-            "selected_docs": selected,
-            "include_all_docs": include_all,
-        }, arguments
-        assert outcome.state_delta == {key: stored}
-        assert session.state[key] == stored
+    check_selection_steps(session, "skill_select_docs", "release-notes", "docs", steps)
 
 
 def test_select_docs_requires_a_loaded_skill(session):
@@ -373,7 +378,6 @@ def test_list_tools_unknown_skill(session):
 
 def test_select_tools_every_mode_step_by_step(session):
     call_ok(session, "skill_load", {"skill_name": "weather-tools"})
-    key = TOOLS + "weather-tools"
     current, forecast, search = WEATHER_TOOLS
     steps = [
         ({"tools": [current]}, "replace", [current], False, json.dumps([current])),
@@ -396,18 +400,7 @@ def test_select_tools_every_mode_step_by_step(session):
             json.dumps([current]),
         ),
     ]
-    for arguments, mode, selected, include_all, stored in steps:
-        outcome = call_ok(
-            session, "skill_select_tools", {"skill_name": "weather-tools", **arguments}
-        )
-        assert outcome.result == {
-            "skill": "weather-tools",
-            "mode": mode,
-            "selected_tools": selected,
-            "include_all_tools": include_all,
-        }, arguments
-        assert outcome.state_delta == {key: stored}
-        assert session.state[key] == stored
+    check_selection_steps(session, "skill_select_tools", "weather-tools", "tools", steps)
 
 
 def test_select_tools_rejects_undeclared_tools(session):

@@ -278,32 +278,22 @@ SEQUENCES = [
         ],
         dynamic=True,
     ),
-    Sequence(
-        "bad-mode",
-        [
-            LOAD_NOTES,
-            call(
-                "skill_select_docs",
-                "bad-mode-rejected",
-                skill_name="release-notes",
-                docs=[STYLE],
-                mode="merge",
-            ),
-        ],
-    ),
-    Sequence(
-        "mode-case",
-        [
-            LOAD_NOTES,
-            call(
-                "skill_select_docs",
-                "bad-mode-rejected",
-                skill_name="release-notes",
-                docs=[STYLE],
-                mode="ADD",
-            ),
-        ],
-    ),
+    *[
+        Sequence(
+            sequence_id,
+            [
+                LOAD_NOTES,
+                call(
+                    "skill_select_docs",
+                    "bad-mode-rejected",
+                    skill_name="release-notes",
+                    docs=[STYLE],
+                    mode=mode,
+                ),
+            ],
+        )
+        for sequence_id, mode in (("bad-mode", "merge"), ("mode-case", "ADD"))
+    ],
     Sequence(
         "extra-argument-function-tool",
         [call("skill_list_docs", skill_name="release-notes", extra=1)],

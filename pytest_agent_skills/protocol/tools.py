@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..repository import SkillRepository, UnknownSkillError
@@ -201,15 +202,9 @@ def _select(
     }
 
 
-def _skill_select_docs(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    return _select(
-        context,
-        arguments,
-        items_field="docs",
-        all_field="include_all_docs",
-        key=docs_key,
-        check=_check_docs,
-    )
+_skill_select_docs = partial(
+    _select, items_field="docs", all_field="include_all_docs", key=docs_key, check=_check_docs
+)
 
 
 # --- tools ------------------------------------------------------------------------------------
@@ -220,15 +215,9 @@ def _skill_list_tools(context: ToolContext, arguments: dict[str, Any]) -> dict[s
     return {"skill_name": skill.name, "available_tools": list(skill.tools)}
 
 
-def _skill_select_tools(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    return _select(
-        context,
-        arguments,
-        items_field="tools",
-        all_field="include_all_tools",
-        key=tools_key,
-        check=_check_tools,
-    )
+_skill_select_tools = partial(
+    _select, items_field="tools", all_field="include_all_tools", key=tools_key, check=_check_tools
+)
 
 
 # --- skill_run --------------------------------------------------------------------------------
