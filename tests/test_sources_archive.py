@@ -107,6 +107,8 @@ def test_a_bare_skill_file_is_named_after_its_front_matter(tmp_path: Path):
         ("---\nname: ../evil\n---\n", "/skills/forecast/SKILL.md", "forecast"),
         ("no front matter", "/skills/forecast/SKILL.md", "forecast"),
         ("---\nname: [1, 2]\n---\n", "/pdf.md", "pdf"),
+        ("", "/dl/weather-tool.tar.gz", "weather-tool"),
+        ("", "/dl/v1.2-tools.zip", "v1.2-tools"),
         ("---\n: bad yaml [\n---\n", "/SKILL.md", "skill"),
     ],
 )
@@ -248,10 +250,12 @@ def test_files_over_the_total_limit_are_rejected(fmt: str, tmp_path: Path):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_too_many_entries_are_rejected(fmt: str, tmp_path: Path):
     entries = {f"s/f{i:02}.txt": b"x" for i in range(13)}
-    with pytest.raises(
-        ArchiveRejectedError, match=r"the archive holds more than 12 entries \(limit\)"
-    ):
+    with pytest.raises(ArchiveRejectedError) as caught:
         unpack_bytes(build(fmt, entries), fmt, tmp_path, limits=SMALL)
+    where = " (13 declared)" if fmt == "zip" else "; at entry 's/f12.txt'"
+    assert str(caught.value) == f"{URL}: the archive holds more than 12 entries (limit){where}"
+    if fmt == "zip":  # the zip's end record is read first: nothing was written
+        assert os.listdir(tmp_path / "dest/raw") == []
 
 
 def _lie_about_size(data: bytes, size: int) -> bytes:

@@ -127,7 +127,8 @@ def skill_folder_name(skill_text: str, url_path: PurePosixPath) -> str:
         name = parsed.front_matter.values.get("name")
         if isinstance(name, str) and _SAFE_FOLDER.match(name.strip()):
             return name.strip()
-    stem = url_path.name.split(".", 1)[0]
+    name = url_path.name
+    stem = name[: -len(".tar.gz")] if name.lower().endswith(".tar.gz") else PurePosixPath(name).stem
     for candidate in (stem, url_path.parent.name):
         if candidate.lower() != "skill" and _SAFE_FOLDER.match(candidate):
             return candidate
@@ -182,6 +183,20 @@ def _arrange(raw: Path, dest: Path, shown: str, url_path: PurePosixPath) -> Path
             entry=READY_FILE,
         )
     return root
+
+
+def _zip_declared_entries(stream: BinaryIO) -> int:
+    """The entry count in the zip's end record, read before zipfile loads every entry.
+
+    A 64 MiB central directory can describe over a million entries; checking
+    the count first keeps that from being parsed into memory at all.
+    """
+    end_record = getattr(zipfile, "_EndRecData", None)
+    if end_record is None:
+        return 0
+    data = end_record(stream)
+    stream.seek(0)
+    return int(data[zipfile._ECD_ENTRIES_TOTAL]) if data else 0
 
 
 class _CappedReader:
@@ -246,6 +261,7 @@ class _Extractor:
     def unpack_zip(self, stream: BinaryIO) -> None:
         current: str | None = None
         try:
+            self.check_count(_zip_declared_entries(stream), None)
             with zipfile.ZipFile(stream) as archive:
                 infos = archive.infolist()
                 self.check_count(len(infos), infos[-1].filename if infos else "")
@@ -331,12 +347,12 @@ class _Extractor:
 
     # -- shared checks and writes ------------------------------------------
 
-    def check_count(self, count: int, name: str) -> None:
+    def check_count(self, count: int, name: str | None) -> None:
         if count > self.limits.max_entries:
+            where = f"; at entry {name!r}" if name is not None else f" ({count} declared)"
             raise ArchiveRejectedError(
                 self.shown,
-                f"the archive holds more than {self.limits.max_entries} entries (limit); at"
-                f" entry {name!r}",
+                f"the archive holds more than {self.limits.max_entries} entries (limit){where}",
                 entry=name,
             )
 
