@@ -25,6 +25,7 @@ import struct
 import tarfile
 import zipfile
 import zlib
+from contextlib import nullcontext
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Literal
 
@@ -104,7 +105,7 @@ def unpack(
     os.mkdir(dest)
     raw = dest / "raw"
     os.mkdir(raw)
-    with _opened(data) as stream:
+    with open(data, "rb") if isinstance(data, Path) else nullcontext(data) as stream:
         if fmt == "skill-md":
             _write_bare_skill(stream, raw, shown, limits)
         else:
@@ -133,24 +134,6 @@ def skill_folder_name(skill_text: str, url_path: PurePosixPath) -> str:
         if candidate.lower() != "skill" and _SAFE_FOLDER.match(candidate):
             return candidate
     return "skill"
-
-
-class _opened:
-    """``with`` over a path (opened and closed here) or a caller's binary stream."""
-
-    def __init__(self, data: Path | BinaryIO) -> None:
-        self.data = data
-        self.owned: BinaryIO | None = None
-
-    def __enter__(self) -> BinaryIO:
-        if isinstance(self.data, Path):
-            self.owned = open(self.data, "rb")
-            return self.owned
-        return self.data
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.owned is not None:
-            self.owned.close()
 
 
 def _write_bare_skill(stream: BinaryIO, raw: Path, shown: str, limits: Limits) -> None:
