@@ -246,3 +246,42 @@ def test_a_doc_that_is_not_utf8_is_named_not_decoded(session, root):
     call_ok(session, "skill_load", {"skill_name": "maps-tools", "docs": ["docs/latin1.txt"]})
     system = session.build_request([USER]).system
     assert "\n[Doc] docs/latin1.txt\n\n(not shown: docs/latin1.txt is not UTF-8 text)\n" in system
+
+
+def test_example_docs_skill_request_at_every_step():
+    repository = example_repository()
+    session = SkillSession(repository)
+    skill = repository.get("release-notes")
+    docs = {path: (skill.directory / path).read_text() for path in skill.docs}
+    checklist, style = sorted(docs)
+
+    def expected(selected: list[str]) -> str:
+        shown = "".join(f"\n[Doc] {path}\n\n{docs[path]}\n" for path in sorted(selected))
+        listing = ", ".join(selected) if selected else "none"
+        return (
+            f"\n[Loaded] release-notes\n\n{skill.body}\nDocs loaded: {listing}\n{shown}"
+            "Tools selected: none\n"
+        )
+
+    base = session.build_request([USER]).system
+    assert "[Loaded]" not in base
+    steps = [
+        ("skill_load", {"skill_name": "release-notes"}, []),
+        ("skill_select_docs", {"skill_name": "release-notes", "docs": [style]}, [style]),
+        (
+            "skill_select_docs",
+            {"skill_name": "release-notes", "docs": [checklist], "mode": "add"},
+            [style, checklist],
+        ),
+        (
+            "skill_select_docs",
+            {"skill_name": "release-notes", "include_all_docs": True},
+            [checklist, style],
+        ),
+        ("skill_select_docs", {"skill_name": "release-notes", "mode": "clear"}, []),
+    ]
+    for name, arguments, selected in steps:
+        call_ok(session, name, arguments)
+        request = session.build_request([USER])
+        assert request.system == base + "\n\n" + expected(selected), arguments
+        assert request.loaded_skills == ["release-notes"]
