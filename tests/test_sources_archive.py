@@ -13,7 +13,7 @@ import pytest
 from sources_support import TarEntry, skill_md, skills_tree, tar_bytes, tree, zip_bytes
 
 from pytest_agent_skills.sources import ArchiveRejectedError, CorruptArchiveError, Limits
-from pytest_agent_skills.sources.archive import detect_format, skill_folder_name, unpack
+from pytest_agent_skills.sources.archive import _Extractor, detect_format, skill_folder_name, unpack
 
 URL = "https://x/skills.zip"
 DEFAULT = Limits()
@@ -321,3 +321,15 @@ def test_a_bare_skill_file_over_the_per_file_limit_is_rejected(tmp_path: Path):
         ArchiveRejectedError, match=r"the SKILL.md is larger than the limit of 1000 bytes"
     ):
         unpack_bytes(b"---\n" + b"x" * 1000, "skill-md", tmp_path, limits=SMALL)
+
+
+def test_bytes_are_measured_while_written_whatever_the_reader_declares(tmp_path: Path):
+    # zipfile and tarfile never yield more than declared; this guards any reader that would.
+    extractor = _Extractor(tmp_path, URL, SMALL)
+    with pytest.raises(ArchiveRejectedError) as caught:
+        extractor.add_file("s/big.bin", io.BytesIO(b"\0" * 1500), 0o644)
+    assert str(caught.value) == (
+        f"{URL}: entry 's/big.bin' is larger than the limit of 1000 bytes per file (measured"
+        " while extracting)"
+    )
+    assert (tmp_path / "s/big.bin").stat().st_size == 0

@@ -232,13 +232,6 @@ class _Extractor:
             entry=name,
         )
 
-    def total_exceeded(self, name: str) -> ArchiveRejectedError:
-        return self.reject(
-            name,
-            f"takes the archive over the limit of {self.limits.max_total_bytes} bytes unpacked in"
-            " total",
-        )
-
     # -- zip --------------------------------------------------------------
 
     def unpack_zip(self, stream: BinaryIO) -> None:
@@ -278,7 +271,7 @@ class _Extractor:
             raise self.reject(info.filename, "is a device file, fifo or socket (not allowed)")
         if info.flag_bits & 0x1:
             raise self.reject(info.filename, "is encrypted (encrypted archives are not supported)")
-        self.check_declared_size(info.filename, info.file_size)
+        self.check_size(info.filename, info.file_size)
 
     # -- tar --------------------------------------------------------------
 
@@ -326,7 +319,7 @@ class _Extractor:
             raise self.reject(name, f"has an unsupported tar entry type {member.type!r}")
         if member.size < 0:
             raise self.reject(name, "has a negative size")
-        self.check_declared_size(name, member.size)
+        self.check_size(name, member.size)
 
     # -- shared checks and writes ------------------------------------------
 
@@ -339,15 +332,22 @@ class _Extractor:
                 entry=name,
             )
 
-    def check_declared_size(self, name: str, size: int) -> None:
-        if size > self.limits.max_file_bytes:
+    def check_size(self, name: str, size: int, *, measured: bool = False) -> None:
+        """``size`` bytes for entry ``name``, as declared or as written so far."""
+        limit = self.limits.max_file_bytes
+        if size > limit:
             raise self.reject(
                 name,
-                f"declares {size} bytes, over the limit of {self.limits.max_file_bytes} bytes per"
-                " file",
+                f"is larger than the limit of {limit} bytes per file (measured while extracting)"
+                if measured
+                else f"declares {size} bytes, over the limit of {limit} bytes per file",
             )
         if self.total_bytes + size > self.limits.max_total_bytes:
-            raise self.total_exceeded(name)
+            raise self.reject(
+                name,
+                f"takes the archive over the limit of {self.limits.max_total_bytes} bytes unpacked"
+                " in total",
+            )
 
     def safe_parts(self, name: str) -> tuple[str, ...]:
         if _CONTROL.search(name):
@@ -419,14 +419,7 @@ class _Extractor:
             if not chunk:
                 return written
             written += len(chunk)
-            if written > self.limits.max_file_bytes:
-                raise self.reject(
-                    name,
-                    f"is larger than the limit of {self.limits.max_file_bytes} bytes per file"
-                    " (measured while extracting)",
-                )
-            if self.total_bytes + written > self.limits.max_total_bytes:
-                raise self.total_exceeded(name)
+            self.check_size(name, written, measured=True)
             try:
                 out.write(chunk)
             except OSError as error:
