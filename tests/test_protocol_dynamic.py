@@ -328,3 +328,16 @@ def test_pool_tool_entries_are_pool_tools():
     assert all(isinstance(tool, PoolTool) for tool in pool)
     assert [d["function"]["name"] for d in pool.definitions()] == WEATHER_TOOLS
     assert pool.get("nope") is None
+
+
+def test_a_pool_tool_returning_something_not_json_is_a_configuration_error():
+    def get_current_weather(city: str) -> object:
+        return object()
+
+    session = SkillSession(example_repository(), tool_pool=ToolPool([get_current_weather]))
+    with pytest.raises(ToolPoolError) as error:
+        session.call("get_current_weather", {"city": "Oslo"})
+    assert str(error.value) == (
+        "the return value of tool 'get_current_weather' is not JSON-serialisable: Object of type"
+        " object is not JSON serializable"
+    )

@@ -450,7 +450,7 @@ def test_unknown_tool_is_an_error_result(session):
         "unknown tool 'skill_exec'. Available tools: skill_load, skill_run, skill_list,"
         " skill_list_docs, skill_select_docs, skill_list_tools, skill_select_tools",
     )
-    assert outcome.arguments is None
+    assert outcome.arguments == {}
 
 
 def test_error_results_reach_the_model_as_objects(session):
@@ -478,3 +478,8 @@ def test_state_is_a_copy(session):
     call_ok(session, "skill_load", {"skill_name": "release-notes"})
     session.state.clear()
     assert session.loaded_skills() == ["release-notes"]
+
+
+def test_unparsable_arguments_of_an_unknown_tool_report_the_unknown_tool(session):
+    outcome = session.call("nope", "{broken")
+    assert (outcome.error_code, outcome.arguments) == ("unknown_tool", None)

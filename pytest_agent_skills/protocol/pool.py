@@ -96,7 +96,7 @@ class ToolPool:
         self, name: str, description: str, parameters: dict[str, Any], returns: Any
     ) -> PoolTool:
         """Register a tool that ignores its arguments and returns ``returns``."""
-        _require_json(name, returns)
+        require_json(name, returns)
         return self._add(PoolTool(name, description, parameters, lambda **_arguments: returns))
 
     def _add(self, entry: PoolTool) -> PoolTool:
@@ -136,7 +136,7 @@ def _is_tool_object(tool: Any) -> bool:
     return has_fields and (callable(getattr(tool, "function", None)) or callable(tool))
 
 
-def _require_json(name: str, value: Any) -> None:
+def require_json(name: str, value: Any) -> None:
     try:
         json.dumps(value)
     except (TypeError, ValueError) as error:

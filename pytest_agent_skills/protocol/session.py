@@ -26,7 +26,7 @@ from .outcome import (
     ToolOutcome,
     error_result,
 )
-from .pool import PoolTool, ToolPool
+from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
 from .state import SessionState
 from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SkillTool, ToolContext
@@ -132,33 +132,39 @@ class SkillSession:
         return outcome
 
     def _call(self, name: str, raw_arguments: Mapping[str, Any] | str | None) -> ToolOutcome:
+        arguments: dict[str, Any] | None = None
+        parse_error: ToolCallError | None = None
+        try:
+            arguments = _parse_arguments(name, raw_arguments)
+        except ToolCallError as error:
+            parse_error = error
         # Missing pool tools are a configuration problem reported when the request is
         # built (tool_definitions / build_request), not a reason to refuse this call.
         offered = [*self._skill_tools.values(), *self._exposure().tools]
         exposed = {tool.name: tool for tool in offered}
         tool = exposed.get(name)
         if tool is None:
-            return ToolOutcome(
-                name, None, error_result(UNKNOWN_TOOL, self._unknown_tool(name, exposed)), True
-            )
+            message = self._unknown_tool(name, exposed)
+            return ToolOutcome(name, arguments, error_result(UNKNOWN_TOOL, message), True)
+        if parse_error is not None:
+            return ToolOutcome(name, None, parse_error.result(), True)
+        assert arguments is not None  # parsed, since there was no parse error
         try:
-            arguments = _parse_arguments(name, raw_arguments)
             _validate(name, tool.parameters, arguments)
         except ToolCallError as error:
-            parsed = raw_arguments if isinstance(raw_arguments, Mapping) else None
-            return ToolOutcome(
-                name, dict(parsed) if parsed is not None else None, error.result(), True
-            )
+            return ToolOutcome(name, arguments, error.result(), True)
         if isinstance(tool, PoolTool):
             return self._call_pool_tool(tool, arguments)
         try:
             result = tool.handler(self._context, arguments)
         except ToolCallError as error:
-            self._state.pending.clear()
             return ToolOutcome(name, arguments, error.result(), True)
-        delta = dict(self._state.pending)
-        self._state.merge(delta)
-        return ToolOutcome(name, arguments, result, False, delta)
+        else:
+            delta = dict(self._state.pending)
+            self._state.merge(delta)
+            return ToolOutcome(name, arguments, result, False, delta)
+        finally:
+            self._state.pending.clear()
 
     def _call_pool_tool(self, tool: PoolTool, arguments: dict[str, Any]) -> ToolOutcome:
         try:
@@ -168,6 +174,7 @@ class SkillSession:
             return ToolOutcome(
                 tool.name, arguments, error_result(TOOL_EXECUTION_ERROR, message), True
             )
+        require_json(tool.name, result)
         return ToolOutcome(tool.name, arguments, result)
 
     def _unknown_tool(self, name: str, exposed: Mapping[str, Any]) -> str:
