@@ -39,7 +39,7 @@ def _python(directory: Path) -> Path:
 
 
 def ensure_reference_python() -> Path:
-    """The reference venv's python, creating the venv on first use (a minute or two)."""
+    """The reference venv's python, creating the venv on first use (a few minutes)."""
     directory = venv_dir()
     directory.parent.mkdir(parents=True, exist_ok=True)
     ready = directory / ".ready"
@@ -48,18 +48,26 @@ def ensure_reference_python() -> Path:
         if ready.is_file() and ready.read_text() == stamp and _python(directory).exists():
             return _python(directory)
         shutil.rmtree(directory, ignore_errors=True)
-        steps = [
-            [sys.executable, "-m", "venv", str(directory)],
-            [str(_python(directory)), "-m", "pip", "install", "--quiet", *REQUIREMENTS],
-            [str(_python(directory)), "-c", IMPORT_CHECK],
-        ]
-        for command in steps:
-            completed = subprocess.run(command, capture_output=True, text=True, check=False)
-            if completed.returncode != 0:
-                raise ReferenceUnavailable(
-                    f"creating the reference virtualenv at {directory} failed at"
-                    f" {' '.join(command[1:4])}... (exit {completed.returncode}):\n"
-                    f"{completed.stderr[-3000:]}"
-                )
+        python = str(_python(directory))
+        if _run([sys.executable, "-m", "venv", str(directory)], directory, required=False):
+            install = [python, "-m", "pip", "install"]
+        else:
+            # A Python without ensurepip (Debian without python3-venv): an empty venv, filled
+            # by our own pip pointed at it.
+            shutil.rmtree(directory, ignore_errors=True)
+            _run([sys.executable, "-m", "venv", "--without-pip", str(directory)], directory)
+            install = [sys.executable, "-m", "pip", "--python", python, "install"]
+        _run([*install, "--quiet", "--disable-pip-version-check", *REQUIREMENTS], directory)
+        _run([python, "-c", IMPORT_CHECK], directory)
         ready.write_text(stamp)
     return _python(directory)
+
+
+def _run(command: list[str], directory: Path, *, required: bool = True) -> bool:
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0 and required:
+        raise ReferenceUnavailable(
+            f"creating the reference virtualenv at {directory} failed:"
+            f" {' '.join(command)} (exit {completed.returncode}):\n{completed.stderr[-3000:]}"
+        )
+    return completed.returncode == 0
