@@ -191,6 +191,18 @@ def test_redirects_within_the_limit_are_followed(httpserver: HTTPServer, options
     assert skill_names(resolve_root(httpserver.url_for("/latest"), options=options)) == ["moved"]
 
 
+def test_a_redirect_off_http_is_refused(httpserver: HTTPServer, options: SourceOptions):
+    httpserver.expect_request("/skills.zip").respond_with_data(
+        "", status=302, headers={"Location": "file:///etc/passwd"}
+    )
+    url = httpserver.url_for("/skills.zip")
+    with pytest.raises(DownloadError) as caught:
+        resolve_root(url, options=options)
+    assert str(caught.value).startswith(f"{url}: download failed: ")
+    assert "unsupported protocol" in str(caught.value).lower()
+    assert cache_contents(options.cache_dir) == []
+
+
 def test_a_content_length_over_the_limit_is_refused_before_reading(
     httpserver: HTTPServer, options: SourceOptions
 ):

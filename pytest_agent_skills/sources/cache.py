@@ -58,7 +58,7 @@ class SkillCache:
     """Ready-made roots under ``directory``, filled on demand."""
 
     def __init__(self, directory: Path, *, lock_timeout: float = 900.0) -> None:
-        self.directory = Path(directory)
+        self.directory = Path(directory).absolute()
         self.lock_timeout = lock_timeout
 
     def entry(self, key: str) -> Path:
