@@ -164,3 +164,13 @@ def test_without_a_runtime_a_local_one_is_created_and_closed():
     path = session.workspace.path
     session.close()
     assert not path.exists()
+
+
+def test_a_staging_refusal_during_load_is_an_error_result(session):
+    call_ok(session, "skill_run", {"skill": "csv-summary", "command": "true"})
+    session.workspace.close()
+    outcome = session.call("skill_load", {"skill_name": "weather-tools"})
+    assert outcome.error_code == "workspace_error"
+    assert outcome.result["message"] == f"workspace {session.workspace.path} is closed"
+    assert outcome.state_delta == {}
+    assert session.loaded_skills() == []

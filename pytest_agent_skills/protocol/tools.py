@@ -9,7 +9,8 @@ raises :class:`ToolCallError`, which the session turns into an error result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -165,7 +166,8 @@ def _skill_load(context: ToolContext, arguments: dict[str, Any]) -> str:
         context.write(tools_key(name), Selection(names=tuple(skill.tools)).encode())
     workspace = context.existing_workspace()
     if workspace is not None:
-        workspace.stage_skill(skill)
+        with _workspace_errors():
+            workspace.stage_skill(skill)
     return f"skill '{name}' loaded"
 
 
@@ -223,11 +225,20 @@ _skill_select_tools = partial(
 # --- skill_run --------------------------------------------------------------------------------
 
 
-def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    from ..workspace import WorkspaceError
+@contextmanager
+def _workspace_errors() -> Iterator[None]:
+    """A workspace refusal (bad cwd or glob, staging failure) becomes an error result."""
+    from ..workspace.errors import WorkspaceError
 
-    skill = _skill(context, arguments["skill"], "skill")
     try:
+        yield
+    except WorkspaceError as error:
+        raise ToolCallError(WORKSPACE_ERROR, str(error)) from None
+
+
+def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    skill = _skill(context, arguments["skill"], "skill")
+    with _workspace_errors():
         result = context.workspace().run(
             skill,
             arguments["command"],
@@ -239,8 +250,6 @@ def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any
             omit_inline_content=arguments.get("omit_inline_content", False),
             cwd=arguments.get("cwd", ""),
         )
-    except WorkspaceError as error:
-        raise ToolCallError(WORKSPACE_ERROR, str(error)) from None
     return result.to_dict()
 
 
