@@ -269,7 +269,7 @@ def _build(
     script = None
     if "script" in model:
         script = tuple(
-            scripted_turn(entry, f"{path}:{lines.get(('model', 'script', index), start)}")
+            scripted_turn(entry, f"{path.name}:{lines.get(('model', 'script', index), start)}")
             for index, entry in enumerate(model["script"])
         )
     return Scenario(

@@ -238,14 +238,19 @@ class ScenarioItem(pytest.Item):
             trajectory,
             scenario.expect,
             where=lambda doc_path: f"line {scenario.line_of('expect', *doc_path)}",
-            title=f"scenario {scenario.name!r} ({scenario.where()})",
+            title=self.title,
         )
+
+    @property
+    def title(self) -> str:
+        from _pytest.pathlib import bestrelpath
+
+        shown = bestrelpath(self.config.invocation_params.dir, self.path)
+        return f"scenario {self.scenario.name!r} ({shown}:{self.scenario.line})"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, AgentSkillsError):
-            return failure_text(
-                excinfo.value, f"scenario {self.scenario.name!r} ({self.scenario.where()})"
-            )
+            return failure_text(excinfo.value, self.title)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -481,11 +486,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("-", "agent-skills scenarios")
         recorded, replayed = sum(tally.recorded.values()), sum(tally.replayed.values())
         terminalreporter.write_line(f"scenarios run: {tally.conversations}")
-        terminalreporter.write_line(
-            f"cassettes: {len(tally.recorded)} recorded ({recorded} interactions),"
-            f" {len(tally.replayed)} replayed ({replayed} interactions),"
-            f" {sum(tally.unused.values())} unused interaction(s)"
-        )
+        if tally.recorded or tally.replayed or tally.unused:
+            terminalreporter.write_line(
+                f"cassettes: {len(tally.recorded)} recorded ({recorded} interactions),"
+                f" {len(tally.replayed)} replayed ({replayed} interactions),"
+                f" {sum(tally.unused.values())} unused interaction(s)"
+            )
     if coverage_wanted:
         terminalreporter.write_sep("-", "skill coverage")
         lines = config.stash[_COVERAGE_KEY].lines() or ["(no conversation ran: no coverage data)"]
