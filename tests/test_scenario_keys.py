@@ -130,7 +130,8 @@ CASES = [
         HEAD + script(LOAD_NOTES),
         HEAD + "model:\n  script:\n    - {call: skill_list}\n",
         (
-            "scenario 'bad' (bad.scenario.yaml:1): ScriptExhaustedError: script exhausted: the model"
+            "scenario 'bad' (bad.scenario.yaml:1): ScriptExhaustedError: script exhausted:"
+            " the model"
             " was asked for turn 1 but the script has only 1 turn(s); the last one was: call"
             " skill_list({}) (bad.scenario.yaml:5). End the script with a final turn {say: ...} or"
             " add the missing turns.",
@@ -201,7 +202,8 @@ CASES = [
         + "expect: {calls: {mode: exact, args: ignore, items: [{name: skill_list}]}}\n",
         (
             "- expect.calls.items[0] (line 8): mode exact, args ignore: call #0 skill_load"
-            ' {"skill_name": "notes"} does not match item 0 (skill_list): name \'skill_load\' is not'
+            ' {"skill_name": "notes"} does not match item 0 (skill_list):'
+            " name 'skill_load' is not"
             " 'skill_list'",
         ),
     ),
