@@ -220,9 +220,20 @@ def _dotted(doc_path: DocPath) -> str:
     return text
 
 
+_KIND_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "null": "null",
+}
+
+
 def _kinds(value: Any) -> str:
     names = value if isinstance(value, list) else [value]
-    return " or ".join("a mapping" if n == "object" else f"a {n}" for n in names)
+    return " or ".join(_KIND_NAMES.get(name, name) for name in names)
 
 
 def _kind(value: Any) -> str:
