@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import socket
 import tarfile
@@ -77,9 +78,7 @@ def tar_bytes(entries: dict[str, bytes] | Iterable[TarEntry], *, compressed: boo
         else list(entries)
     )
     buffer = io.BytesIO()
-    with tarfile.open(
-        fileobj=buffer, mode="w:gz" if compressed else "w", format=tarfile.GNU_FORMAT
-    ) as archive:
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
         for entry in members:
             info = tarfile.TarInfo(entry.name)
             info.type = entry.type
@@ -87,7 +86,8 @@ def tar_bytes(entries: dict[str, bytes] | Iterable[TarEntry], *, compressed: boo
             info.mode = entry.mode
             info.size = len(entry.data) if entry.type == tarfile.REGTYPE else 0
             archive.addfile(info, io.BytesIO(entry.data) if info.size else None)
-    return buffer.getvalue()
+    # mtime=0: the same entries give the same bytes (test ids must not vary between runs)
+    return gzip.compress(buffer.getvalue(), mtime=0) if compressed else buffer.getvalue()
 
 
 def tree(root: Path) -> dict[str, bytes | str]:

@@ -289,6 +289,7 @@ def test_a_zip_that_lies_about_its_sizes_is_stopped(tmp_path: Path):
         ("tar.gz", b"\x1f\x8b\x08\x00garbage"),
         ("tar", b"\x01" * 700),
     ],
+    ids=["zip-not-a-zip", "zip-truncated", "tar.gz-truncated", "tar.gz-bad-stream", "tar-junk"],
 )
 def test_malformed_archives_raise_one_typed_error(fmt: str, data: bytes, tmp_path: Path):
     with pytest.raises(

@@ -71,7 +71,9 @@ SERVED = [
 ]
 
 
-@pytest.mark.parametrize(("path", "body", "skills"), SERVED)
+@pytest.mark.parametrize(
+    ("path", "body", "skills"), SERVED, ids=[f"{path}-{skills[0]}" for path, _, skills in SERVED]
+)
 def test_each_format_is_downloaded_unpacked_and_cached(
     httpserver: HTTPServer, options: SourceOptions, path: str, body: bytes, skills: list[str]
 ):

@@ -73,6 +73,7 @@ def test_unsupported_urls_are_typed_errors(spec: str, message: str):
         ("skills.tgz", tar_bytes(skills_tree("alpha", "beta"), compressed=True)),
         ("bundle.bin", tar_bytes(skills_tree("alpha", "beta"))),
     ],
+    ids=["zip", "tgz", "tar-sniffed"],
 )
 def test_a_local_archive_is_unpacked_into_the_cache(
     tmp_path: Path, options: SourceOptions, filename: str, body: bytes
