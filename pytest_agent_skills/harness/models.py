@@ -9,7 +9,6 @@ unplayed cassette interactions).
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -153,10 +152,19 @@ class OpenAIClientModel:
         return None
 
 
-@functools.cache
+_HTTP_CLIENTS: dict[int, Any] = {}
+
+
 def _loopback_http_client() -> Any:
     """One HTTP client per process for every loopback server (building one costs ~40 ms of
-    certificate loading, which plain-HTTP loopback never uses)."""
+    certificate loading, which plain-HTTP loopback never uses).
+
+    Keyed by the ``openai`` module object: pytester may import a fresh copy, whose
+    client class the cached instance would not satisfy.
+    """
     import openai
 
-    return openai.DefaultHttpxClient(verify=False)
+    client = _HTTP_CLIENTS.get(id(openai))
+    if client is None:
+        client = _HTTP_CLIENTS[id(openai)] = openai.DefaultHttpxClient(verify=False)
+    return client

@@ -1,0 +1,165 @@
+"""The pytest side of the harness: the skill_agent fixture, scenario files found under
+skill roots and in a skill's own evals/ folder, the settings, and the terminal summary."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import openai  # noqa: F401  (imported once here, not again by every pytester run)
+import pytest
+from harness_support import SKILLS, scripted_upstream
+
+# Scenario items only; hypothesis's summary hook would re-import it on every pytester run.
+OPTIONS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-o", "skills_validate=false")
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(SKILLS, pytester.path / "skills")
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*OPTIONS, *args)
+
+
+def test_skill_agent_runs_a_script_and_checks_an_expectation(suite) -> None:
+    suite.makepyfile(
+        test_agent="""
+        from pytest_agent_skills.harness import expect_calls
+
+        def test_notes(skill_agent):
+            trajectory = skill_agent.run(
+                "Load the notes.",
+                skills="skills",
+                script=[{"call": "skill_load", "args": {"skill_name": "notes"}}, {"say": "ok"}],
+                expect={"final": "ok", "state": {"temp:skill:loaded:notes": "1"}},
+            )
+            expect_calls(trajectory, ["skill_load"])
+            assert trajectory.requests[0].body["messages"][-1]["content"] == "Load the notes."
+
+        def test_callable(skill_agent):
+            def model(request, turn):
+                return {"say": f"{len(request['tools'])} tools"}
+
+            assert skill_agent.run("Hi.", skills=["skills"], script=model).final == "5 tools"
+
+        def test_failing(skill_agent):
+            skill_agent.run("Hi.", skills="skills", script=[{"say": "no"}], expect={"final": "yes"})
+        """
+    )
+    result = run(suite)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E   *ExpectationError: trajectory: 1 expectation(s) not met",
+            '*- expect.final: final text: expected "yes", found "no"',
+            "*Trajectory: 1 model turn(s), 0 tool call(s)",
+            "scenarios run: 3",
+        ]
+    )
+
+
+def test_skill_agent_replays_a_cassette_next_to_the_test(suite) -> None:
+    suite.makepyfile(
+        test_tape="""
+        def test_tape(skill_agent):
+            trajectory = skill_agent.run("Hi.", skills="skills", cassette="tapes/hi.json")
+            assert trajectory.final == "Recorded."
+        """
+    )
+    with scripted_upstream([{"say": "Recorded."}]) as upstream:
+        first = run(suite, "--skills-record=once", f"--skills-upstream-url={upstream.base_url}")
+        assert upstream.requests == 1
+    first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines(["cassettes: 1 recorded (1 interactions), 0 replayed*"])
+    assert (suite.path / "tapes" / "hi.json").is_file()
+    again = run(suite)
+    again.assert_outcomes(passed=1)
+    again.stdout.fnmatch_lines(
+        [
+            "scenarios run: 1",
+            "cassettes: 0 recorded (0 interactions), 1 replayed (1 interactions),"
+            " 0 unused interaction(s)",
+        ]
+    )
+
+
+def test_the_record_mode_is_validated(suite) -> None:
+    result = run(suite, "--skills-record=sometimes")
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: command line: invalid choice 'sometimes' for --skills-record"
+            " (choose from none, once, new, all)"
+        ]
+    )
+
+
+def test_the_record_mode_has_an_ini_twin(suite) -> None:
+    suite.makeini("[pytest]\nskills_record = all\nskills_transport = sdk-stream\n")
+    result = run(suite, "--co")
+    result.stdout.fnmatch_lines(["agent-skills: *skills_record=all*skills_transport=sdk-stream*"])
+
+
+def test_scenarios_in_a_skill_root_and_a_skills_evals_folder_are_collected(
+    pytester: pytest.Pytester,
+) -> None:
+    root = pytester.path / ".agents" / "skills"
+    shutil.copytree(SKILLS, root)
+    evals = root / "notes" / "evals"
+    evals.mkdir()
+    (evals / "load.scenario.yaml").write_text(
+        "user: Load notes.\nmodel:\n  script:\n    - {call: skill_load, args: {skill_name: notes}}"
+        "\n    - say: ok\nexpect: {state: {'temp:skill:loaded:notes': '1'}}\n"
+    )
+    (root / "weather-tools" / "tests").mkdir()
+    (root / "weather-tools" / "tests" / "list.scenario.yaml").write_text(
+        "user: List.\nmodel: {script: [{call: skill_list}, {say: ok}]}\n"
+        "expect: {results: [{call: skill_list, match: {contains: notes}}]}\n"
+    )
+    result = pytester.runpytest(*OPTIONS, "--skills-root", str(root), "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*notes/evals/load.scenario.yaml::load PASSED*",
+            "*weather-tools/tests/list.scenario.yaml::list PASSED*",
+        ]
+    )
+
+
+def test_a_scenario_inside_a_skill_uses_that_skill_by_default(pytester: pytest.Pytester) -> None:
+    shutil.copytree(SKILLS / "notes", pytester.path / "notes")
+    (pytester.path / "notes" / "evals").mkdir()
+    (pytester.path / "notes" / "evals" / "own.scenario.yaml").write_text(
+        "user: List.\nmodel: {script: [{call: skill_list}, {say: ok}]}\n"
+        "expect: {results: [{call: skill_list, match: [notes]}]}\n"
+    )
+    (pytester.path / "lost.scenario.yaml").write_text("user: hi\nmodel: {script: [{say: x}]}\n")
+    result = pytester.runpytest(*OPTIONS)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "scenario 'lost' (lost.scenario.yaml:1): ScenarioError: *: no skill roots: give"
+            " 'skills:' in the scenario (paths relative to the file), or configure --skills-root /"
+            " the skills_roots ini option"
+        ]
+    )
+
+
+@pytest.mark.parametrize("transport", ["sdk", "sdk-stream"])
+def test_the_transport_setting_sends_scripts_through_the_openai_client(suite, transport) -> None:
+    (suite.path / "t.scenario.yaml").write_text(
+        textwrap.dedent(
+            """\
+            skills: [skills]
+            user: hi
+            model:
+              script:
+                - {call: skill_list}
+            """
+        )
+    )
+    result = run(suite, f"--skills-transport={transport}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["scenario 't' (t.scenario.yaml:1): ScriptExhaustedError: *"])
