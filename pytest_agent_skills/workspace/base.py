@@ -242,10 +242,9 @@ class Workspace:
             else:
                 staged = self._staged_by_name(skill)
                 source_state = snapshot(staged.source)
-            guarded = staged.source if staged.mode == "link" else staged.target
-            before = None if self.runtime.guards_skill_tree else (
-                source_state if staged.mode == "link" else snapshot(guarded)
-            )
+            # The staged folder itself, and in link mode the source its links lead to.
+            guarded = [staged.target] + ([staged.source] if staged.mode == "link" else [])
+            before = [] if self.runtime.guards_skill_tree else [snapshot(path) for path in guarded]
             run_dir = self._new_run_dir()
             spec = ExecSpec(
                 command=command,
@@ -260,7 +259,10 @@ class Workspace:
                 run_dir=run_dir,
             )
             outcome = self.runtime.execute(self, spec)
-            modified = [] if before is None else changed_files(before, snapshot(guarded))
+            modified = sorted(
+                {name for path, state in zip(guarded, before, strict=False)
+                 for name in changed_files(state, snapshot(path))}
+            )
             return self._result(outcome, staged, run_dir, output_files, modified,
                                 save_as_artifacts, omit_inline_content)
 

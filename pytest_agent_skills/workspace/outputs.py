@@ -8,12 +8,12 @@ and a match whose real path lies outside the workspace (a symlink to
 ``/etc/passwd``), is refused with a warning in the result - never silently.
 Files of a link-staged skill resolve into the skill's source folder, which is
 also allowed.  Like the reference, globs skip dotfiles and report each real
-file once.
+file once; unlike Python's ``glob``, ``**`` never follows a symlink out of the
+workspace (see :mod:`.globbing`).
 """
 
 from __future__ import annotations
 
-import glob
 import mimetypes
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .capture import decode_head
+from .globbing import iter_matches
 from .result import INLINE_FILE_CAP_BYTES, INLINE_TOTAL_CAP_BYTES, MAX_OUTPUT_FILES, OutputFile
 
 _SIGNATURES = (
@@ -61,11 +62,9 @@ def collect_outputs(
         relative = _relative_pattern(pattern, real_root, expand, collection.warnings)
         if relative is None:
             continue
-        for match in sorted(glob.glob(relative, root_dir=real_root, recursive=True)):
-            candidate = real_root / match
-            if not candidate.is_file():
-                continue
-            real = candidate.resolve()
+        allowed = [real_root, *(source for source, _ in outside)]
+        for match in iter_matches(real_root, relative, allowed, collection.warnings):
+            real = (real_root / match).resolve()
             name = _name_inside(real, real_root, outside)
             if name is None:
                 collection.warnings.append(

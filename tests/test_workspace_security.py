@@ -1,0 +1,241 @@
+"""Security properties of the runtimes: skill tree, network, escapes, orphans, caps, secrets."""
+# ruff: noqa: F811 - pytest fixtures imported from workspace_support are used as arguments
+
+from __future__ import annotations
+
+import os
+import resource
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from workspace_support import make_skill, runtime, skill, work_root, workspace  # noqa: F401
+
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import STREAM_CAP_BYTES, Runtime, Workspace
+
+GIB = 1024**3
+
+
+def test_command_cannot_write_into_the_skill_tree(
+    runtime: Runtime, workspace: Workspace, skill: Skill
+) -> None:
+    source = skill.directory
+    before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    attempts = [
+        "echo evil >> scripts/hello.sh",
+        f"echo evil >> {source}/SKILL.md",
+        "touch new-file",
+        "rm -f scripts/hello.sh",
+    ]
+
+    results = [workspace.run(skill, command) for command in attempts]
+
+    if runtime.name == "local":
+        # The honest guarantee of the local runtime: every change is detected and reported.
+        assert [r.modified_skill_files for r in results] == [
+            ("scripts/hello.sh",),
+            ("SKILL.md",),
+            ("new-file",),
+            ("scripts", "scripts/hello.sh"),
+        ]
+        assert "the local runtime cannot prevent this" in results[0].warnings[0]
+        return
+    assert [r.exit_code for r in results] == [1, 1, 1, 1], [r.stderr for r in results]
+    assert all("Read-only file system" in r.stderr for r in results), [r.stderr for r in results]
+    assert {p: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
+    assert not (workspace.path / "skills" / "demo" / "new-file").exists()
+
+
+def test_inputs_are_read_only_to_commands(
+    runtime: Runtime, workspace: Workspace, skill: Skill
+) -> None:
+    if runtime.name == "local" and os.geteuid() == 0:
+        pytest.skip("local runtime as root: chmod a-w does not bind root (use sandbox or docker)")
+    workspace.put_inputs({"data.txt": "original"})
+
+    result = workspace.run(skill, "echo changed > inputs/data.txt")
+
+    assert result.exit_code != 0
+    assert (workspace.path / "work" / "inputs" / "data.txt").read_text() == "original"
+
+
+@pytest.fixture
+def tcp_server() -> Iterator[tuple[int, list[bytes]]]:
+    """A TCP server on 0.0.0.0 recording what each connection sends."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen()
+    server.settimeout(0.2)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            with connection:
+                connection.settimeout(2)
+                received.append(connection.recv(100))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], received
+    stop.set()
+    thread.join(2)
+    server.close()
+
+
+def _host_addresses() -> list[str]:
+    addresses = {"127.0.0.1"}
+    try:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe.connect(("10.255.255.255", 1))  # no packet is sent: this only picks a route
+        addresses.add(probe.getsockname()[0])
+        probe.close()
+    except OSError:
+        pass
+    return sorted(addresses)
+
+
+def test_sandboxed_command_cannot_reach_a_host_tcp_server(
+    runtime: Runtime, workspace: Workspace, skill: Skill, tcp_server: tuple[int, list[bytes]]
+) -> None:
+    port, received = tcp_server
+    probes = [
+        f"(exec 3<>/dev/tcp/{address}/{port} && echo ping >&3) 2>/dev/null"
+        f" && echo reached-{address}"
+        for address in _host_addresses()
+    ]
+
+    result = workspace.run(skill, "; ".join(probes) + "; true", timeout=20)
+
+    if runtime.name == "local":
+        # Positive control: the probe works, so the sandbox/docker results below mean something.
+        assert "reached-127.0.0.1" in result.stdout
+        return
+    assert "reached" not in result.stdout
+    time.sleep(0.3)
+    assert received == []
+
+
+def test_output_globs_and_symlinks_cannot_escape(workspace: Workspace, skill: Skill) -> None:
+    command = (
+        "ln -s /etc/passwd out/passwd && ln -s / out/root && ln -s ../.. out/up"
+        " && echo ok > out/fine.txt"
+    )
+
+    result = workspace.run(
+        skill,
+        command,
+        output_files=[
+            "out/*",
+            "out/root/etc/hostname",
+            "out/up/**/*",
+            "../*",
+            "/etc/passwd",
+            "$OUTPUT_DIR/../../*",
+        ],
+    )
+
+    assert [f.name for f in result.output_files] == ["out/fine.txt"]
+    warnings = "\n".join(result.warnings)
+    assert (
+        "output file 'out/passwd' (pattern 'out/*') resolves outside the workspace to '/etc/passwd'"
+        in warnings
+    )
+    assert "'out/root/etc/hostname'" in warnings
+    assert "output_files pattern '../*' climbs out of the workspace with '..'; ignored" in warnings
+    assert "output_files pattern '/etc/passwd' is outside the workspace; ignored" in warnings
+    assert "pattern '$OUTPUT_DIR/../../*' is outside the workspace; ignored" in warnings
+    assert "pattern 'out/up/**/*': folder 'out/up' resolves outside the workspace" in warnings
+    assert "root:" not in repr(result.to_dict())
+
+
+def _heartbeat_stops(beat: Path) -> bool:
+    """True when the heartbeat file stops changing (its writer is dead)."""
+    first = beat.read_text() if beat.exists() else ""
+    time.sleep(0.6)
+    return (beat.read_text() if beat.exists() else "") == first
+
+
+@pytest.mark.parametrize("ending", ["timeout", "exit"])
+def test_no_process_of_the_command_survives_the_result(
+    workspace: Workspace, skill: Skill, ending: str
+) -> None:
+    heartbeat = '(while :; do date +%s%N > "$WORK_DIR/beat"; sleep 0.1; done) & '
+    tail = "sleep 60" if ending == "timeout" else "sleep 0.5; exit 0"
+
+    result = workspace.run(
+        skill, heartbeat + "nohup sleep 120 >/dev/null 2>&1 & " + tail, timeout=2
+    )
+
+    assert result.timed_out is (ending == "timeout")
+    beat = workspace.path / "work" / "beat"
+    assert beat.exists()
+    assert _heartbeat_stops(beat)
+
+
+def test_a_gibibyte_of_output_is_capped_with_bounded_memory(
+    workspace: Workspace, skill: Skill
+) -> None:
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+    result = workspace.run(
+        skill, f"head -c {GIB} /dev/zero; head -c {GIB // 64} /dev/zero >&2", timeout=240
+    )
+
+    peak_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert (result.exit_code, result.stdout_bytes, result.stderr_bytes) == (0, GIB, GIB // 64)
+    assert (len(result.stdout), result.stdout_truncated) == (STREAM_CAP_BYTES, True)
+    assert (peak_after - peak_before) * 1024 < 64 * 1024 * 1024
+
+
+def test_host_secrets_do_not_reach_the_command(
+    workspace: Workspace, skill: Skill, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-host-secret")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-host-secret")
+
+    leaked = workspace.run(skill, "env; cat /proc/self/environ")
+    asked = workspace.run(skill, 'echo "$OPENAI_API_KEY"', env={"OPENAI_API_KEY": "sk-given"})
+
+    assert "host-secret" not in leaked.stdout
+    assert asked.stdout == "sk-given\n"
+
+
+_STDIN_PROBE = """
+import sys
+from pathlib import Path
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import create_runtime
+with create_runtime(sys.argv[1], work_root=Path(sys.argv[3])) as runtime:
+    workspace = runtime.create_workspace("stdin")
+    result = workspace.run(Skill.load(sys.argv[2]), "head -c 20", timeout=10)
+    print(repr(result.stdout), result.timed_out)
+"""
+
+
+@pytest.mark.parametrize("kind", ["local", "sandbox"])
+def test_the_host_stdin_is_not_inherited(kind: str, skill: Skill, tmp_path: Path) -> None:
+    if kind == "sandbox":
+        from workspace_support import get_runtime
+
+        get_runtime("sandbox", tmp_path)  # skips (or fails in CI) without bubblewrap
+    probe = subprocess.run(
+        [sys.executable, "-c", _STDIN_PROBE, kind, str(skill.directory), str(tmp_path)],
+        input=b"SECRET-ON-HOST-STDIN\n",
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+
+    assert probe.stdout.decode() == "'' False\n"
