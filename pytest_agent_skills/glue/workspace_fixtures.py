@@ -1,1 +1,365 @@
-"""Placeholder: filled in by its owner."""
+"""pytest glue for workspaces: the ``skill_workspace`` fixture, its settings and its marker.
+
+    def test_report(skill_workspace):
+        ws = skill_workspace("report-maker", inputs={"data.csv": "a,b\\n1,2\\n"})
+        result = ws.run("python3 scripts/report.py inputs/data.csv", output_files=["out/*.md"])
+        assert result.exit_code == 0
+        ws.assert_output_contains("out/report.md", "| a | b |")
+        ws.assert_output_matches_expected("out/report.md", "expected/report.md")
+
+The runtime comes from the ``runtime=`` argument, else the marker
+``@pytest.mark.skills_runtime("docker")``, else ``--skills-runtime``.
+Everything here is thin over :mod:`pytest_agent_skills.workspace`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import settings
+from ..errors import AgentSkillsError
+from ..settings import Setting
+from ..skill import Skill
+from ..workspace import (
+    DEFAULT_DOCKER_IMAGE,
+    RUNTIME_NAMES,
+    STAGE_MODES,
+    RunResult,
+    Runtime,
+    RuntimeUnavailableError,
+    Workspace,
+    assertions,
+    create_runtime,
+)
+
+MARKER = "skills_runtime"
+
+WORKSPACE_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_runtime",
+        kind="choice",
+        choices=RUNTIME_NAMES,
+        default="local",
+        env="SKILLS_RUNTIME",
+        help="where skill commands run: local (host), sandbox (bubblewrap) or docker",
+    ),
+    Setting(
+        ini="skills_work_root",
+        default="",
+        env="SKILLS_WORK_ROOT",
+        metavar="DIR",
+        help="folder for skill workspaces (default: the system temporary folder)",
+    ),
+    Setting(
+        ini="skills_keep_workspaces",
+        kind="bool",
+        default=False,
+        help="keep each test's workspace folder instead of deleting it after the test",
+    ),
+    Setting(
+        ini="skills_docker_image",
+        default=DEFAULT_DOCKER_IMAGE,
+        env="SKILLS_DOCKER_IMAGE",
+        metavar="IMAGE",
+        help="image of the docker runtime (needs bash; scripts/setup-services.sh builds it)",
+    ),
+    Setting(
+        ini="skills_stage_mode",
+        kind="choice",
+        choices=STAGE_MODES,
+        default="link",
+        help="stage skills into workspaces by links (cost independent of size) or by copy",
+    ),
+    Setting(
+        ini="skills_runtime_missing",
+        kind="choice",
+        choices=("fail", "skip"),
+        default="fail",
+        help="what a test does when its runtime (bubblewrap, Docker) is not available",
+    ),
+    Setting(
+        ini="skills_update_expected",
+        kind="bool",
+        default=False,
+        help="write output files into their expected files instead of comparing with them",
+    ),
+)
+
+_RUNTIMES_KEY = pytest.StashKey[dict[str, "Runtime | RuntimeUnavailableError"]]()
+_HANDLES_KEY = pytest.StashKey[list["SkillWorkspace"]]()
+_EXPECTED_KEY = pytest.StashKey[dict[str, list[str]]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_to_parser(parser, WORKSPACE_SETTINGS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(name): run this test's skill_workspace commands in the runtime 'name'"
+        f" ({', '.join(RUNTIME_NAMES)})",
+    )
+    config.stash[_RUNTIMES_KEY] = {}
+    config.stash[_EXPECTED_KEY] = {"created": [], "updated": []}
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for runtime in config.stash.get(_RUNTIMES_KEY, {}).values():
+        if isinstance(runtime, Runtime):
+            runtime.close()
+
+
+class SkillWorkspace:
+    """One test's workspace for one skill: ``run`` commands, then assert on output files."""
+
+    def __init__(self, workspace: Workspace, skill: Skill, base_dir: Path, update: bool) -> None:
+        self.workspace = workspace
+        self.skill = skill
+        self.results: list[RunResult] = []
+        self._base_dir = base_dir
+        self._update = update
+        self.expected_changes: list[tuple[str, Path]] = []
+
+    @property
+    def path(self) -> Path:
+        return self.workspace.path
+
+    @property
+    def out_dir(self) -> Path:
+        return self.workspace.out_dir
+
+    @property
+    def work_dir(self) -> Path:
+        return self.workspace.work_dir
+
+    @property
+    def inputs_dir(self) -> Path:
+        return self.workspace.inputs_dir
+
+    @property
+    def runtime(self) -> str:
+        return self.workspace.runtime.name
+
+    @property
+    def last_result(self) -> RunResult | None:
+        return self.results[-1] if self.results else None
+
+    def put_inputs(self, files: Mapping[str, bytes | str | Path]) -> list[Path]:
+        return self.workspace.put_inputs(files)
+
+    def run(
+        self,
+        command: str,
+        *,
+        output_files: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        stdin: str = "",
+        cwd: str = "",
+        allow_skill_writes: bool = False,
+    ) -> RunResult:
+        """Run ``command`` in the staged skill; fails the test if it changed the skill tree."""
+        result = self.workspace.run(
+            self.skill,
+            command,
+            output_files=output_files,
+            env=env,
+            timeout=timeout,
+            stdin=stdin,
+            cwd=cwd,
+        )
+        self.results.append(result)
+        if result.modified_skill_files and not allow_skill_writes:
+            pytest.fail(
+                f"command {command!r} modified the skill tree of {self.skill.name!r}"
+                f" ({self.skill.directory}): {', '.join(result.modified_skill_files)}; skills must"
+                " write into $OUTPUT_DIR or $WORK_DIR (pass allow_skill_writes=True to accept)",
+                pytrace=False,
+            )
+        return result
+
+    def assert_output_exists(self, name: str) -> Path:
+        return assertions.assert_output_exists(self.path, name)
+
+    def assert_output_contains(self, name: str, text: str) -> str:
+        return assertions.assert_output_contains(self.path, name, text)
+
+    def assert_output_matches(self, name: str, pattern: str) -> Any:
+        return assertions.assert_output_matches(self.path, name, pattern)
+
+    def assert_output_matches_expected(self, name: str, expected: str | Path) -> None:
+        """Byte-compare with a stored file (relative to the test file's folder)."""
+        expected_path = Path(expected)
+        if not expected_path.is_absolute():
+            expected_path = self._base_dir / expected_path
+        status = assertions.compare_with_expected(
+            self.path, name, expected_path, update=self._update
+        )
+        if status is not assertions.ExpectedStatus.SAME:
+            self.expected_changes.append((status.value, expected_path))
+
+    def __repr__(self) -> str:
+        return f"<SkillWorkspace {self.skill.name} {self.runtime} {self.path}>"
+
+
+def _runtime(config: pytest.Config, kind: str) -> Runtime:
+    runtimes = config.stash[_RUNTIMES_KEY]
+    if kind not in runtimes:
+        work_root = settings.value(config, "skills_work_root")
+        try:
+            runtimes[kind] = create_runtime(
+                kind,
+                work_root=Path(work_root) if work_root else None,
+                image=settings.value(config, "skills_docker_image"),
+                stage_mode=settings.value(config, "skills_stage_mode"),
+                keep_workspaces=bool(settings.value(config, "skills_keep_workspaces")),
+            )
+        except RuntimeUnavailableError as error:
+            runtimes[kind] = error
+    runtime = runtimes[kind]
+    if isinstance(runtime, RuntimeUnavailableError):
+        message = f"skills runtime {kind!r} is not available: {runtime}"
+        if settings.value(config, "skills_runtime_missing") == "skip":
+            pytest.skip(message)
+        pytest.fail(message + " (or pass --skills-runtime-missing=skip)", pytrace=False)
+    return runtime
+
+
+def _runtime_name(item: pytest.Item, explicit: str | None) -> str:
+    if explicit is not None:
+        name, origin = explicit, "runtime= argument"
+    elif (marker := item.get_closest_marker(MARKER)) is not None:
+        if len(marker.args) != 1 or marker.kwargs:
+            pytest.fail(
+                f"@pytest.mark.{MARKER} takes one runtime name, e.g. ('docker')", pytrace=False
+            )
+        name, origin = marker.args[0], f"@pytest.mark.{MARKER}"
+    else:
+        return str(settings.value(item.config, "skills_runtime"))
+    if name not in RUNTIME_NAMES:
+        pytest.fail(
+            f"{origin}: unknown runtime {name!r} (choose from {', '.join(RUNTIME_NAMES)})",
+            pytrace=False,
+        )
+    return name
+
+
+def _find_skill(config: pytest.Config, name: str, skills_dir: Path | str | None) -> Skill:
+    from ..repository import SkillRepository
+
+    roots: list[Path] = []
+    if skills_dir is not None:
+        roots.append(Path(skills_dir))
+    from .skills_collection import _skill_roots  # one resolution of skills_roots for all glue
+
+    roots.extend(_skill_roots(config))
+    if not roots:
+        pytest.fail(
+            f"skill_workspace({name!r}): no skill roots to look in; configure --skills-root /"
+            " the skills_roots ini option, or pass skills_dir=... or a Skill",
+            pytrace=False,
+        )
+    try:
+        return SkillRepository(roots).get(name)
+    except AgentSkillsError as error:
+        pytest.fail(
+            f"skill_workspace({name!r}): {error} (roots: {', '.join(map(str, roots))})",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A factory: ``skill_workspace(skill, runtime=None, inputs=None, skills_dir=None)``.
+
+    ``skill`` is a skill name (looked up in ``skills_dir`` and the configured
+    skill roots), a skill folder (``Path``) or a :class:`Skill`.  Returns a
+    :class:`SkillWorkspace`.  Workspaces are removed after the test unless
+    ``--skills-keep-workspaces``.
+    """
+    config = request.config
+    handles: list[SkillWorkspace] = []
+    request.node.stash[_HANDLES_KEY] = handles
+    base_dir = request.path.parent
+    update = bool(settings.value(config, "skills_update_expected"))
+
+    def factory(
+        skill: str | Path | Skill,
+        *,
+        runtime: str | None = None,
+        inputs: Mapping[str, bytes | str | Path] | None = None,
+        skills_dir: Path | str | None = None,
+    ) -> SkillWorkspace:
+        if isinstance(skill, Path):
+            skill = Skill.load(skill)
+        elif isinstance(skill, str):
+            skill = _find_skill(config, skill, skills_dir)
+        engine = _runtime(config, _runtime_name(request.node, runtime))
+        workspace = engine.create_workspace(request.node.name)
+        handle = SkillWorkspace(workspace, skill, base_dir, update)
+        handles.append(handle)
+        workspace.stage_skill(skill)
+        if inputs:
+            workspace.put_inputs(inputs)
+        return handle
+
+    yield factory
+    changes = config.stash[_EXPECTED_KEY]
+    for handle in handles:
+        for status, path in handle.expected_changes:
+            changes[status].append(str(path))
+        handle.workspace.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    report = yield
+    handles = item.stash.get(_HANDLES_KEY, None)
+    if report.failed and handles:
+        for handle in handles:
+            report.sections.append(
+                (f"agent-skills workspace {handle.skill.name}", _describe(handle))
+            )
+    return report
+
+
+def _describe(handle: SkillWorkspace) -> str:
+    kept = handle.workspace.keep
+    lines = [
+        f"runtime: {handle.runtime}",
+        f"workspace: {handle.path}"
+        + ("" if kept else " (removed after the test; keep it with --skills-keep-workspaces)"),
+    ]
+    last = handle.last_result
+    if last is None:
+        lines.append("no command was run")
+        return "\n".join(lines)
+    lines.append(
+        f"last run: exit_code={last.exit_code} timed_out={str(last.timed_out).lower()}"
+        f" duration_ms={last.duration_ms}"
+    )
+    for stream, text in (("stdout", last.stdout), ("stderr", last.stderr)):
+        lines.append(f"--- {stream} ---")
+        lines.append(text.rstrip("\n") if text else "(empty)")
+    for warning in last.warnings:
+        lines.append(f"warning: {warning}")
+    return "\n".join(lines)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    changes = config.stash.get(_EXPECTED_KEY, None)
+    if not changes or not (changes["created"] or changes["updated"]):
+        return
+    terminalreporter.write_sep("-", "agent-skills expected files")
+    for status in ("created", "updated"):
+        for path in changes[status]:
+            terminalreporter.write_line(f"{status}: {os.path.relpath(path, config.rootpath)}")
+    terminalreporter.write_line(
+        f"{len(changes['created'])} expected files created, {len(changes['updated'])} updated"
+    )

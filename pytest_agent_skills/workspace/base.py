@@ -132,8 +132,13 @@ class Workspace:
         self.closed = False
         self._lock = threading.RLock()
         self._artifact_versions: dict[str, int] = {}
-        self._metadata: dict = {"version": 1, "created_at": _now(), "skills": {}, "inputs": [],
-                                "outputs": []}
+        self._metadata: dict = {
+            "version": 1,
+            "created_at": _now(),
+            "skills": {},
+            "inputs": [],
+            "outputs": [],
+        }
         self.layout.create()
         self._write_metadata()
 
@@ -206,9 +211,12 @@ class Workspace:
                 target.write_bytes(data)
             target.chmod(0o444)
             self._metadata["inputs"].append(
-                {"src": str(value) if isinstance(value, Path) else "inline",
-                 "dst": target.relative_to(self.path).as_posix(), "mode": "copy",
-                 "timestamp": _now()}
+                {
+                    "src": str(value) if isinstance(value, Path) else "inline",
+                    "dst": target.relative_to(self.path).as_posix(),
+                    "mode": "copy",
+                    "timestamp": _now(),
+                }
             )
             written.append(target)
         self._write_metadata()
@@ -260,11 +268,21 @@ class Workspace:
             )
             outcome = self.runtime.execute(self, spec)
             modified = sorted(
-                {name for path, state in zip(guarded, before, strict=False)
-                 for name in changed_files(state, snapshot(path))}
+                {
+                    name
+                    for path, state in zip(guarded, before, strict=False)
+                    for name in changed_files(state, snapshot(path))
+                }
             )
-            return self._result(outcome, staged, run_dir, output_files, modified,
-                                save_as_artifacts, omit_inline_content)
+            return self._result(
+                outcome,
+                staged,
+                run_dir,
+                output_files,
+                modified,
+                save_as_artifacts,
+                omit_inline_content,
+            )
 
     def _variables(self, run_dir: Path, staged: StagedSkill) -> dict[str, str]:
         variables = {key: str(value) for key, value in self.layout.variables(run_dir).items()}
@@ -326,8 +344,10 @@ class Workspace:
         warnings: list[str] = []
         stdout, stdout_ok = outcome.stdout.text()
         stderr, stderr_ok = outcome.stderr.text()
-        for stream, capture, valid in (("stdout", outcome.stdout, stdout_ok),
-                                       ("stderr", outcome.stderr, stderr_ok)):
+        for stream, capture, valid in (
+            ("stdout", outcome.stdout, stdout_ok),
+            ("stderr", outcome.stderr, stderr_ok),
+        ):
             if capture.truncated:
                 warnings.append(f"{stream} truncated: kept {capture.cap} of {capture.total} bytes")
             if not valid:
@@ -348,8 +368,11 @@ class Workspace:
             patterns,
             root=self.path,
             expand=lambda text: self.layout.expand(text, run_dir),
-            allowed_outside=[(item.source, f"skills/{item.name}") for item in self.staged.values()
-                             if item.mode == "link"],
+            allowed_outside=[
+                (item.source, f"skills/{item.name}")
+                for item in self.staged.values()
+                if item.mode == "link"
+            ],
         )
         warnings.extend(collection.warnings)
         files = collection.files
@@ -369,8 +392,11 @@ class Workspace:
         if omit_inline_content:
             files = [_without_content(output) for output in files]
         self._metadata["outputs"].append(
-            {"globs": list(patterns), "saved_as": [a.name for a in artifacts],
-             "versions": [a.version for a in artifacts]}
+            {
+                "globs": list(patterns),
+                "saved_as": [a.name for a in artifacts],
+                "versions": [a.version for a in artifacts],
+            }
         )
         self._metadata["last_access"] = _now()
         self._write_metadata()

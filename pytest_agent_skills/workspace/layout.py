@@ -80,7 +80,7 @@ class Layout:
         if not match:
             return text
         folder = self.variables(run_dir).get(match.group(2))
-        return text if folder is None else str(folder) + text[match.end():]
+        return text if folder is None else str(folder) + text[match.end() :]
 
     def confine(
         self,
