@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,12 @@ class LoopbackServer:
 
         class KeepAliveHandler(WSGIRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in separate writes: without this, Nagle's
+                # algorithm holds the body back until the client acknowledges the headers.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def log_request(self, *args: Any, **kwargs: Any) -> None:
                 return None
