@@ -301,8 +301,8 @@ class Workspace:
 
     def _new_run_dir(self) -> Path:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
-        for suffix in ("", *(f"_{n}" for n in range(1, 1000))):
-            candidate = self.layout.runs / f"run_{stamp}{suffix}"
+        for attempt in range(1000):
+            candidate = self.layout.runs / f"run_{stamp}{f'_{attempt}' if attempt else ''}"
             try:
                 candidate.mkdir()
             except FileExistsError:
@@ -391,15 +391,16 @@ class Workspace:
                 artifacts.append(ArtifactFile(output.name, version))
         if omit_inline_content:
             files = [_without_content(output) for output in files]
-        self._metadata["outputs"].append(
-            {
-                "globs": list(patterns),
-                "saved_as": [a.name for a in artifacts],
-                "versions": [a.version for a in artifacts],
-            }
-        )
-        self._metadata["last_access"] = _now()
-        self._write_metadata()
+        if patterns:  # like the reference, metadata records output collections, not every run
+            self._metadata["outputs"].append(
+                {
+                    "globs": list(patterns),
+                    "saved_as": [a.name for a in artifacts],
+                    "versions": [a.version for a in artifacts],
+                }
+            )
+            self._metadata["last_access"] = _now()
+            self._write_metadata()
         return RunResult(
             stdout=stdout,
             stderr=stderr,

@@ -94,30 +94,44 @@ def _read_pipes(
 
     With ``until_exit`` it stops as soon as the main process has exited (a
     background child may keep the pipes open); otherwise it stops at EOF.
+    The exit is seen through a pidfd in the same ``epoll`` as the pipes, so
+    there is no polling delay; without pidfd support it is polled every 50 ms.
     """
-    with selectors.DefaultSelector() as selector:
-        for fd in captures:
-            selector.register(fd, selectors.EVENT_READ)
-        open_fds = set(captures)
-        while open_fds:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return not until_exit or process.poll() is None
-            for key, _ in selector.select(timeout=min(remaining, 0.05)):
-                chunk = os.read(key.fd, _READ_SIZE)
-                if chunk:
-                    captures[key.fd].feed(chunk)
-                else:
-                    selector.unregister(key.fd)
-                    open_fds.discard(key.fd)
-            if until_exit and process.poll() is not None:
-                return False
-    if until_exit:
-        try:
-            process.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            return True
-    return False
+    exit_fd = _pidfd(process.pid) if until_exit else None
+    tick = None if exit_fd is not None or not until_exit else 0.05
+    try:
+        with selectors.DefaultSelector() as selector:
+            for fd in captures:
+                selector.register(fd, selectors.EVENT_READ)
+            if exit_fd is not None:
+                selector.register(exit_fd, selectors.EVENT_READ)
+            open_fds = set(captures)
+            while open_fds or until_exit:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return not until_exit or process.poll() is None
+                for key, _ in selector.select(remaining if tick is None else min(remaining, tick)):
+                    if key.fd == exit_fd:
+                        continue
+                    chunk = os.read(key.fd, _READ_SIZE)
+                    if chunk:
+                        captures[key.fd].feed(chunk)
+                    else:
+                        selector.unregister(key.fd)
+                        open_fds.discard(key.fd)
+                if until_exit and process.poll() is not None:
+                    return False
+            return False
+    finally:
+        if exit_fd is not None:
+            os.close(exit_fd)
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _kill_group(pgid: int) -> None:
