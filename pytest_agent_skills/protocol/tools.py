@@ -90,6 +90,19 @@ _MODE = {
 }
 
 
+def _selection_parameters(items: str, items_help: str, all_help: str) -> dict[str, Any]:
+    """Parameters of skill_select_docs / skill_select_tools."""
+    return _object(
+        {
+            "skill_name": _SKILL_NAME,
+            items: {**_STRING_LIST, "description": items_help},
+            f"include_all_{items}": {"type": "boolean", "default": False, "description": all_help},
+            "mode": _MODE,
+        },
+        ["skill_name"],
+    )
+
+
 def _skill(context: ToolContext, raw_name: str, parameter: str = "skill_name") -> Skill:
     name = raw_name.strip()
     if not name:
@@ -344,18 +357,8 @@ SKILL_SELECT_DOCS = SkillTool(
     "skill_select_docs",
     "Choose which docs of a loaded skill are in your context: mode=add to add, replace to"
     " replace (default), clear to remove all.",
-    _object(
-        {
-            "skill_name": _SKILL_NAME,
-            "docs": {**_STRING_LIST, "description": "Doc paths (see skill_list_docs)."},
-            "include_all_docs": {
-                "type": "boolean",
-                "default": False,
-                "description": "Select every doc of the skill.",
-            },
-            "mode": _MODE,
-        },
-        ["skill_name"],
+    _selection_parameters(
+        "docs", "Doc paths (see skill_list_docs).", "Select every doc of the skill."
     ),
     _skill_select_docs,
 )
@@ -372,18 +375,8 @@ SKILL_SELECT_TOOLS = SkillTool(
     "Choose which of a loaded skill's declared tools are offered to you: mode=add to add,"
     " replace to replace (default), clear to remove all. Loading a skill selects all of them;"
     " select fewer to save tokens.",
-    _object(
-        {
-            "skill_name": _SKILL_NAME,
-            "tools": {**_STRING_LIST, "description": "Tool names (see skill_list_tools)."},
-            "include_all_tools": {
-                "type": "boolean",
-                "default": False,
-                "description": "Select every tool the skill declares.",
-            },
-            "mode": _MODE,
-        },
-        ["skill_name"],
+    _selection_parameters(
+        "tools", "Tool names (see skill_list_tools).", "Select every tool the skill declares."
     ),
     _skill_select_tools,
 )
