@@ -1,0 +1,160 @@
+"""Runtime-independent parts: globbing, capture, staging rules, paths, unavailable engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from workspace_support import make_skill
+
+from pytest_agent_skills.errors import AgentSkillsError
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import (
+    RuntimeUnavailableError,
+    StagingError,
+    WorkspaceError,
+    WorkspacePathError,
+    create_runtime,
+)
+from pytest_agent_skills.workspace.capture import BoundedCapture
+from pytest_agent_skills.workspace.globbing import translate
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("out/*", "out/a.txt", True),
+        ("out/*", "out/.hidden", False),
+        ("out/.*", "out/.hidden", True),
+        ("out/*", "out/sub/a.txt", False),
+        ("out/**/*.json", "out/a.json", True),
+        ("out/**/*.json", "out/x/y/a.json", True),
+        ("out/**/*.json", "out/.git/a.json", False),
+        ("out/**", "out/x/y", True),
+        ("out/[ab].txt", "out/b.txt", True),
+        ("out/[!ab].txt", "out/a.txt", False),
+        ("out/?.txt", "out/ab.txt", False),
+        ("out/a+b(1).txt", "out/a+b(1).txt", True),
+    ],
+)
+def test_glob_translation(pattern: str, path: str, matches: bool) -> None:
+    assert bool(translate(pattern).match(path)) is matches
+
+
+def test_bounded_capture_keeps_the_head_and_drops_a_cut_character() -> None:
+    capture = BoundedCapture(cap=5)
+    for chunk in (b"ab", "cdé".encode(), b"more" * 1000):
+        capture.feed(chunk)
+
+    assert (capture.total, capture.truncated, capture.data()) == (4006, True, b"abcd\xc3")
+    assert capture.text() == ("abcd", True)
+
+
+@pytest.fixture
+def local(tmp_path: Path):
+    with create_runtime("local", work_root=tmp_path / "work") as runtime:
+        yield runtime
+
+
+def test_unsafe_skill_names_are_refused_before_anything_is_touched(local, tmp_path: Path) -> None:
+    folder = tmp_path / "skills" / "evil"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: ../../canary\ndescription: d\n---\nbody\n")
+    canary = tmp_path / "work" / "canary"
+    canary.mkdir(parents=True)
+    (canary / "keep.txt").write_text("keep")
+
+    with local.create_workspace("s") as workspace, pytest.raises(StagingError) as error:
+        workspace.run(Skill.load(folder), "true")
+
+    assert str(error.value) == (
+        f"{folder.resolve() / 'SKILL.md'}: skill name '../../canary' cannot be a workspace folder"
+        " name; use letters, digits, '.', '_' and '-' only (no '/', no '..', no leading dot)"
+    )
+    assert (canary / "keep.txt").read_text() == "keep"
+
+
+def test_a_skill_shipping_its_own_out_folder_is_refused(local, tmp_path: Path) -> None:
+    skill = make_skill(tmp_path / "skills", files={"out/keep.txt": "mine"})
+
+    with local.create_workspace("s") as workspace, pytest.raises(StagingError) as error:
+        workspace.stage_skill(skill)
+
+    assert "the skill ships its own 'out', which the workspace needs for its links" in str(
+        error.value
+    )
+    assert (skill.directory / "out" / "keep.txt").read_text() == "mine"
+
+
+def test_copy_staging_copies_and_restages_on_change(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path / "skills")
+    with create_runtime("local", work_root=tmp_path / "w", stage_mode="copy") as runtime:
+        workspace = runtime.create_workspace("s")
+        staged = workspace.stage_skill(skill)
+        assert not (staged.target / "scripts").is_symlink()
+        assert workspace.stage_skill(skill) is staged  # unchanged source: no re-stage
+
+        (skill.directory / "scripts" / "hello.sh").write_text('echo "changed $1"\n')
+        assert workspace.run(skill, "bash scripts/hello.sh x").stdout == "changed x\n"
+        workspace.close()
+        assert not workspace.path.exists()
+
+
+def test_keep_workspaces_leaves_the_folder(tmp_path: Path) -> None:
+    with create_runtime("local", work_root=tmp_path, keep_workspaces=True) as runtime:
+        workspace = runtime.create_workspace("keep me/1")
+    assert workspace.path.is_dir()
+    assert workspace.path.name.startswith("ws_keep_me_1_")
+
+
+def test_inputs_and_closed_workspaces(local, tmp_path: Path) -> None:
+    workspace = local.create_workspace("s")
+    for bad in ("../escape.txt", "/etc/x", ""):
+        with pytest.raises(WorkspaceError):
+            workspace.put_inputs({bad: "x"})
+    host_file = tmp_path / "host.bin"
+    host_file.write_bytes(b"\x00\x01")
+    (written,) = workspace.put_inputs({"copied.bin": host_file})
+    assert written.read_bytes() == b"\x00\x01"
+    workspace.close()
+
+    with pytest.raises(WorkspaceError, match="is closed"):
+        workspace.run(make_skill(tmp_path / "skills"), "true")
+
+
+def test_errors_are_agent_skills_errors(local, tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceError) as unknown:
+        create_runtime("vm")
+    assert str(unknown.value) == "unknown runtime 'vm' (choose from local, sandbox, docker)"
+    assert isinstance(unknown.value, AgentSkillsError)
+    workspace = local.create_workspace("s")
+    with pytest.raises(WorkspacePathError):
+        workspace.run(make_skill(tmp_path / "skills"), "pwd", cwd="/etc")
+    with pytest.raises(WorkspaceError, match="is not staged in this workspace"):
+        workspace.run("nope", "true")
+    with pytest.raises(WorkspaceError, match="invalid environment variable name 'A=B'"):
+        workspace.run(make_skill(tmp_path / "skills"), "true", env={"A=B": "x"})
+
+
+def test_missing_engines_say_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(RuntimeUnavailableError) as sandbox:
+        create_runtime("sandbox")
+    assert "needs bubblewrap ('bwrap'), not found on PATH" in str(sandbox.value)
+    assert "apt-get install bubblewrap" in str(sandbox.value)
+
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(RuntimeUnavailableError) as docker:
+        create_runtime("docker")
+    assert "cannot reach the Docker engine" in str(docker.value)
+    assert "scripts/setup-services.sh" in str(docker.value)
+
+
+def test_missing_docker_image_says_how_to_build_it(tmp_path: Path) -> None:
+    from workspace_support import get_runtime
+
+    get_runtime("docker", tmp_path)  # skips (fails in CI) without a Docker engine
+    with pytest.raises(RuntimeUnavailableError) as error:
+        create_runtime("docker", image="pytest-agent-skills/no-such-image:1")
+    assert "Docker image 'pytest-agent-skills/no-such-image:1' is not available" in str(error.value)
+    assert "sudo bash scripts/setup-services.sh" in str(error.value)
