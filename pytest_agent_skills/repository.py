@@ -70,14 +70,21 @@ def find_skill_dirs(root: Path) -> Iterator[Path]:
     if (root / SKILL_FILE).is_file():
         yield root
         return
-    visited: set[str] = set()
+    # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part.
+    visited: set[tuple[int, int]] = set()
     for current, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(current)
-        if real in visited:
+        try:
+            status = os.stat(current)
+        except OSError:
             dirnames[:] = []
             continue
-        visited.add(real)
-        if current != str(root) and SKILL_FILE in filenames and os.path.isfile(os.path.join(current, SKILL_FILE)):
+        identity = (status.st_dev, status.st_ino)
+        if identity in visited:
+            dirnames[:] = []
+            continue
+        visited.add(identity)
+        skill_file = os.path.join(current, SKILL_FILE)
+        if current != str(root) and SKILL_FILE in filenames and os.path.isfile(skill_file):
             dirnames[:] = []
             yield Path(current)
             continue

@@ -239,3 +239,13 @@ def test_results_are_identical_under_xdist(pytester: pytest.Pytester, skills: Pa
     parallel.stdout.fnmatch_lines(
         ["*.claude/skills/good/SKILL.md:2: error [[]name-duplicate[]] skill 'good' is also*"]
     )
+
+
+def test_names_that_need_a_full_parse_still_name_the_node(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path, "quoted", front="name: \"quoted\"\ndescription: D.\n")
+    write_skill(pytester.path, "crlf")
+    crlf = pytester.path / "crlf" / "SKILL.md"
+    crlf.write_bytes(crlf.read_bytes().replace(b"\n", b"\r\n"))
+    result = run(pytester, "--collect-only")
+    result.stdout.fnmatch_lines(["*<SkillFile crlf>", "*<SkillFile quoted>"])
+    run(pytester, "-k", "quoted").assert_outcomes(passed=CHECK_COUNT)

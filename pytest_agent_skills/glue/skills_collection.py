@@ -10,6 +10,7 @@ roots) that the ordinary walk of the test paths does not reach.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ COLLECTION_SETTINGS = settings.declare(
 )
 
 _OPTIONS_KEY = pytest.StashKey[ValidationOptions]()
-_SKILLS_KEY = pytest.StashKey[list[Skill]]()
+_SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
 
 
 class SkillWarning(UserWarning):
@@ -97,7 +98,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigurationError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS_KEY] = options
-    config.stash[_SKILLS_KEY] = []
+    config.stash[_SKILL_FILES_KEY] = []
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -116,8 +117,12 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _enabled(config):
         return
-    collected = {item.path.resolve() for item in items if isinstance(item, SkillCheckItem)}
-    for root in _skill_roots(config):
+    roots = _skill_roots(config)
+    if not roots:
+        return
+    files = {item.parent for item in items if isinstance(item, SkillCheckItem)}
+    collected = {node.path.resolve() for node in files}
+    for root in roots:
         for directory in find_skill_dirs(root):
             skill_file = directory / SKILL_FILE
             if skill_file.resolve() in collected:
@@ -143,20 +148,78 @@ def _skill_roots(config: pytest.Config) -> list[Path]:
 
 
 class SkillFile(pytest.File):
-    """One skill (its ``SKILL.md``), named after the skill; one item per check."""
+    """One skill (its ``SKILL.md``), named after the skill; one item per check.
 
-    skill: Skill
+    The skill is parsed when a check first runs: collection only reads the name
+    (``quick_skill_name``), so ``--collect-only`` and deselected skills stay cheap.
+    """
+
+    skill_properties: list[tuple[str, str]]
+    _skill: Skill | None = None
 
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
-        skill = Skill.load(path.parent)
-        node = cls.from_parent(parent, path=path, name=skill.name)
-        node.skill = skill
-        node.config.stash[_SKILLS_KEY].append(skill)
+        try:
+            name = quick_skill_name(path.read_bytes())
+        except OSError:
+            name = None
+        skill = None
+        if name is None:
+            skill = Skill.load(path.parent)
+            name = skill.name
+        node = cls.from_parent(parent, path=path, name=name)
+        node._skill = skill
+        node.skill_properties = [
+            ("skill_name", name),
+            ("skill_path", relative_to_root(node.config, path)),
+        ]
+        node.config.stash[_SKILL_FILES_KEY].append(node)
         return node
+
+    @property
+    def skill(self) -> Skill:
+        if self._skill is None:
+            self._skill = Skill.load(self.path.parent)
+        return self._skill
 
     def collect(self) -> list[SkillCheckItem]:
         return [SkillCheckItem.from_parent(self, name=check, check=check) for check in CHECKS]
+
+
+#: A top-level ``name:`` whose plain value YAML reads as this very text: lowercase letters,
+#: digits and inner hyphens, not starting with a digit (dates, octal, hex) nor a YAML 1.1
+#: boolean or null word.
+_PLAIN_NAME = re.compile(rb"^name:[ \t]*([a-z][a-z0-9-]*)[ \t]*$", re.MULTILINE)
+_YAML_WORDS = frozenset({b"yes", b"no", b"on", b"off", b"true", b"false", b"null"})
+
+
+def quick_skill_name(raw: bytes) -> str | None:
+    """The declared name read without parsing YAML, or None when only a full parse can tell.
+
+    Whenever it returns a name and the front matter parses, the name is exactly what the
+    YAML gives (a property test in tests/test_parser_fuzz.py holds it to that).
+    """
+    if not raw.startswith(b"---\n"):
+        return None
+    end = raw.find(b"\n---", 3)
+    if end < 0 or raw[end : end + 5] != b"\n---\n":
+        return None
+    block = raw[4 : end + 1]
+    if b"\r" in block or block.count(b"name") != 1:
+        return None
+    match = _PLAIN_NAME.search(block)
+    if match is None or match.group(1) in _YAML_WORDS:
+        return None
+    following = block[match.end() + 1 : match.end() + 2]
+    if following in (b" ", b"\t"):  # an indented next line would continue the value
+        return None
+    return match.group(1).decode("ascii")
+
+
+def relative_to_root(config: pytest.Config, path: Path) -> str:
+    from _pytest.pathlib import bestrelpath
+
+    return bestrelpath(config.rootpath, path)
 
 
 class SkillCheckItem(pytest.Item):
@@ -167,16 +230,8 @@ class SkillCheckItem(pytest.Item):
     def __init__(self, *, check: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.check = check
-        skill = self.parent.skill
-        self.extra_keyword_matches.add(skill.name)
-        self.user_properties.append(("skill_name", skill.name))
-        self.user_properties.append(("skill_path", self._relative(skill.skill_file)))
+        self.user_properties.extend(self.parent.skill_properties)
         self.user_properties.append(("skill_check", check))
-
-    def _relative(self, path: Path) -> str:
-        from _pytest.pathlib import bestrelpath
-
-        return bestrelpath(self.config.rootpath, path)
 
     def runtest(self) -> None:
         skill = self.parent.skill
@@ -191,7 +246,7 @@ class SkillCheckItem(pytest.Item):
         if self.check == "name":
             findings += [
                 finding
-                for finding in duplicate_name_findings(self.config.stash[_SKILLS_KEY], options)
+                for finding in duplicate_name_findings(self._all_skills(), options)
                 if finding.path == skill.skill_file
             ]
         for finding in findings:
@@ -205,8 +260,13 @@ class SkillCheckItem(pytest.Item):
         if any(finding.is_error for finding in findings):
             raise SkillCheckFailed(findings)
 
+    def _all_skills(self) -> list[Skill]:
+        return [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
+
     def _format(self, finding: Finding) -> str:
-        location = self._relative(finding.path) + (f":{finding.line}" if finding.line else "")
+        location = relative_to_root(self.config, finding.path)
+        if finding.line:
+            location += f":{finding.line}"
         return f"{location}: {finding.severity} [{finding.rule}] {finding.message}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
@@ -215,4 +275,4 @@ class SkillCheckItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"skill {self.parent.skill.name}: {self.check}"
+        return self.path, 0, f"skill {self.parent.name}: {self.check}"

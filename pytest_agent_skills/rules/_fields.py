@@ -4,6 +4,7 @@ metadata and allowed-tools (Agent Skills specification, SKILL-RULES.md §1)."""
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -157,8 +158,8 @@ def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     front = skill.front_matter
     if front is None:
         return
-    folder = _folder_name(skill.directory)
     line = front.line_of("name")
+    folder = directory_name(skill.directory)
     if "name" not in front.values or front.values["name"] is None:
         yield Hit(
             "name-missing",
@@ -196,9 +197,15 @@ def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             )
 
 
-def _folder_name(directory: Path) -> str:
-    # Resolve first: a skill validated as '.' must compare against the real folder name.
-    return directory.resolve().name
+def directory_name(directory: Path) -> str:
+    """The folder's name; resolved when the path ends in '.' or '..' or the name is a symlink's.
+
+    skills-ref compares against ``Path('.').name == ''`` when run as ``validate .``.
+    """
+    name = directory.name
+    if name in ("", ".", "..") or directory.is_symlink():
+        return os.path.basename(os.path.realpath(directory))
+    return name
 
 
 def _name_format(name: str, line: int) -> Iterator[Hit]:

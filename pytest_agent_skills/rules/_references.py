@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from pathlib import Path
+import stat
+from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
 from ..skill import BASE_DIR_PLACEHOLDER, Skill
@@ -30,9 +30,14 @@ def _link_target(raw: str) -> str | None:
     return target if _PATH_LIKE.fullmatch(target) else None
 
 
-def references(text: str, top_folders: frozenset[str]) -> Iterator[tuple[int, str]]:
-    """(0-based line index, relative path) of every file reference in ``text``."""
+def references(text: str, top_folders: Callable[[], frozenset[str]]) -> Iterator[tuple[int, str]]:
+    """(0-based line index, relative path) of every file reference in ``text``.
+
+    ``top_folders`` is called (once, lazily) only when a bare path starts with a folder
+    that is not one of the spec's standard ones.
+    """
     text = text.replace(BASE_DIR_PLACEHOLDER + "/", "")
+    folders: frozenset[str] | None = None
     for index, line in enumerate(text.split("\n")):
         if "/" not in line and "](" not in line:
             continue
@@ -44,34 +49,42 @@ def references(text: str, top_folders: frozenset[str]) -> Iterator[tuple[int, st
                 yield index, target
         for match in _BARE_PATH.finditer(line):
             path = match.group(1)
-            if path.split("/", 1)[0] in top_folders and path not in seen:
-                seen.add(path)
-                yield index, path
+            if path in seen:
+                continue
+            first = path.split("/", 1)[0]
+            if first not in STANDARD_FOLDERS:
+                if folders is None:
+                    folders = top_folders()
+                if first not in folders:
+                    continue
+            seen.add(path)
+            yield index, path
 
 
-def _top_folders(directory: Path) -> frozenset[str]:
+def _top_folders(directory: str) -> frozenset[str]:
     try:
-        entries = {entry.name for entry in os.scandir(directory) if entry.is_dir()}
+        with os.scandir(directory) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_dir())
     except OSError:
-        entries = set()
-    return frozenset(STANDARD_FOLDERS) | entries
+        return frozenset()
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
+def _no_folders() -> frozenset[str]:
+    return frozenset()
 
 
+def _inside(path: str, root: str) -> bool:
+    return path.startswith(root + os.sep)
+
+
+# Plain os.path strings here: this rule runs once per skill and pathlib's overhead dominated it.
 def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
-    root = skill.directory.resolve()
-    folders = _top_folders(root)
-    docs: dict[Path, tuple[str, int]] = {}
-    for index, target in references(skill.body, folders):
+    # abspath, not realpath: '..' in the text is what leaves the folder, and it saves syscalls.
+    root = os.path.abspath(skill.directory)
+    docs: dict[str, tuple[str, int]] = {}
+    for index, target in references(skill.body, lambda: _top_folders(root)):
         line = skill.body_line + index
-        resolved = Path(os.path.normpath(root / target))
+        resolved = os.path.normpath(os.path.join(root, target))
         if not _inside(resolved, root):
             yield Hit(
                 "reference-outside",
@@ -80,44 +93,50 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
                 " is staged for the agent. Copy the file into the skill and refer to it"
                 " relatively.",
             )
-        elif not resolved.exists():
+        elif (kind := _kind_of(resolved)) is None:
             yield Hit(
                 "reference-missing",
                 line,
                 f"the body refers to {target!r}, which does not exist in the skill folder. Add the"
                 " file, or fix the path (paths are relative to the folder holding SKILL.md).",
             )
-        elif resolved.suffix.lower() == ".md" and resolved.is_file():
+        elif kind == "file" and resolved.lower().endswith(".md"):
             docs.setdefault(resolved, (target, line))
     for doc, (target, line) in docs.items():
-        yield from _nested(doc, root, target, line, folders, set(docs))
+        yield from _nested(doc, root, target, line, set(docs))
 
 
-def _nested(
-    doc: Path, root: Path, target: str, line: int, folders: frozenset[str], direct: set[Path]
-) -> Iterator[Hit]:
+def _kind_of(path: str) -> str | None:
+    """'file', 'other' or None (missing), with a single stat."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return "file" if stat.S_ISREG(mode) else "other"
+
+
+def _nested(doc: str, root: str, target: str, line: int, direct: set[str]) -> Iterator[Hit]:
     """One warning when ``doc`` links a further doc that SKILL.md does not link itself."""
     try:
-        text = doc.read_text(encoding="utf-8", errors="replace")
+        with open(doc, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return
-    for _index, inner in _links_only(text):
-        candidate = Path(os.path.normpath(doc.parent / inner))
+    if "](" not in text:
+        return
+    for _index, inner in references(text, _no_folders):
+        candidate = os.path.normpath(os.path.join(os.path.dirname(doc), inner))
         if (
-            candidate.suffix.lower() == ".md"
+            candidate.lower().endswith(".md")
             and candidate not in direct
             and _inside(candidate, root)
-            and candidate.is_file()
+            and os.path.isfile(candidate)
         ):
+            relative = os.path.relpath(candidate, root).replace(os.sep, "/")
             yield Hit(
                 "reference-nested",
                 line,
-                f"{target!r} refers on to {candidate.relative_to(root).as_posix()!r},"
-                " which SKILL.md does not link; keep references one level deep: link it from"
-                " SKILL.md too.",
+                f"{target!r} refers on to {relative!r}, which SKILL.md does not link; keep"
+                " references one level deep: link it from SKILL.md too.",
             )
             return
-
-
-def _links_only(text: str) -> Iterator[tuple[int, str]]:
-    return references(text, frozenset())

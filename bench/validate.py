@@ -1,0 +1,161 @@
+"""Benchmark: validating generated skills, ours vs skills-ref, and pytest collection cost.
+
+Prints, for N = 1,000 / 5,000 / 10,000 generated skills (change with --sizes):
+- skills per second for our validator (load + every rule, references included) and for
+  skills-ref 0.1.1's ``validate()`` over the same folders, and the ratio (goal >= 10x);
+- microseconds per skill for ours at each N (goal: flat as N grows);
+- the cost per collected skill under ``pytest --collect-only`` against the pytest floor, the
+  same number of trivial test files (goal <= 2x); the start-up time of pytest on an empty
+  folder is measured in the same run and subtracted from both.
+
+Run: python bench/validate.py [--sizes 1000 5000 10000] [--collect-sizes 1000 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pytest_agent_skills.rules import validate_paths
+
+SKILL_TEMPLATE = """---
+name: {name}
+description: Summarises data set {index}. Use when the user asks about data set {index}.
+license: Apache-2.0
+metadata:
+  author: bench
+  version: "1.{index}"
+---
+# Data set {index}
+
+Steps:
+
+1. Read [the guide](docs/guide.md).
+2. Run `python scripts/run.py --set {index}`.
+
+Tools:
+- get_weather
+- search
+"""
+
+
+def generate(root: Path, count: int) -> list[Path]:
+    """``count`` skill folders; every tenth one has a bad name (Upper_Case)."""
+    directories = []
+    for index in range(count):
+        name = f"skill-{index:05d}" if index % 10 else f"Skill_{index:05d}"
+        directory = root / name
+        (directory / "docs").mkdir(parents=True)
+        (directory / "scripts").mkdir()
+        (directory / "SKILL.md").write_text(SKILL_TEMPLATE.format(name=name, index=index))
+        (directory / "docs" / "guide.md").write_text("# Guide\n")
+        (directory / "scripts" / "run.py").write_text("print('ok')\n")
+        directories.append(directory)
+    return directories
+
+
+def timed(function, *args):
+    gc.collect()
+    start = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - start, result
+
+
+def ours(root: Path) -> int:
+    reports = validate_paths([root])
+    return sum(not report.ok for report in reports)
+
+
+def reference(directories: list[Path]) -> int:
+    from skills_ref.validator import validate
+
+    return sum(bool(validate(directory)) for directory in directories)
+
+
+def pytest_collect(folder: Path) -> float:
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    command += ["-p", "no:hypothesispytest", "-p", "no:benchmark", "--rootdir", str(folder)]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [*command, str(folder)], cwd=folder, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 5):
+        output = done.stdout[-2000:] + done.stderr[-2000:]
+        raise RuntimeError(f"pytest failed in {folder}:\n{output}")
+    return elapsed
+
+
+def trivial_tests(root: Path, count: int) -> None:
+    for index in range(count):
+        (root / f"test_{index:05d}.py").write_text("def test_ok():\n    pass\n")
+
+
+def best_of(runs: int, function, *args) -> float:
+    return min(function(*args) for _ in range(runs))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
+    parser.add_argument("--collect-sizes", type=int, nargs="+", default=[1000, 5000])
+    args = parser.parse_args()
+    have_reference = importlib.util.find_spec("skills_ref") is not None
+    if not have_reference:
+        print("skills-ref is not installed (pip install -e '.[test]'): no ratio")
+
+    print("validation: skills/s (load + all rules), ours vs skills-ref 0.1.1")
+    print(f"{'N':>7} {'ours/s':>10} {'us/skill':>9} {'skills-ref/s':>13} {'ratio':>7}")
+    per_skill = []
+    for size in args.sizes:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-validate-"))
+        try:
+            directories = generate(workdir, size)
+            ours_time, ours_failed = timed(ours, workdir)
+            assert ours_failed == len(range(0, size, 10)), ours_failed
+            line = f"{size:>7} {size / ours_time:>10.0f} {ours_time / size * 1e6:>9.1f}"
+            per_skill.append(ours_time / size)
+            if have_reference:
+                ref_time, ref_failed = timed(reference, directories)
+                assert ref_failed == ours_failed, (ref_failed, ours_failed)
+                line += f" {size / ref_time:>13.0f} {ref_time / ours_time:>6.1f}x"
+            print(line, flush=True)
+        finally:
+            shutil.rmtree(workdir)
+    print(f"time per skill, largest N / smallest N: {per_skill[-1] / per_skill[0]:.2f}")
+
+    print("\npytest --collect-only: seconds per collected file above pytest's start-up")
+    print(f"{'N':>7} {'skills':>9} {'trivial':>9} {'ms/skill':>9} {'ms/file':>8} {'ratio':>6}")
+    for size in args.collect_sizes:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-collect-"))
+        try:
+            empty, skills_dir, tests_dir = workdir / "empty", workdir / "skills", workdir / "tests"
+            for folder in (empty, skills_dir, tests_dir):
+                folder.mkdir()
+            generate(skills_dir, size)
+            trivial_tests(tests_dir, size)
+            startup = best_of(3, pytest_collect, empty)
+            skills_time = best_of(2, pytest_collect, skills_dir) - startup
+            trivial_time = best_of(2, pytest_collect, tests_dir) - startup
+            print(
+                f"{size:>7} {skills_time:>8.2f}s {trivial_time:>8.2f}s"
+                f" {skills_time / size * 1e3:>9.3f} {trivial_time / size * 1e3:>8.3f}"
+                f" {skills_time / trivial_time:>5.2f}x",
+                flush=True,
+            )
+        finally:
+            shutil.rmtree(workdir)
+    print("(each skill is collected as 7 check items; each trivial file as 1 test)")
+    print(f"pytest start-up on an empty folder: {startup:.2f}s; cpus: {os.cpu_count()}")
+
+
+if __name__ == "__main__":
+    main()
