@@ -158,3 +158,22 @@ def test_missing_docker_image_says_how_to_build_it(tmp_path: Path) -> None:
         create_runtime("docker", image="pytest-agent-skills/no-such-image:1")
     assert "Docker image 'pytest-agent-skills/no-such-image:1' is not available" in str(error.value)
     assert "sudo bash scripts/setup-services.sh" in str(error.value)
+
+
+def test_containers_of_vanished_workspaces_are_removed(tmp_path: Path) -> None:
+    from workspace_support import get_runtime
+
+    from pytest_agent_skills.workspace.docker_runtime import KEEPALIVE, LABEL
+
+    runtime = get_runtime("docker", tmp_path)  # skips (fails in CI) without a Docker engine
+    stale = runtime.client.containers.run(  # type: ignore[attr-defined]
+        runtime.image,  # type: ignore[attr-defined]
+        ["bash", "-c", KEEPALIVE],
+        detach=True,
+        network_mode="none",
+        labels={LABEL: str(tmp_path / "ws_gone_1")},
+    )
+
+    assert runtime.remove_stale_containers() >= 1  # type: ignore[attr-defined]
+    ids = [c.id for c in runtime.client.containers.list(all=True)]  # type: ignore[attr-defined]
+    assert stale.id not in ids

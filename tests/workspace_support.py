@@ -42,7 +42,15 @@ def work_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("workspaces")
 
 
-@pytest.fixture(params=RUNTIME_NAMES, scope="session")
+RUNTIME_PARAMS = [
+    pytest.param("local"),
+    pytest.param("sandbox", marks=pytest.mark.sandbox),
+    pytest.param("docker", marks=pytest.mark.docker),
+]
+assert [param.values[0] for param in RUNTIME_PARAMS] == list(RUNTIME_NAMES)
+
+
+@pytest.fixture(params=RUNTIME_PARAMS, scope="session")
 def runtime(request: pytest.FixtureRequest, work_root: Path) -> Iterator[Runtime]:
     yield get_runtime(request.param, work_root)
 

@@ -57,6 +57,17 @@ class DockerRuntime(Runtime):
                 " build the default test image offline with 'sudo bash scripts/setup-services.sh',"
                 " or set --skills-docker-image / SKILLS_DOCKER_IMAGE to an image that has bash"
             ) from None
+        self.remove_stale_containers()
+
+    def remove_stale_containers(self) -> int:
+        """Remove containers of ours whose workspace folder is gone (a killed test run)."""
+        removed = 0
+        for container in self.client.containers.list(all=True, filters={"label": LABEL}):
+            folder = container.labels.get(LABEL, "")
+            if not (folder and Path(folder).is_dir()):
+                _remove(container)
+                removed += 1
+        return removed
 
     def _mounts(self, workspace: Workspace) -> dict[str, dict[str, str]]:
         layout = workspace.layout
