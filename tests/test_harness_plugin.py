@@ -11,7 +11,10 @@ import pytest
 from harness_support import SKILLS, scripted_upstream
 
 # Scenario items only; hypothesis's summary hook would re-import it on every pytester run.
-OPTIONS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-o", "skills_validate=false")
+OPTIONS = (
+    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"),
+    *("-o", "skills_validate=false"),
+)
 
 
 @pytest.fixture
@@ -163,3 +166,48 @@ def test_the_transport_setting_sends_scripts_through_the_openai_client(suite, tr
     result = run(suite, f"--skills-transport={transport}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["scenario 't' (t.scenario.yaml:1): ScriptExhaustedError: *"])
+
+
+PID1 = """\
+skills: [skills]
+{runtime}user: Where am I?
+model:
+  script:
+    - {{call: skill_load, args: {{skill_name: notes}}}}
+    - {{call: skill_run, args: {{skill: notes, command: "tr '\\\\0' ' ' < /proc/1/cmdline"}}}}
+    - {{say: here}}
+expect:
+  results: [{{call: skill_run, match: {{stdout: {{matches: "{pattern}"}}}}}}]
+"""
+
+
+def _require_runtime(kind: str) -> None:
+    import os
+
+    from pytest_agent_skills.workspace import RuntimeUnavailableError, create_runtime
+
+    try:
+        create_runtime(kind).close()
+    except RuntimeUnavailableError as error:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"runtime {kind!r} must be available in CI: {error}")
+        pytest.skip(f"runtime {kind!r} unavailable: {error}")
+
+
+@pytest.mark.sandbox
+def test_the_skills_runtime_setting_chooses_the_runtime(suite) -> None:
+    _require_runtime("sandbox")
+    (suite.path / "where.scenario.yaml").write_text(
+        PID1.format(runtime="", pattern="^\\\\S*bwrap ")
+    )
+    run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
+    run(suite).assert_outcomes(failed=1)
+
+
+@pytest.mark.docker
+def test_a_scenario_chooses_its_runtime(suite) -> None:
+    _require_runtime("docker")
+    (suite.path / "where.scenario.yaml").write_text(
+        PID1.format(runtime="runtime: docker\n", pattern="^bash -c trap")
+    )
+    run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)

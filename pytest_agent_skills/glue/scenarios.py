@@ -23,7 +23,6 @@ from ..errors import AgentSkillsError
 from ..scenario import SCENARIO_SUFFIX, Scenario, ScenarioError, load_scenarios
 from ..settings import Setting
 
-DEFAULT_RUNTIME = "local"
 _WORKER_KEY = "agent_skills_scenarios"
 
 SCENARIO_SETTINGS = settings.declare(
@@ -216,7 +215,7 @@ class ScenarioItem(pytest.Item):
 
         scenario = self.scenario
         trajectory = run_for_test(
-            self.config,
+            self,
             roots=scenario.skills,
             base_dir=scenario.directory,
             fallback_dir=scenario.directory,
@@ -274,7 +273,7 @@ def failure_text(error: BaseException, title: str) -> str:
 
 
 def run_for_test(
-    config: pytest.Config,
+    node: pytest.Item,
     *,
     roots: Sequence[str] | None,
     base_dir: Path,
@@ -286,23 +285,23 @@ def run_for_test(
     """Run a conversation with the session's settings; count it and feed the coverage."""
     from ..harness.runner import run_conversation
     from ..repository import SkillRepository
+    from .workspace_fixtures import _runtime, _runtime_name  # runtime choice as skill_workspace
 
+    config = node.config
     repository = SkillRepository(_roots_for(config, roots, base_dir, fallback_dir))
-    runtime_object = _create_runtime(config, runtime)
+    shared_runtime = _runtime(config, _runtime_name(node, runtime))
     tally = config.stash[_TALLY_KEY]
     tally.conversations += 1
     use = None
     try:
         outcome = run_conversation(
-            repository, user, options=model_options(config), runtime=runtime_object, **kwargs
+            repository, user, options=model_options(config), runtime=shared_runtime, **kwargs
         )
         use = outcome.cassette
     except AgentSkillsError as error:
         use = getattr(error, "cassette_use", None)
         raise
     finally:
-        if runtime_object is not None:
-            runtime_object.close()
         if use is not None:
             tally.add_cassette(str(use.path), use.recorded, use.replayed, use.unused)
     config.stash[_COVERAGE_KEY].record(repository, outcome.trajectory)
@@ -347,22 +346,6 @@ def _within(path: Path, root: Path) -> bool:
     return True
 
 
-def _create_runtime(config: pytest.Config, runtime: str | None) -> Any:
-    name = runtime or _configured_runtime(config)
-    if name == DEFAULT_RUNTIME and runtime is None:
-        return None  # the session creates (and closes) a local runtime when first needed
-    from ..workspace import create_runtime
-
-    return create_runtime(name)
-
-
-def _configured_runtime(config: pytest.Config) -> str:
-    # skills_runtime belongs to the workspace glue; read it only once it is declared.
-    if "skills_runtime" in settings.REGISTRY.settings:
-        return settings.value(config, "skills_runtime") or DEFAULT_RUNTIME
-    return DEFAULT_RUNTIME
-
-
 def model_options(config: pytest.Config) -> Any:
     from ..harness.cassette import Upstream
     from ..harness.runner import ModelOptions
@@ -386,8 +369,8 @@ def model_options(config: pytest.Config) -> Any:
 class SkillAgent:
     """Run conversations from a Python test: ``skill_agent.run(user=..., script=[...])``."""
 
-    def __init__(self, config: pytest.Config, test_dir: Path) -> None:
-        self.config = config
+    def __init__(self, node: pytest.Item, test_dir: Path) -> None:
+        self.node = node
         self.test_dir = test_dir
         self.trajectories: list[Any] = []
 
@@ -416,7 +399,7 @@ class SkillAgent:
         if isinstance(skills, (str, Path)):
             skills = [skills]
         trajectory = run_for_test(
-            self.config,
+            self.node,
             roots=[str(root) for root in skills] if skills is not None else None,
             base_dir=self.test_dir,
             fallback_dir=self.test_dir,
@@ -443,7 +426,7 @@ class SkillAgent:
 @pytest.fixture
 def skill_agent(request: pytest.FixtureRequest) -> SkillAgent:
     """Runs scripted or recorded conversations through the skill protocol."""
-    return SkillAgent(request.config, Path(request.path).parent)
+    return SkillAgent(request.node, Path(request.path).parent)
 
 
 # --- reporting ----------------------------------------------------------------------------------
