@@ -29,8 +29,18 @@ command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 if [ "${#missing[@]}" -gt 0 ]; then
     log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    # Keep package scripts from starting services (no init system in CI containers); we start
+    # dockerd ourselves below.
+    policy=/usr/sbin/policy-rc.d
+    own_policy=0
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && own_policy=1
+    fi
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    status=0
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
+    if [ "$own_policy" = 1 ]; then rm -f "$policy"; fi
+    [ "$status" = 0 ] || die "apt-get install ${missing[*]} failed (exit $status)"
 fi
 
 # --- dockerd --------------------------------------------------------------------------------
@@ -59,7 +69,7 @@ debian_mirror() {
         /^[[:space:]]*#/ { next }
         /^deb[[:space:]]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }
         /^URIs:/ { print $2 }
-    ' | grep -E '/debian/?$' | grep -v security | head -n 1)
+    ' | grep -E '/debian(/|$)' | grep -v security | head -n 1)
     echo "${url:-http://deb.debian.org/debian}"
 }
 
