@@ -69,7 +69,7 @@ debian_mirror() {
         /^[[:space:]]*#/ { next }
         /^deb[[:space:]]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }
         /^URIs:/ { print $2 }
-    ' | grep -E '/debian(/|$)' | grep -v security | head -n 1)
+    ' | grep -E '/debian(/|$)' | grep -v security | head -n 1 || true)
     echo "${url:-http://deb.debian.org/debian}"
 }
 
