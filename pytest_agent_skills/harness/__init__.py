@@ -6,77 +6,70 @@ Public API::
     outcome = run_conversation(repository, "Weather in Paris?", script=[...])
     expect_calls(outcome.trajectory, ["skill_load", "skill_run"], mode="in_order")
 
-The ``openai`` client, httpx and werkzeug are imported only when a run uses them.
+The ``openai`` client, httpx and werkzeug are imported only when a run uses them, and
+the submodules of this package only when one of their names is first used.
 """
 
 from __future__ import annotations
 
-from .cassette import RECORD_MODES, CassetteBackend, Matcher, Redactor, Upstream
-from .errors import (
-    CassetteMissError,
-    HarnessError,
-    ModelError,
-    NoCassetteError,
-    ScriptExhaustedError,
-    TurnLimitError,
-    UnusedInteractionsError,
-    UnusedTurnsError,
-)
-from .expect import (
-    ExpectationError,
-    assert_trajectory,
-    expect_calls,
-    expect_files,
-    expect_final,
-    expect_requests,
-    expect_results,
-    expect_state,
-)
-from .loop import AgentLoop
-from .models import ChatModel, OpenAIClientModel, ScriptedModel
-from .runner import TRANSPORTS, ModelOptions, RunOutcome, run_conversation
-from .server import LoopbackServer, Reply, ScriptedBackend
-from .trajectory import CallRecord, RequestRecord, Trajectory, TurnRecord
-from .turns import ModelTurn, ScriptedTurn, ToolCall
+import importlib
+from typing import Any
 
-__all__ = [
-    "RECORD_MODES",
-    "TRANSPORTS",
-    "AgentLoop",
-    "CallRecord",
-    "CassetteBackend",
-    "CassetteMissError",
-    "ChatModel",
-    "ExpectationError",
-    "HarnessError",
-    "LoopbackServer",
-    "Matcher",
-    "ModelError",
-    "ModelOptions",
-    "ModelTurn",
-    "NoCassetteError",
-    "OpenAIClientModel",
-    "Redactor",
-    "Reply",
-    "RequestRecord",
-    "RunOutcome",
-    "ScriptExhaustedError",
-    "ScriptedBackend",
-    "ScriptedModel",
-    "ScriptedTurn",
-    "ToolCall",
-    "Trajectory",
-    "TurnLimitError",
-    "TurnRecord",
-    "UnusedInteractionsError",
-    "UnusedTurnsError",
-    "Upstream",
-    "assert_trajectory",
-    "expect_calls",
-    "expect_files",
-    "expect_final",
-    "expect_requests",
-    "expect_results",
-    "expect_state",
-    "run_conversation",
-]
+#: Public name -> submodule defining it.
+_EXPORTS = {
+    "AgentLoop": "loop",
+    "CallRecord": "trajectory",
+    "CassetteBackend": "cassette",
+    "CassetteFormatError": "errors",
+    "CassetteMissError": "errors",
+    "ChatModel": "models",
+    "ExpectationError": "expect",
+    "HarnessError": "errors",
+    "LoopbackServer": "server",
+    "Matcher": "cassette",
+    "ModelError": "errors",
+    "ModelOptions": "runner",
+    "ModelTurn": "turns",
+    "NoCassetteError": "errors",
+    "OpenAIClientModel": "models",
+    "RECORD_MODES": "cassette",
+    "Redactor": "cassette",
+    "Reply": "server",
+    "RequestRecord": "trajectory",
+    "RunOutcome": "runner",
+    "ScriptExhaustedError": "errors",
+    "ScriptedBackend": "server",
+    "ScriptedModel": "models",
+    "ScriptedTurn": "turns",
+    "TRANSPORTS": "runner",
+    "ToolCall": "turns",
+    "Trajectory": "trajectory",
+    "TurnLimitError": "errors",
+    "TurnRecord": "trajectory",
+    "UnusedInteractionsError": "errors",
+    "UnusedTurnsError": "errors",
+    "Upstream": "cassette",
+    "assert_trajectory": "expect",
+    "expect_calls": "expect",
+    "expect_files": "expect",
+    "expect_final": "expect",
+    "expect_requests": "expect",
+    "expect_results": "expect",
+    "expect_state": "expect",
+    "run_conversation": "runner",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

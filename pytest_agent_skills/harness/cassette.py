@@ -145,18 +145,18 @@ class Redactor:
             key=lambda item: -len(item[1]),
         )
 
-    def redact(self, data: Any, key: str = "") -> Any:
+    def redact(self, data: Any) -> Any:
         if isinstance(data, dict):
             return {
                 k: (
                     REDACTED
                     if k.lower() in SECRET_HEADERS and isinstance(v, str)
-                    else self.redact(v, k)
+                    else self.redact(v)
                 )
                 for k, v in data.items()
             }
         if isinstance(data, list):
-            return [self.redact(item, key) for item in data]
+            return [self.redact(item) for item in data]
         if isinstance(data, str):
             for name, value in self.secrets:
                 data = data.replace(
@@ -255,7 +255,7 @@ class CassetteBackend:
         else:
             self.cassette = Cassette.load(self.path)
         self.records_misses = mode == "all" or mode == "new" or (mode == "once" and not existed)
-        self.replay_only = mode == "all"
+        self.rerecord = mode == "all"
         self.recorded = 0
         self.replayed = 0
         self.requests = 0
@@ -263,7 +263,7 @@ class CassetteBackend:
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         number = self.requests
         self.requests += 1
-        if not self.replay_only:
+        if not self.rerecord:
             interaction = self._find(body)
             if interaction is not None:
                 interaction.used = True
