@@ -53,11 +53,9 @@ class AgentLoop:
             assembled = self.session.build_request(messages)
             # Not to_openai_kwargs(): its deep copy costs ~1 ms a turn, and nothing here
             # mutates a message once it is in the conversation.
-            body = {
-                "model": self.model_name,
-                "messages": list(assembled.messages),
-                "tools": assembled.tools,
-            }
+            body: dict[str, Any] = {"model": self.model_name, "messages": list(assembled.messages)}
+            if assembled.tools:  # the OpenAI API rejects an empty tools list
+                body["tools"] = assembled.tools
             trajectory.requests.append(
                 RequestRecord(index, assembled.system, tuple(assembled.tool_names), body)
             )
