@@ -204,7 +204,7 @@ def test_recording_needs_an_upstream(tmp_path) -> None:
 
 def test_ignored_fields_are_configurable(tmp_path) -> None:
     cassette, _ = record(tmp_path, model_name="model-a")
-    with pytest.raises(CassetteMissError, match="\n- \"model\": \"model-a\",\n"):
+    with pytest.raises(CassetteMissError, match='\n- "model": "model-a",\n'):
         converse(cassette, ModelOptions(), model_name="model-b")
     outcome = converse(cassette, ModelOptions(match_ignore=("model",)), model_name="model-b")
     assert outcome.cassette.replayed == 3
@@ -229,3 +229,22 @@ def test_a_cassette_that_is_not_json_names_the_file(tmp_path) -> None:
     cassette.write_text("{not json")
     with pytest.raises(HarnessError, match=r"broken\.json: not a readable JSON cassette"):
         converse(cassette, ModelOptions())
+
+
+class FailingBackend(ScriptedBackend):
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        return Reply({"error": {"message": "quota exceeded"}}, 429)
+
+
+def test_an_upstream_error_while_recording_is_reported_and_nothing_is_written(tmp_path) -> None:
+    cassette = tmp_path / "failed.json"
+    with (
+        scripted_upstream(SCRIPT, FailingBackend) as upstream,
+        pytest.raises(HarnessError) as caught,
+    ):
+        converse(cassette, record_options(upstream))
+    assert str(caught.value) == (
+        f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered HTTP 429:"
+        ' {"error": {"message": "quota exceeded"}}'
+    )
+    assert not cassette.exists()
