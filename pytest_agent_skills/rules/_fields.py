@@ -159,7 +159,8 @@ def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     if front is None:
         return
     line = front.line_of("name")
-    folder = directory_name(skill.directory)
+    declared = front.values.get("name")
+    folder = directory_name(skill.directory, declared if isinstance(declared, str) else None)
     if "name" not in front.values or front.values["name"] is None:
         yield Hit(
             "name-missing",
@@ -197,15 +198,18 @@ def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             )
 
 
-def directory_name(directory: Path) -> str:
-    """The folder's name; resolved when the path ends in '.' or '..' or the name is a symlink's.
+def directory_name(directory: Path, expected: str | None = None) -> str:
+    """The folder's name as given, or its real name when that is what ``expected`` matches.
 
-    skills-ref compares against ``Path('.').name == ''`` when run as ``validate .``.
+    A path ending in '.' or '..' is always resolved (skills-ref compares against
+    ``Path('.').name == ''`` when run as ``validate .``); a symlinked folder passes
+    under either name. The common case costs no system call.
     """
     name = directory.name
-    if name in ("", ".", "..") or directory.is_symlink():
-        return os.path.basename(os.path.realpath(directory))
-    return name
+    if name not in ("", ".", "..") and (expected is None or name == expected):
+        return name
+    real = os.path.basename(os.path.realpath(directory))
+    return real if expected is None or real == expected or name in ("", ".", "..") else name
 
 
 def _name_format(name: str, line: int) -> Iterator[Hit]:

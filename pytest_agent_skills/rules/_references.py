@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote
 
@@ -81,7 +80,7 @@ def _inside(path: str, root: str) -> bool:
 def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     # abspath, not realpath: '..' in the text is what leaves the folder, and it saves syscalls.
     root = os.path.abspath(skill.directory)
-    docs: dict[str, tuple[str, int]] = {}
+    docs: dict[str, tuple[str, int, str]] = {}
     for index, target in references(skill.body, lambda: _top_folders(root)):
         line = skill.body_line + index
         resolved = os.path.normpath(os.path.join(root, target))
@@ -93,35 +92,37 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
                 " is staged for the agent. Copy the file into the skill and refer to it"
                 " relatively.",
             )
-        elif (kind := _kind_of(resolved)) is None:
+            continue
+        if resolved in docs:
+            continue
+        # Markdown targets are opened right away (their links matter to reference-nested):
+        # one system call answers both "does it exist" and "what does it say".
+        content = _read_markdown(resolved) if resolved.lower().endswith(".md") else None
+        if content is None and not os.path.exists(resolved):
             yield Hit(
                 "reference-missing",
                 line,
                 f"the body refers to {target!r}, which does not exist in the skill folder. Add the"
                 " file, or fix the path (paths are relative to the folder holding SKILL.md).",
             )
-        elif kind == "file" and resolved.lower().endswith(".md"):
-            docs.setdefault(resolved, (target, line))
-    for doc, (target, line) in docs.items():
-        yield from _nested(doc, root, target, line, set(docs))
+        elif content is not None:
+            docs[resolved] = (target, line, content)
+    for doc, (target, line, content) in docs.items():
+        yield from _nested(doc, root, target, line, content, set(docs))
 
 
-def _kind_of(path: str) -> str | None:
-    """'file', 'other' or None (missing), with a single stat."""
+def _read_markdown(path: str) -> str | None:
     try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:  # missing, a folder, unreadable: the caller checks existence
         return None
-    return "file" if stat.S_ISREG(mode) else "other"
 
 
-def _nested(doc: str, root: str, target: str, line: int, direct: set[str]) -> Iterator[Hit]:
+def _nested(
+    doc: str, root: str, target: str, line: int, text: str, direct: set[str]
+) -> Iterator[Hit]:
     """One warning when ``doc`` links a further doc that SKILL.md does not link itself."""
-    try:
-        with open(doc, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
-        return
     if "](" not in text:
         return
     for _index, inner in references(text, _no_folders):
