@@ -383,3 +383,20 @@ def test_symlinked_skill_folder_compares_the_real_folder_name(tmp_path: Path) ->
     os.symlink(real, link)
     # The reference stages the resolved folder; the name must match the real folder.
     assert findings_of(link) == []
+
+
+def test_fences_the_reference_runtime_cannot_read_are_errors(tmp_path: Path) -> None:
+    """skill.py reads them (parse warnings); validation fails them: the reference loses the
+    front matter of a BOM-prefixed file or one whose fence has trailing spaces."""
+    directory = write_skill(tmp_path, "x", front="name: x\ndescription: D.\n")
+    skill_file = directory / "SKILL.md"
+    skill_file.write_text("\ufeff" + skill_file.read_text(encoding="utf-8"), encoding="utf-8")
+    findings = validate(Skill.load(directory))
+    assert [(f.rule, f.severity, f.line) for f in findings] == [
+        ("frontmatter-bom", Severity.ERROR, 1)
+    ]
+    skill_file.write_text("---\nname: x\ndescription: D.\n--- \nBody.\n", encoding="utf-8")
+    findings = validate(Skill.load(directory))
+    assert [(f.rule, f.severity, f.line) for f in findings] == [
+        ("frontmatter-fence", Severity.ERROR, 4)
+    ]

@@ -68,6 +68,7 @@ COLLECTION_SETTINGS = settings.declare(
 
 _OPTIONS_KEY = pytest.StashKey[ValidationOptions]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
+_DUPLICATES_KEY = pytest.StashKey[dict[Path, list[Finding]]]()
 
 
 class SkillWarning(UserWarning):
@@ -244,11 +245,7 @@ class SkillCheckItem(pytest.Item):
         options = self.config.stash[_OPTIONS_KEY]
         findings = validate_check(skill, self.check, options)
         if self.check == "name":
-            findings += [
-                finding
-                for finding in duplicate_name_findings(self._all_skills(), options)
-                if finding.path == skill.skill_file
-            ]
+            findings += self._duplicates(options).get(skill.skill_file, [])
         for finding in findings:
             if not finding.is_error:
                 warnings.warn_explicit(
@@ -260,8 +257,15 @@ class SkillCheckItem(pytest.Item):
         if any(finding.is_error for finding in findings):
             raise SkillCheckFailed(findings)
 
-    def _all_skills(self) -> list[Skill]:
-        return [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
+    def _duplicates(self, options: ValidationOptions) -> dict[Path, list[Finding]]:
+        """name-duplicate findings by SKILL.md, computed once per session over every skill."""
+        if _DUPLICATES_KEY not in self.config.stash:
+            skills = [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
+            by_file: dict[Path, list[Finding]] = {}
+            for finding in duplicate_name_findings(skills, options):
+                by_file.setdefault(finding.path, []).append(finding)
+            self.config.stash[_DUPLICATES_KEY] = by_file
+        return self.config.stash[_DUPLICATES_KEY]
 
     def _format(self, finding: Finding) -> str:
         location = relative_to_root(self.config, finding.path)
