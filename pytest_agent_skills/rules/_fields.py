@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,31 +154,38 @@ def _allowed_tools(front: FrontMatter, list_allowed: bool) -> Iterator[Hit]:
     )
 
 
+def _required_text(front: FrontMatter, key: str, hint: str) -> Generator[Hit, None, str | None]:
+    """Hits for an absent, non-text or blank required field; returns the text when usable."""
+    value = front.values.get(key)
+    if value is None:
+        message = f"the front matter has no '{key}'. Add {hint}."
+        yield Hit(f"{key}-missing", front.open_line, message)
+        return None
+    line = front.line_of(key)
+    if not isinstance(value, str):
+        yield Hit(
+            f"{key}-type",
+            line,
+            f"'{key}' must be a string, found {_kind(value)}. Write {hint}, quoted if YAML reads"
+            " it as something else.",
+        )
+        return None
+    if not value.strip():
+        yield Hit(f"{key}-missing", line, f"'{key}' is empty. Write {hint}.")
+        return None
+    return value
+
+
 def check_name(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     front = skill.front_matter
     if front is None:
         return
-    line = front.line_of("name")
     declared = front.values.get("name")
     folder = directory_name(skill.directory, declared if isinstance(declared, str) else None)
-    if "name" not in front.values or front.values["name"] is None:
-        yield Hit(
-            "name-missing",
-            front.open_line,
-            f"the front matter has no 'name'. Add 'name: {folder}' (the folder name).",
-        )
+    name = yield from _required_text(front, "name", f"'name: {folder}' (the folder name)")
+    if name is None:
         return
-    name = front.values["name"]
-    if not isinstance(name, str):
-        yield Hit(
-            "name-type",
-            line,
-            f"'name' must be a string, found {_kind(name)}. Write 'name: {folder}'.",
-        )
-        return
-    if not name.strip():
-        yield Hit("name-missing", line, f"'name' is empty. Write 'name: {folder}'.")
-        return
+    line = front.line_of("name")
     yield from _name_format(name, line)
     if name != folder:
         yield Hit(
@@ -242,26 +249,11 @@ def check_description(skill: Skill, options: ValidationOptions) -> Iterator[Hit]
     front = skill.front_matter
     if front is None:
         return
+    hint = "'description: ...' saying what the skill does and when to use it"
+    description = yield from _required_text(front, "description", hint)
+    if description is None:
+        return
     line = front.line_of("description")
-    fix = "Say what the skill does and when to use it, in one or two sentences."
-    if "description" not in front.values or front.values["description"] is None:
-        yield Hit(
-            "description-missing",
-            front.open_line,
-            f"the front matter has no 'description'. Add 'description: ...'. {fix}",
-        )
-        return
-    description = front.values["description"]
-    if not isinstance(description, str):
-        yield Hit(
-            "description-type",
-            line,
-            f"'description' must be a string, found {_kind(description)}. Quote it. {fix}",
-        )
-        return
-    if not description.strip():
-        yield Hit("description-missing", line, f"'description' is empty. {fix}")
-        return
     if len(description) > MAX_DESCRIPTION:
         yield Hit(
             "description-length",
