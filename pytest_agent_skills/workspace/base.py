@@ -244,15 +244,17 @@ class Workspace:
         if isinstance(output_files, str):
             output_files = [output_files]
         with self._lock:
-            if isinstance(skill, Skill):
-                source_state = snapshot(skill.directory.resolve())
-                staged = self._stage(skill, source_state)
-            else:
-                staged = self._staged_by_name(skill)
-                source_state = snapshot(staged.source)
-            # The staged folder itself, and in link mode the source its links lead to.
-            guarded = [staged.target] + ([staged.source] if staged.mode == "link" else [])
-            before = [] if self.runtime.guards_skill_tree else [snapshot(path) for path in guarded]
+            if isinstance(skill, str):
+                skill = Skill.load(self._staged_by_name(skill).source)
+            source_state = snapshot(skill.directory.resolve())
+            staged = self._stage(skill, source_state)
+            # What the run could change unnoticed: the staged folder and, for link staging, the
+            # source its links lead to (only where the runtime does not mount them read-only).
+            before: list[tuple[Path, Snapshot]] = []
+            if not self.runtime.guards_skill_tree:
+                before.append((staged.target, snapshot(staged.target)))
+                if staged.mode == "link":
+                    before.append((staged.source, source_state))
             run_dir = self._new_run_dir()
             spec = ExecSpec(
                 command=command,
@@ -268,11 +270,7 @@ class Workspace:
             )
             outcome = self.runtime.execute(self, spec)
             modified = sorted(
-                {
-                    name
-                    for path, state in zip(guarded, before, strict=False)
-                    for name in changed_files(state, snapshot(path))
-                }
+                {name for path, state in before for name in changed_files(state, snapshot(path))}
             )
             return self._result(
                 outcome,
