@@ -468,7 +468,7 @@ def _without_content(output: OutputFile) -> OutputFile:
 def _timeout_seconds(timeout: float | None) -> float:
     if timeout is None or timeout == 0:
         return DEFAULT_TIMEOUT_SECONDS
-    if timeout < 0:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
         raise WorkspaceError(f"timeout must be a positive number of seconds, got {timeout!r}")
     return float(timeout)
 
