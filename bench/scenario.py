@@ -167,6 +167,10 @@ def main() -> None:
             f"  {name:<11}{statistics.median(values):7.1f}ms{min(values):7.1f}ms"
             f"   x{ratio[name]:.2f}"
         )
+    overhead = statistics.median(
+        d - f for d, f in zip(samples["direct"], samples["floor"], strict=True)
+    )
+    print(f"  the loop's own cost (direct - floor, median of rounds): {overhead:.1f} ms")
     print("one SDK request, median:")
     for name, value in request_breakdown(repository, repetitions * 2).items():
         print(f"  {name:<42}{value:8.1f}" + ("" if "bytes" in name else " ms"))
