@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -29,13 +29,13 @@ from ..workspace import (
     DEFAULT_DOCKER_IMAGE,
     RUNTIME_NAMES,
     STAGE_MODES,
-    RunResult,
-    Runtime,
     RuntimeUnavailableError,
-    Workspace,
     assertions,
     create_runtime,
 )
+
+if TYPE_CHECKING:  # the workspace classes load on first use, not with the plugin
+    from ..workspace import RunResult, Runtime, Workspace
 
 MARKER = "skills_runtime"
 
@@ -111,7 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     for runtime in config.stash.get(_RUNTIMES_KEY, {}).values():
-        if isinstance(runtime, Runtime):
+        if not isinstance(runtime, RuntimeUnavailableError):
             runtime.close()
 
 

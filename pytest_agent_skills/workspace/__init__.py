@@ -4,30 +4,43 @@
     with runtime.create_workspace("session-1") as ws:
         result = ws.run(skill, "python3 scripts/make.py", output_files=["out/*.txt"])
 
-See ``docs/workspace.md``.  Nothing here imports pytest; the Docker SDK is
-imported only when a docker runtime is created.
+See ``docs/workspace.md``.  Nothing here imports pytest; the classes are
+imported on first use (so the pytest plugin stays cheap to load) and the
+Docker SDK only when a docker runtime is created.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .base import ExecSpec, Runtime, Workspace
-from .docker_runtime import DEFAULT_DOCKER_IMAGE
 from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, WorkspacePathError
-from .result import (
-    DEFAULT_TIMEOUT_SECONDS,
-    INLINE_FILE_CAP_BYTES,
-    INLINE_TOTAL_CAP_BYTES,
-    MAX_OUTPUT_FILES,
-    STREAM_CAP_BYTES,
-    ArtifactFile,
-    OutputFile,
-    RunResult,
-)
-from .staging import STAGE_MODES, StagedSkill
+
+if TYPE_CHECKING:
+    from .base import ExecSpec, Runtime, Workspace
+    from .result import ArtifactFile, OutputFile, RunResult
+    from .staging import StagedSkill
 
 RUNTIME_NAMES = ("local", "sandbox", "docker")
+STAGE_MODES = ("link", "copy")
+#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3).
+DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
+
+_LAZY = {
+    "ExecSpec": "base",
+    "Runtime": "base",
+    "Workspace": "base",
+    "ArtifactFile": "result",
+    "OutputFile": "result",
+    "RunResult": "result",
+    "DEFAULT_TIMEOUT_SECONDS": "result",
+    "INLINE_FILE_CAP_BYTES": "result",
+    "INLINE_TOTAL_CAP_BYTES": "result",
+    "MAX_OUTPUT_FILES": "result",
+    "STREAM_CAP_BYTES": "result",
+    "StagedSkill": "staging",
+}
 
 __all__ = [
     "DEFAULT_DOCKER_IMAGE",
@@ -51,6 +64,15 @@ __all__ = [
     "WorkspacePathError",
     "create_runtime",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def create_runtime(

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ..skill import Skill
+from . import STAGE_MODES
 from .environment import build_environment
 from .errors import StagingError, WorkspaceError
 from .layout import Layout, workspace_dir_name
@@ -31,7 +32,6 @@ from .outputs import collect_outputs
 from .process import ProcessOutcome
 from .result import DEFAULT_TIMEOUT_SECONDS, STREAM_CAP_BYTES, ArtifactFile, OutputFile, RunResult
 from .staging import (
-    STAGE_MODES,
     Snapshot,
     StagedSkill,
     changed_files,

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import DEFAULT_DOCKER_IMAGE
 from .base import ExecSpec, Runtime
 from .capture import BoundedCapture
 from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from .base import Workspace
 
 #: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
-#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
-DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
 
 LABEL = "pytest-agent-skills.workspace"
 KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"

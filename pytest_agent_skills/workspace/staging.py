@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..skill import Skill
+from . import STAGE_MODES
 from .errors import StagingError
 
-STAGE_MODES = ("link", "copy")
 WORKSPACE_LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
