@@ -134,7 +134,7 @@ def test_sandboxed_command_cannot_reach_a_host_tcp_server(
 def test_output_globs_and_symlinks_cannot_escape(workspace: Workspace, skill: Skill) -> None:
     command = (
         "ln -s /etc/passwd out/passwd && ln -s / out/root && ln -s ../.. out/up"
-        " && echo ok > out/fine.txt"
+        " && mkfifo out/pipe && ln -s nowhere out/dangling && echo ok > out/fine.txt"
     )
 
     result = workspace.run(

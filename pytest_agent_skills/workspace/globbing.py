@@ -110,7 +110,7 @@ def iter_matches(
             if entry.is_dir(follow_symlinks=True):
                 if max_depth is None or depth + 1 < max_depth:
                     stack.append((entry.path, child, depth + 1))
-            elif regex.match(child):
+            elif entry.is_file(follow_symlinks=True) and regex.match(child):  # no FIFOs
                 matches.append(child)
     yield from sorted(matches)
 

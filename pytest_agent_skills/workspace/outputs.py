@@ -81,7 +81,11 @@ def collect_outputs(
                     " the rest were not collected"
                 )
                 return collection
-            output, used = read_output(name, real, inline_budget)
+            try:
+                output, used = read_output(name, real, inline_budget)
+            except OSError as error:
+                collection.warnings.append(f"output file {name!r} cannot be read: {error}")
+                continue
             inline_budget -= used
             if output.is_text and used < min(output.size_bytes, INLINE_FILE_CAP_BYTES):
                 collection.warnings.append(
