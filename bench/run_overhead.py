@@ -3,7 +3,8 @@
     python bench/run_overhead.py [--runs 50] [--runtimes local,sandbox,docker]
 
 Floors, measured in the same run:
-  local    bare ``bash -lc true`` subprocess with a clean HOME, output captured
+  local    bare ``bash -lc true`` subprocess, output captured
+  (each floor runs with the environment a skill command gets: the allowlist and a clean HOME)
   sandbox  bare ``bwrap <same mounts and namespaces> true`` (and ``... bash -lc true``)
   docker   ``exec_run(["true"])`` into the same running container (Docker SDK)
 Goal: ratio <= 1.3x.  Staging: first ``stage_skill`` (and first run) of a 1 MB and a
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_agent_skills.skill import Skill
 from pytest_agent_skills.workspace import RuntimeUnavailableError, create_runtime
+from pytest_agent_skills.workspace.environment import build_environment
 
 
 def medians_ms(actions: list[Callable[[], object]], runs: int, warmup: int = 3) -> list[float]:
@@ -69,7 +71,9 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
         print(f"  {kind:<8} unavailable: {error}")
         return
     clean_home = Path(tempfile.mkdtemp(dir=work_root))
-    clean_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(clean_home)}
+    # The floor gets the same environment a skill command gets (allowlist + HOME), so the
+    # ratio measures our orchestration, not e.g. bash loading the locale that LANG names.
+    clean_env = build_environment(workspace_vars={}, home=str(clean_home), extra=None)
     with runtime, runtime.create_workspace("bench") as workspace:
         workspace.run(skill, "true")
 

@@ -54,6 +54,8 @@ def collect_outputs(
     source, for link staging) with the workspace-relative name it has there.
     """
     collection = Collection()
+    if not patterns:
+        return collection
     real_root = root.resolve()
     outside = [(source.resolve(), name) for source, name in allowed_outside]
     seen: set[Path] = set()

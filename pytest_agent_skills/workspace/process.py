@@ -67,10 +67,13 @@ def run_process(
         process.stdout.fileno(): BoundedCapture(cap),
         process.stderr.fileno(): BoundedCapture(cap),
     }
-    timed_out = _read_pipes(process, captures, started + timeout, until_exit=True)
+    open_fds = set(captures)
+    timed_out = _read_pipes(process, captures, open_fds, started + timeout, until_exit=True)
     _kill_group(process.pid)
     exit_code = process.wait()
-    _read_pipes(process, captures, time.monotonic() + DRAIN_GRACE_SECONDS, until_exit=False)
+    if open_fds:
+        drain_until = time.monotonic() + DRAIN_GRACE_SECONDS
+        _read_pipes(process, captures, open_fds, drain_until, until_exit=False)
     process.stdout.close()
     process.stderr.close()
     stdout, stderr = captures.values()
@@ -86,11 +89,12 @@ def run_process(
 def _read_pipes(
     process: subprocess.Popen[bytes],
     captures: dict[int, BoundedCapture],
+    open_fds: set[int],
     deadline: float,
     *,
     until_exit: bool,
 ) -> bool:
-    """Feed the captures from the pipes; True when ``deadline`` passed first.
+    """Feed the captures from the pipes in ``open_fds`` (removed at EOF); True on a timeout.
 
     With ``until_exit`` it stops as soon as the main process has exited (a
     background child may keep the pipes open); otherwise it stops at EOF.
@@ -101,11 +105,10 @@ def _read_pipes(
     tick = None if exit_fd is not None or not until_exit else 0.05
     try:
         with selectors.DefaultSelector() as selector:
-            for fd in captures:
+            for fd in open_fds:
                 selector.register(fd, selectors.EVENT_READ)
             if exit_fd is not None:
                 selector.register(exit_fd, selectors.EVENT_READ)
-            open_fds = set(captures)
             while open_fds or until_exit:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
