@@ -362,6 +362,18 @@ SEQUENCES = [
         ],
     ),
     Sequence(
+        "run-timeout",
+        [
+            call(
+                "skill_run",
+                "partial-output-kept-on-timeout",
+                skill="slow-and-chatty",
+                command="bash scripts/slow.sh 5",
+                timeout=1,
+            )
+        ],
+    ),
+    Sequence(
         "run-failure",
         [
             call(
@@ -596,7 +608,14 @@ def _no_automatic_out_collection(outcome: Any, theirs: dict[str, Any]) -> None:
     assert outcome.result["output_files"] == []
 
 
+def _partial_output_kept_on_timeout(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert outcome.result["timed_out"] is theirs["result"]["timed_out"] is True
+    assert theirs["result"]["stdout"] == ""
+    assert outcome.result["stdout"] == "started\n"
+
+
 DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+    "partial-output-kept-on-timeout": _partial_output_kept_on_timeout,
     "no-automatic-out-collection": _no_automatic_out_collection,
     "empty-list-as-object": _empty_list_as_object,
     "unknown-doc-rejected": _ours_rejects("unknown_doc"),
