@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -74,6 +75,7 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
     # The floor gets the same environment a skill command gets (allowlist + HOME), so the
     # ratio measures our orchestration, not e.g. bash loading the locale that LANG names.
     clean_env = build_environment(workspace_vars={}, home=str(clean_home), extra=None)
+    bash = shutil.which("bash") or "bash"  # absolute, as the runtimes use it (no PATH search)
     with runtime, runtime.create_workspace("bench") as workspace:
         workspace.run(skill, "true")
 
@@ -84,14 +86,14 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
             return lambda: subprocess.run(argv, env=clean_env, capture_output=True, check=True)
 
         if kind == "local":
-            mine, floor = medians_ms([ours, bare(["bash", "-lc", "true"])], runs)
+            mine, floor = medians_ms([ours, bare([bash, "-lc", "true"])], runs)
             row(kind, mine, floor, "bash -lc true")
         elif kind == "sandbox":
             from pytest_agent_skills.workspace.sandbox import BASE_MOUNTS, ISOLATION_FLAGS
 
             sandbox = [runtime.bwrap, *BASE_MOUNTS, *ISOLATION_FLAGS]  # type: ignore[attr-defined]
             mine, floor, floor_bash = medians_ms(
-                [ours, bare([*sandbox, "true"]), bare([*sandbox, "bash", "-lc", "true"])], runs
+                [ours, bare([*sandbox, "true"]), bare([*sandbox, bash, "-lc", "true"])], runs
             )
             row(kind, mine, floor, "bwrap ... true")
             row("", mine, floor_bash, "bwrap ... bash -lc true")
