@@ -172,7 +172,7 @@ class SkillFile(pytest.File):
         node._skill = skill
         node.skill_properties = [
             ("skill_name", name),
-            ("skill_path", relative_to_root(node.config, path)),
+            ("skill_path", node.nodeid),  # the SKILL.md path relative to the rootdir
         ]
         node.config.stash[_SKILL_FILES_KEY].append(node)
         return node
