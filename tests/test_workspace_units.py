@@ -177,3 +177,30 @@ def test_containers_of_vanished_workspaces_are_removed(tmp_path: Path) -> None:
     assert runtime.remove_stale_containers() >= 1  # type: ignore[attr-defined]
     ids = [c.id for c in runtime.client.containers.list(all=True)]  # type: ignore[attr-defined]
     assert stale.id not in ids
+
+
+def test_an_image_without_bash_gives_a_workspace_error(tmp_path: Path) -> None:
+    import io
+    import tarfile
+
+    from workspace_support import get_runtime
+
+    engine = get_runtime("docker", tmp_path).client  # type: ignore[attr-defined]
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo("README")
+        info.size = 5
+        tar.addfile(info, io.BytesIO(b"empty"))
+    name = "pytest-agent-skills/no-bash:test"
+    engine.api.import_image_from_data(archive.getvalue(), repository=name)
+    try:
+        with create_runtime("docker", work_root=tmp_path, image=name) as runtime:
+            workspace = runtime.create_workspace("s")
+            with pytest.raises(WorkspaceError) as error:
+                workspace.run(make_skill(tmp_path / "skills"), "true")
+        leftovers = engine.containers.list(all=True, filters={"ancestor": name})
+    finally:
+        engine.images.remove(name, force=True)
+    assert leftovers == []
+    assert str(error.value).startswith(f"cannot run the command in a container of image {name!r}:")
+    assert "the image needs bash and coreutils' sleep" in str(error.value)

@@ -87,29 +87,47 @@ class DockerRuntime(Runtime):
             return current[0]
         if current is not None:
             _remove(current[0])
-        container = self.client.containers.run(
+        container = self.client.containers.create(
             self.image,
             ["bash", "-c", KEEPALIVE],
-            detach=True,
             network_mode="none",
             volumes=volumes,
             labels={LABEL: str(workspace.path)},
             working_dir=str(workspace.path),
         )
+        try:
+            container.start()
+        except BaseException:
+            _remove(container)
+            raise
         self._containers[workspace.path] = (container, wanted)
         return container
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        container = self.container_for(workspace)
-        api = self.client.api
+        from docker.errors import DockerException
+
         started = time.monotonic()
-        exec_id = api.exec_create(
-            container.id,
-            ["bash", "-c", WRAPPER, "bash", spec.command, str(spec.stdin_path or "/dev/null")],
-            environment=spec.env,
-            workdir=str(spec.cwd),
-            user=self.user,
-        )["Id"]
+        try:
+            container = self.container_for(workspace)
+            exec_id = self.client.api.exec_create(
+                container.id,
+                ["bash", "-c", WRAPPER, "bash", spec.command, str(spec.stdin_path or "/dev/null")],
+                environment=spec.env,
+                workdir=str(spec.cwd),
+                user=self.user,
+            )["Id"]
+        except DockerException as error:
+            raise WorkspaceError(
+                f"cannot run the command in a container of image {self.image!r}: {error}"
+                " (the image needs bash and coreutils' sleep; see docs/workspace.md)"
+            ) from error
+        return self._stream(container, exec_id, spec, started)
+
+    def _stream(
+        self, container: Any, exec_id: str, spec: ExecSpec, started: float
+    ) -> ProcessOutcome:
+        """Read the exec's output into bounded captures; kill its processes at the timeout."""
+        api = self.client.api
         stdout, stderr = BoundedCapture(spec.cap), BoundedCapture(spec.cap)
         failure: list[BaseException] = []
 
