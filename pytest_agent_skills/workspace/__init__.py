@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, WorkspacePathError
 
 if TYPE_CHECKING:
-    from .base import ExecSpec, Runtime, Workspace
     from .result import ArtifactFile, OutputFile, RunResult
+    from .runtime import ExecSpec, Runtime
     from .staging import StagedSkill
+    from .workspace import Workspace
 
 RUNTIME_NAMES = ("local", "sandbox", "docker")
 STAGE_MODES = ("link", "copy")
@@ -28,9 +29,9 @@ STAGE_MODES = ("link", "copy")
 DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
 
 _LAZY = {
-    "ExecSpec": "base",
-    "Runtime": "base",
-    "Workspace": "base",
+    "ExecSpec": "runtime",
+    "Runtime": "runtime",
+    "Workspace": "workspace",
     "ArtifactFile": "result",
     "OutputFile": "result",
     "RunResult": "result",

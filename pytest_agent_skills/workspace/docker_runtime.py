@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import DEFAULT_DOCKER_IMAGE
-from .base import ExecSpec, Runtime
 from .capture import BoundedCapture
 from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
 from .process import ProcessOutcome
+from .runtime import ExecSpec, Runtime
 
 if TYPE_CHECKING:
-    from .base import Workspace
+    from .workspace import Workspace
 
 #: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
 

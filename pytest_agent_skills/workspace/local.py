@@ -13,12 +13,12 @@ from __future__ import annotations
 import shutil
 from typing import TYPE_CHECKING
 
-from .base import ExecSpec, Runtime
 from .errors import RuntimeUnavailableError
 from .process import ProcessOutcome, run_process
+from .runtime import ExecSpec, Runtime
 
 if TYPE_CHECKING:
-    from .base import Workspace
+    from .workspace import Workspace
 
 
 def find_bash() -> str:

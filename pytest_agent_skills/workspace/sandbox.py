@@ -15,13 +15,13 @@ import shutil
 import subprocess
 from typing import TYPE_CHECKING
 
-from .base import ExecSpec, Runtime
 from .errors import INSTALL_BWRAP, RuntimeUnavailableError
 from .local import find_bash
 from .process import ProcessOutcome, run_process
+from .runtime import ExecSpec, Runtime
 
 if TYPE_CHECKING:
-    from .base import Workspace
+    from .workspace import Workspace
 
 ISOLATION_FLAGS = (
     "--unshare-net",

@@ -1,36 +1,29 @@
-"""The runtime interface and the workspace all runtimes share.
+"""A :class:`Workspace`: one session's folder, shared by all runtimes.
 
-A :class:`Workspace` owns the folder layout, staging, inputs, the run
-folders, the environment, output collection and the result; a
-:class:`Runtime` only knows how to execute one prepared command
-(:class:`ExecSpec`) - on the host, in bubblewrap or in a Docker container -
-and how to release what it holds for a workspace.  Paths are the same inside
-and outside every runtime (the sandbox and the container mount the workspace
-at its host path), so ``$WORKSPACE_DIR`` and output names never differ.
+It owns the folder layout, staging, inputs, the run folders, the
+environment, output collection and the result; the runtime only executes the
+prepared command (see :mod:`.runtime`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
-import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from ..skill import Skill
-from . import STAGE_MODES
 from .environment import build_environment
 from .errors import StagingError, WorkspaceError
-from .layout import Layout, workspace_dir_name
+from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome
-from .result import DEFAULT_TIMEOUT_SECONDS, STREAM_CAP_BYTES, ArtifactFile, OutputFile, RunResult
+from .result import DEFAULT_TIMEOUT_SECONDS, ArtifactFile, OutputFile, RunResult
+from .runtime import ExecSpec
 from .staging import (
     Snapshot,
     StagedSkill,
@@ -41,81 +34,12 @@ from .staging import (
     stage_skill,
 )
 
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
 InputValue = bytes | str | Path
 #: ``save(name, data, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes.
 ArtifactSaver = Callable[[str, bytes, str], int]
-
-
-@dataclass(frozen=True)
-class ExecSpec:
-    """One command, ready for a runtime: ``bash -lc command`` in ``cwd`` with exactly ``env``."""
-
-    command: str
-    cwd: Path
-    env: dict[str, str]
-    stdin_path: Path | None
-    timeout: float
-    run_dir: Path
-    cap: int = STREAM_CAP_BYTES
-
-
-class Runtime(ABC):
-    """Creates workspaces and executes their commands (one engine: host, bwrap or Docker)."""
-
-    name: ClassVar[str]
-    #: False when the runtime cannot stop a command writing into the skill tree (then every run
-    #: compares the tree before and after and reports changes).
-    guards_skill_tree: ClassVar[bool] = True
-
-    def __init__(
-        self,
-        *,
-        work_root: Path | None = None,
-        stage_mode: str = "link",
-        keep_workspaces: bool = False,
-    ) -> None:
-        if stage_mode not in STAGE_MODES:
-            raise WorkspaceError(
-                f"unknown stage mode {stage_mode!r} (choose from {', '.join(STAGE_MODES)})"
-            )
-        root = Path(work_root) if work_root is not None else Path(tempfile.gettempdir())
-        root.mkdir(parents=True, exist_ok=True)
-        self.work_root = root.resolve()
-        self.stage_mode = stage_mode
-        self.keep_workspaces = keep_workspaces
-        self._open: list[Workspace] = []
-        self._lock = threading.Lock()
-
-    def create_workspace(self, session_id: str) -> Workspace:
-        path = self.work_root / workspace_dir_name(session_id, time.time_ns())
-        path.mkdir()
-        workspace = Workspace(self, path, session_id)
-        with self._lock:
-            self._open.append(workspace)
-        return workspace
-
-    @abstractmethod
-    def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        """Run ``spec`` for ``workspace``; never raises for a failing or timed-out command."""
-
-    def release(self, workspace: Workspace) -> None:  # noqa: B027 - optional hook
-        """Free what the runtime holds for ``workspace`` (a container, ...)."""
-
-    def forget(self, workspace: Workspace) -> None:
-        with self._lock:
-            if workspace in self._open:
-                self._open.remove(workspace)
-
-    def close(self) -> None:
-        """Close every workspace still open."""
-        for workspace in list(self._open):
-            workspace.close()
-
-    def __enter__(self) -> Runtime:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class Workspace:
@@ -460,8 +384,6 @@ class Workspace:
 
 
 def _without_content(output: OutputFile) -> OutputFile:
-    from dataclasses import replace
-
     return replace(output, content="")
 
 

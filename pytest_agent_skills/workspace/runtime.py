@@ -1,0 +1,103 @@
+"""The runtime interface: a :class:`Runtime` executes one prepared command (:class:`ExecSpec`).
+
+A runtime only knows how to run ``bash -lc COMMAND`` - on the host, in
+bubblewrap or in a Docker container - and how to release what it holds for a
+workspace; everything else (layout, staging, environment, outputs, the
+result) belongs to :class:`~pytest_agent_skills.workspace.workspace.Workspace`.
+Paths are the same inside and outside every runtime (the sandbox and the
+container mount the workspace at its host path), so ``$WORKSPACE_DIR`` and
+output names never differ.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from . import STAGE_MODES
+from .errors import WorkspaceError
+from .layout import workspace_dir_name
+from .process import ProcessOutcome
+from .result import STREAM_CAP_BYTES
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ExecSpec:
+    """One command, ready for a runtime: ``bash -lc command`` in ``cwd`` with exactly ``env``."""
+
+    command: str
+    cwd: Path
+    env: dict[str, str]
+    stdin_path: Path | None
+    timeout: float
+    run_dir: Path
+    cap: int = STREAM_CAP_BYTES
+
+
+class Runtime(ABC):
+    """Creates workspaces and executes their commands (one engine: host, bwrap or Docker)."""
+
+    name: ClassVar[str]
+    #: False when the runtime cannot stop a command writing into the skill tree (then every run
+    #: compares the tree before and after and reports changes).
+    guards_skill_tree: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        *,
+        work_root: Path | None = None,
+        stage_mode: str = "link",
+        keep_workspaces: bool = False,
+    ) -> None:
+        if stage_mode not in STAGE_MODES:
+            raise WorkspaceError(
+                f"unknown stage mode {stage_mode!r} (choose from {', '.join(STAGE_MODES)})"
+            )
+        root = Path(work_root) if work_root is not None else Path(tempfile.gettempdir())
+        root.mkdir(parents=True, exist_ok=True)
+        self.work_root = root.resolve()
+        self.stage_mode = stage_mode
+        self.keep_workspaces = keep_workspaces
+        self._open: list[Workspace] = []
+        self._lock = threading.Lock()
+
+    def create_workspace(self, session_id: str) -> Workspace:
+        path = self.work_root / workspace_dir_name(session_id, time.time_ns())
+        path.mkdir()
+        from .workspace import Workspace
+
+        workspace = Workspace(self, path, session_id)
+        with self._lock:
+            self._open.append(workspace)
+        return workspace
+
+    @abstractmethod
+    def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
+        """Run ``spec`` for ``workspace``; never raises for a failing or timed-out command."""
+
+    def release(self, workspace: Workspace) -> None:  # noqa: B027 - optional hook
+        """Free what the runtime holds for ``workspace`` (a container, ...)."""
+
+    def forget(self, workspace: Workspace) -> None:
+        with self._lock:
+            if workspace in self._open:
+                self._open.remove(workspace)
+
+    def close(self) -> None:
+        """Close every workspace still open."""
+        for workspace in list(self._open):
+            workspace.close()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
