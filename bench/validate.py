@@ -2,7 +2,8 @@
 
 Prints, for N = 1,000 / 5,000 / 10,000 generated skills (change with --sizes):
 - skills per second for our validator (load + every rule, references included) and for
-  skills-ref 0.1.1's ``validate()`` over the same folders, and the ratio (goal >= 10x);
+  skills-ref 0.1.1's ``validate()``, both given the same skill folders, and the ratio (goal
+  >= 10x); also ours when it discovers the folders under the root itself ('found');
 - microseconds per skill for ours at each N (goal: flat as N grows);
 - the cost per collected skill under ``pytest --collect-only`` against the pytest floor, the
   same number of trivial test files (goal <= 2x); the start-up time of pytest on an empty
@@ -69,8 +70,8 @@ def timed(function, *args):
     return time.perf_counter() - start, result
 
 
-def ours(root: Path) -> int:
-    reports = validate_paths([root])
+def ours(paths: list[Path]) -> int:
+    reports = validate_paths(paths)
     return sum(not report.ok for report in reports)
 
 
@@ -121,31 +122,37 @@ def main() -> None:
     if not have_reference:
         print("skills-ref is not installed (pip install -e '.[test]'): no ratio")
 
-    print(
-        "validation: skills/s (load + all rules), ours vs skills-ref 0.1.1,"
-        " best of 3 interleaved rounds"
+    print("validation: skills/s (load + all rules), best of 3 interleaved rounds; both validators")
+    print("get the same list of skill folders; 'found' is ours discovering them under the root")
+    header = (
+        f"{'N':>7} {'ours/s':>8} {'us/skill':>9} {'found/s':>8} {'skills-ref/s':>13} {'ratio':>6}"
     )
-    print(f"{'N':>7} {'ours/s':>10} {'us/skill':>9} {'skills-ref/s':>13} {'ratio':>7}")
+    print(header)
     per_skill = []
     for size in args.sizes:
         workdir = Path(tempfile.mkdtemp(prefix="bench-validate-"))
         try:
             directories = generate(workdir, size)
-            ours(workdir)  # warm the file cache for both validators
+            ours(directories)  # warm the file cache for both validators
             # Interleaved rounds, best of each: the machine's load changes both alike.
-            ours_runs, reference_runs = [], []
+            ours_runs, found_runs, reference_runs = [], [], []
             for _ in range(3):
-                ours_runs.append(timed(ours, workdir))
+                ours_runs.append(timed(ours, directories))
+                found_runs.append(timed(ours, [workdir]))
                 if have_reference:
                     reference_runs.append(timed(reference, directories))
             ours_time, ours_failed = min(ours_runs)
-            assert ours_failed == len(range(0, size, 10)), ours_failed
-            line = f"{size:>7} {size / ours_time:>10.0f} {ours_time / size * 1e6:>9.1f}"
+            found_time, found_failed = min(found_runs)
+            assert ours_failed == found_failed == len(range(0, size, 10)), ours_failed
+            line = (
+                f"{size:>7} {size / ours_time:>8.0f} {ours_time / size * 1e6:>9.1f}"
+                f" {size / found_time:>8.0f}"
+            )
             per_skill.append(ours_time / size)
             if have_reference:
                 ref_time, ref_failed = min(reference_runs)
                 assert ref_failed == ours_failed, (ref_failed, ours_failed)
-                line += f" {size / ref_time:>13.0f} {ref_time / ours_time:>6.1f}x"
+                line += f" {size / ref_time:>13.0f} {ref_time / ours_time:>5.1f}x"
             print(line, flush=True)
         finally:
             shutil.rmtree(workdir)

@@ -104,7 +104,7 @@ class SkillReport:
 
 def skill_dirs(path: Path) -> list[Path]:
     """Skill folders for a path that is a SKILL.md, a skill folder or a root of many skills."""
-    if path.is_file() and path.name == SKILL_FILE:
+    if path.name == SKILL_FILE and path.is_file():
         return [path.parent]
     return list(find_skill_dirs(path))
 
