@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_agent_skills.errors import AgentSkillsError
 from pytest_agent_skills.glue.skills_collection import quick_skill_name
 from pytest_agent_skills.rules import RULES, ValidationOptions, validate
-from pytest_agent_skills.skill import Skill, parse_skill_text
+from pytest_agent_skills.skill import ParsedSkillFile, Skill, _duplicate_keys, parse_skill_text
 
 REPO = Path(__file__).resolve().parent.parent
 PATH = Path("fuzz/SKILL.md")
@@ -86,6 +87,9 @@ VALUES = (
     "Use when: x",
     "",
     "[unclosed",
+    "&r [1, *r]",
+    "&m {k: *m}",
+    "{<<: {a: b}, c: d}",
     "'it''s'",
     "{a: [b, {c: d}]}",
     "\n  - a\n  - b",
@@ -195,12 +199,31 @@ def check_text(text: str, directory: Path, seen: set[str]) -> None:
     with time_limit(PER_EXAMPLE_SECONDS), contextlib.suppress(AgentSkillsError):
         parsed = parse_skill_text(text, PATH)
         assert all(problem.line is None or problem.line >= 1 for problem in parsed.problems)
+        if parsed.front_matter is not None and parsed.front_matter.values:
+            assert_same_as_plain_pyyaml(text, parsed)
         quick = quick_skill_name(text.encode("utf-8", errors="surrogatepass"))
         if quick is not None and parsed.front_matter is not None:
             assert parsed.front_matter.values.get("name") == quick
         findings = validate(Skill(directory, parsed), OPTIONS)
         assert all(finding.message and finding.rule in RULES for finding in findings)
         seen.update(finding.rule for finding in findings)
+
+
+def assert_same_as_plain_pyyaml(text: str, parsed: ParsedSkillFile) -> None:
+    """The fast front-matter construction gives PyYAML's data and the same repeated keys."""
+    front = parsed.front_matter
+    assert front is not None
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    loader = yaml.CSafeLoader("\n".join(lines[front.open_line : front.close_line - 1]))
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node)
+        duplicates = [front.open_line + 1 + line for _key, line in _duplicate_keys(node)]
+    finally:
+        loader.dispose()
+    assert repr(front.values) == repr({str(key): value for key, value in data.items()})
+    found = [p.line for p in parsed.problems if p.rule == "frontmatter-duplicate-key"]
+    assert found == sorted(duplicates)
 
 
 def run_counted(strategy: st.SearchStrategy[Any], check: Callable[[Any], None], count: int) -> int:

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from _skill_files import write_skill
 
 from pytest_agent_skills.findings import Severity
@@ -197,3 +198,30 @@ def test_a_folder_without_skill_md_is_a_typed_error(tmp_path: Path) -> None:
     assert str(excinfo.value) == (
         f"{tmp_path}: no SKILL.md in this folder (a skill is a folder holding SKILL.md)"
     )
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "a: &x {b: c}\nd: *x\n",
+        "<<: {a: b}\nc: d\n",
+        "a: &x [1, *x]\n",
+        "a: &x\n  b: *x\n",
+        "a: 1\nb: {c: 1, c: 2}\n",
+        "a: !!str 1\nb: !!binary aGk=\nc: 2024-01-02\nd: .nan\n",
+        "meta:\n  - {x: [y, {z: w}]}\n",
+    ],
+)
+def test_front_matter_data_equals_plain_pyyaml(front: str) -> None:
+    """The one-pass construction (strings and string-keyed maps built directly, the rest by
+    PyYAML, recursive aliases by PyYAML's two-step construction) gives PyYAML's data."""
+    expected = yaml.load(front, Loader=yaml.CSafeLoader)
+    values = parse_skill_text(f"---\n{front}---\n", PATH).front_matter.values
+    assert repr(values) == repr(expected)
+
+
+def test_front_matter_pyyaml_cannot_construct_is_a_yaml_problem() -> None:
+    # PyYAML deletes the merge key from the node before it raises; a retry must not see that.
+    parsed = parse_skill_text("---\n<<: \nname: x\n---\n", PATH)
+    assert parsed.front_matter is None
+    assert [(p.rule, p.line) for p in parsed.problems] == [("frontmatter-yaml", 2)]
