@@ -112,11 +112,13 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
 
 
 def _read_markdown(path: str) -> str | None:
+    """The text of a Markdown file ("" when it has no links), None when it cannot be read."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:  # missing, a folder, unreadable: the caller checks existence
         return None
+    return data.decode("utf-8", errors="replace") if b"](" in data else ""
 
 
 def _nested(
