@@ -3,6 +3,8 @@ overrides, match operators, and the failure report."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_agent_skills.harness import (
@@ -248,3 +250,16 @@ def test_the_report_shows_the_expectation_and_the_whole_trajectory() -> None:
 def test_a_python_expectation_is_checked_against_the_schema() -> None:
     with pytest.raises(HarnessError, match=r"expect\.calls\.mode: 'sometimes' is not one of"):
         assert_trajectory(TRAJECTORY, {"calls": {"mode": "sometimes", "items": []}})
+
+
+def test_check_helpers_take_a_list_as_well_as_separate_checks() -> None:
+    from pytest_agent_skills.harness import expect_files
+    from pytest_agent_skills.harness.trajectory import Trajectory
+
+    trajectory = Trajectory(user="hi")
+    trajectory.files = {"out/a.txt": b"hello"}
+    expect_files(trajectory, [{"path": "out/a.txt", "contains": "hell"}])
+    expect_files(trajectory, {"path": "out/a.txt", "contains": "hell"})
+    message = "expect_files: each check must be a mapping, got 'out/a.txt'"
+    with pytest.raises(TypeError, match=re.escape(message)):
+        expect_files(trajectory, "out/a.txt")

@@ -459,8 +459,18 @@ def expect_calls(
     assert_trajectory(trajectory, {"calls": {"mode": mode, "args": args, "items": normalised}})
 
 
+def _checks(kind: str, checks: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """The checks given one by one, or as a single list (the YAML form)."""
+    if len(checks) == 1 and isinstance(checks[0], (list, tuple)):
+        checks = tuple(checks[0])
+    for check in checks:
+        if not isinstance(check, Mapping):
+            raise TypeError(f"expect_{kind}: each check must be a mapping, got {check!r}")
+    return [dict(check) for check in checks]
+
+
 def expect_results(trajectory: Trajectory, *checks: Mapping[str, Any]) -> None:
-    assert_trajectory(trajectory, {"results": [dict(c) for c in checks]})
+    assert_trajectory(trajectory, {"results": _checks("results", checks)})
 
 
 def expect_state(trajectory: Trajectory, expected: Mapping[str, Any]) -> None:
@@ -468,7 +478,7 @@ def expect_state(trajectory: Trajectory, expected: Mapping[str, Any]) -> None:
 
 
 def expect_files(trajectory: Trajectory, *checks: Mapping[str, Any]) -> None:
-    assert_trajectory(trajectory, {"files": [dict(c) for c in checks]})
+    assert_trajectory(trajectory, {"files": _checks("files", checks)})
 
 
 def expect_final(trajectory: Trajectory, expected: Any) -> None:
@@ -476,4 +486,4 @@ def expect_final(trajectory: Trajectory, expected: Any) -> None:
 
 
 def expect_requests(trajectory: Trajectory, *checks: Mapping[str, Any]) -> None:
-    assert_trajectory(trajectory, {"requests": [dict(c) for c in checks]})
+    assert_trajectory(trajectory, {"requests": _checks("requests", checks)})
