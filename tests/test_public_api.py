@@ -1,0 +1,30 @@
+"""The package's public names resolve, and loading the plugin imports no heavy dependency."""
+
+import subprocess
+import sys
+
+import pytest
+
+import pytest_agent_skills
+
+
+@pytest.mark.parametrize("name", pytest_agent_skills.__all__)
+def test_every_public_name_resolves(name: str) -> None:
+    assert getattr(pytest_agent_skills, name) is not None
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        pytest_agent_skills.nope  # noqa: B018
+
+
+def test_loading_the_plugin_imports_no_sdk_or_http_stack() -> None:
+    probe = (
+        "import sys, pytest_agent_skills.plugin;"
+        "heavy = ['openai', 'docker', 'httpx', 'werkzeug', 'jsonschema'];"
+        "print(','.join(name for name in heavy if name in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert loaded == ""
