@@ -57,10 +57,15 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
 
 
+#: Always shown in the report header; any other setting only when it is not at its default.
+HEADER_SETTINGS = ("skills_roots", "skills_runtime", "skills_profile", "skills_record")
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     shown: list[str] = []
     for setting, resolved in settings.active(config):
-        shown.append(f"{setting.ini}={_show(resolved)}")
+        if setting.ini in HEADER_SETTINGS or resolved != setting.default:
+            shown.append(f"{setting.ini}={_show(resolved)}")
     return ["agent-skills: " + ", ".join(shown)]
 
 

@@ -186,9 +186,9 @@ def _scenario_files(root: Path) -> Iterator[Path]:
 
 
 def configured_roots(config: pytest.Config) -> list[Path]:
-    from .skills_collection import _skill_roots  # one resolution of skills_roots for both
+    from .skills_collection import skill_roots  # one resolution of skills_roots for both
 
-    return _skill_roots(config)
+    return skill_roots(config)
 
 
 class ScenarioFile(pytest.File):
@@ -285,17 +285,17 @@ def run_for_test(
     """Run a conversation with the session's settings; count it and feed the coverage."""
     from ..harness.runner import run_conversation
     from ..repository import SkillRepository
-    from .workspace_fixtures import _runtime, _runtime_name  # runtime choice as skill_workspace
+    from .workspace_fixtures import runtime_name, shared_runtime  # as skill_workspace chooses
 
     config = node.config
     repository = SkillRepository(_roots_for(config, roots, base_dir, fallback_dir))
-    shared_runtime = _runtime(config, _runtime_name(node, runtime))
+    engine = shared_runtime(config, runtime_name(node, runtime))
     tally = config.stash[_TALLY_KEY]
     tally.conversations += 1
     use = None
     try:
         outcome = run_conversation(
-            repository, user, options=model_options(config), runtime=shared_runtime, **kwargs
+            repository, user, options=model_options(config), runtime=engine, **kwargs
         )
         use = outcome.cassette
     except AgentSkillsError as error:

@@ -118,7 +118,7 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _enabled(config):
         return
-    roots = _skill_roots(config)
+    roots = skill_roots(config)
     if not roots:
         return
     files = {item.parent for item in items if isinstance(item, SkillCheckItem)}
@@ -132,7 +132,17 @@ def pytest_collection_modifyitems(
             items.extend(session.genitems(SkillFile.for_path(session, skill_file)))
 
 
-def _skill_roots(config: pytest.Config) -> list[Path]:
+_ROOTS_KEY = pytest.StashKey[list[Path]]()
+
+
+def skill_roots(config: pytest.Config) -> list[Path]:
+    """The configured skill roots as local folders, resolved once per session."""
+    if _ROOTS_KEY not in config.stash:
+        config.stash[_ROOTS_KEY] = _resolve_skill_roots(config)
+    return list(config.stash[_ROOTS_KEY])
+
+
+def _resolve_skill_roots(config: pytest.Config) -> list[Path]:
     from ..sources import resolve_root
 
     refresh = bool(settings.value(config, "skills_refresh"))

@@ -208,7 +208,7 @@ class SkillWorkspace:
         return f"<SkillWorkspace {self.skill.name} {self.runtime} {self.path}>"
 
 
-def _runtime(config: pytest.Config, kind: str) -> Runtime:
+def shared_runtime(config: pytest.Config, kind: str) -> Runtime:
     runtimes = config.stash[_RUNTIMES_KEY]
     if kind not in runtimes:
         work_root = settings.value(config, "skills_work_root")
@@ -231,7 +231,7 @@ def _runtime(config: pytest.Config, kind: str) -> Runtime:
     return runtime
 
 
-def _runtime_name(item: pytest.Item, explicit: str | None) -> str:
+def runtime_name(item: pytest.Item, explicit: str | None) -> str:
     if explicit is not None:
         name, origin = explicit, "runtime= argument"
     elif (marker := item.get_closest_marker(MARKER)) is not None:
@@ -256,9 +256,9 @@ def _find_skill(config: pytest.Config, name: str, skills_dir: Path | str | None)
     roots: list[Path] = []
     if skills_dir is not None:
         roots.append(Path(skills_dir))
-    from .skills_collection import _skill_roots  # one resolution of skills_roots for all glue
+    from .skills_collection import skill_roots  # one resolution of skills_roots for all glue
 
-    roots.extend(_skill_roots(config))
+    roots.extend(skill_roots(config))
     if not roots:
         pytest.fail(
             f"skill_workspace({name!r}): no skill roots to look in; configure --skills-root /"
@@ -300,7 +300,7 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
             skill = Skill.load(skill)
         elif isinstance(skill, str):
             skill = _find_skill(config, skill, skills_dir)
-        engine = _runtime(config, _runtime_name(request.node, runtime))
+        engine = shared_runtime(config, runtime_name(request.node, runtime))
         workspace = engine.create_workspace(request.node.name)
         handle = SkillWorkspace(workspace, skill, base_dir, update)
         handles.append(handle)
