@@ -102,8 +102,7 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
         if text in _FALSE:
             return False
         raise ConfigurationError(
-            f"{origin}: invalid value {raw!r} for {setting.flag_name}"
-            " (use one of: true, false)"
+            f"{origin}: invalid value {raw!r} for {setting.flag_name} (use one of: true, false)"
         )
     text = str(raw).strip()
     if kind == "choice":
@@ -123,7 +122,9 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
     return text
 
 
-def resolve(setting: Setting, cli_value: Any, ini_value: Any, environ: dict[str, str] | None = None) -> Any:
+def resolve(
+    setting: Setting, cli_value: Any, ini_value: Any, environ: dict[str, str] | None = None
+) -> Any:
     """Apply the precedence: command line > ini > environment > default."""
     environ = os.environ if environ is None else environ
     if cli_value not in (None, []):
@@ -139,7 +140,11 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
     """Register each setting as a flag in our option group and as an ini option."""
     group = parser.getgroup("agent-skills", "Agent Skills testing (pytest-agent-skills)")
     for setting in settings:
-        flag_kwargs: dict[str, Any] = {"dest": setting.dest, "default": None, "help": _flag_help(setting)}
+        flag_kwargs: dict[str, Any] = {
+            "dest": setting.dest,
+            "default": None,
+            "help": _flag_help(setting),
+        }
         if setting.kind == "bool":
             flag_kwargs["action"] = "store_const"
             flag_kwargs["const"] = True
@@ -152,7 +157,12 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
             )
         group.addoption(setting.flag_name, **flag_kwargs)
         ini_type = "linelist" if setting.kind == "list" else "string"
-        parser.addini(setting.ini, help=_ini_help(setting), type=ini_type, default=[] if ini_type == "linelist" else "")
+        parser.addini(
+            setting.ini,
+            help=_ini_help(setting),
+            type=ini_type,
+            default=[] if ini_type == "linelist" else "",
+        )
 
 
 def _flag_help(setting: Setting) -> str:
@@ -193,3 +203,32 @@ def _settings_cache(config: Any) -> dict[str, Any]:
 
         _cache_key = pytest.StashKey[dict]()
     return config.stash.setdefault(_cache_key, {})
+
+
+def load_all() -> SettingsRegistry:
+    """The registry with every glue module's settings declared (as pytest would load them)."""
+    import importlib
+
+    from . import plugin
+
+    for module in plugin.pytest_plugins:
+        importlib.import_module(module)
+    return REGISTRY
+
+
+def markdown_table(registry: SettingsRegistry) -> str:
+    """The configuration table of the README: one row per setting."""
+    rows = [
+        "| flag | ini option | environment | default | meaning |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for setting in registry:
+        meaning = setting.help
+        if setting.choices:
+            meaning += f" (one of: {', '.join(setting.choices)})"
+        environment = f"`{setting.env}`" if setting.env else ""
+        rows.append(
+            f"| `{setting.flag_name}` | `{setting.ini}` | {environment}"
+            f" | `{setting.describe_default()}` | {meaning} |"
+        )
+    return "\n".join(rows) + "\n"

@@ -32,7 +32,9 @@ def summarize(path: Path, only_column: str | None) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--input", default=os.path.join(os.environ.get("WORK_DIR", "work"), "inputs"))
+    parser.add_argument(
+        "--input", default=os.path.join(os.environ.get("WORK_DIR", "work"), "inputs")
+    )
     parser.add_argument("--column")
     args = parser.parse_args()
     files = sorted(Path(args.input).glob("*.csv"))
@@ -45,9 +47,13 @@ def main() -> int:
     (out / "summary.json").write_text(json.dumps(summaries, indent=2) + "\n", encoding="utf-8")
     lines = []
     for summary in summaries:
-        lines.append(f"{summary['file']}: {summary['rows']} rows, columns: {', '.join(summary['columns'])}")
+        lines.append(
+            f"{summary['file']}: {summary['rows']} rows, columns: {', '.join(summary['columns'])}"
+        )
         for column, numbers in summary["numeric"].items():
-            lines.append(f"  {column}: min {numbers['min']}, max {numbers['max']}, mean {numbers['mean']}")
+            lines.append(
+                f"  {column}: min {numbers['min']}, max {numbers['max']}, mean {numbers['mean']}"
+            )
     (out / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"summarised {len(summaries)} file(s)")
     return 0
