@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e .
 cd example_suite
-exec python3 -m pytest "$@"
+exec python3 -m pytest -v "$@"

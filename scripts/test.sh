@@ -10,6 +10,8 @@ if [ "$(id -u)" = "0" ]; then
     bash scripts/setup-services.sh
 fi
 
+python3 -m ruff check .
+
 status=0
 python3 -m pytest "$@" || status=$?
 if [ "$status" = "5" ]; then
