@@ -9,8 +9,7 @@ that loading the pytest plugin stays cheap::
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -45,14 +44,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
