@@ -56,7 +56,7 @@ def test_skill_agent_runs_a_script_and_checks_an_expectation(suite) -> None:
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "E   *ExpectationError: trajectory: 1 expectation(s) not met",
+            "ExpectationError: trajectory: 1 expectation(s) not met",
             '*- expect.final: final text: expected "yes", found "no"',
             "*Trajectory: 1 model turn(s), 0 tool call(s)",
             "scenarios run: 3",
@@ -87,6 +87,40 @@ def test_skill_agent_replays_a_cassette_next_to_the_test(suite) -> None:
             " 0 unused interaction(s)",
         ]
     )
+
+
+def test_a_cassette_miss_fails_the_test_with_the_diff_and_no_client_traceback(suite) -> None:
+    suite.makepyfile(
+        test_questions="""
+        def test_hi(skill_agent):
+            skill_agent.run("Hi.", skills="skills", cassette="tapes/hi.json")
+
+        def test_other_question(skill_agent):
+            skill_agent.run("Something else?", skills="skills", cassette="tapes/hi.json")
+        """
+    )
+    with scripted_upstream([{"say": "Recorded."}]) as upstream:
+        recorded = run(
+            suite,
+            "-k",
+            "test_hi",
+            "--skills-record=once",
+            f"--skills-upstream-url={upstream.base_url}",
+        )
+    recorded.assert_outcomes(passed=1, deselected=1)
+    result = run(suite, "-k", "test_other_question", "--skills-transport=sdk")
+    result.assert_outcomes(failed=1, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "CassetteMissError: no match in cassette */tapes/hi.json for request #0*",
+            "Closest recorded request: interaction #0 (similarity *",
+            '*-*"content": "Hi."*',
+            '*+*"content": "Something else?"*',
+            "Re-record with --skills-record=new (or all)*",
+        ]
+    )
+    assert "_base_client.py" not in result.stdout.str()
+    assert "During handling of the above exception" not in result.stdout.str()
 
 
 def test_the_record_mode_is_validated(suite) -> None:

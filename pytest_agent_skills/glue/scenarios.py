@@ -394,33 +394,43 @@ class SkillAgent:
         expect: Mapping[str, Any] | None = None,
     ) -> Any:
         """The trajectory of one conversation; ``expect`` (the YAML block as a dict) is checked."""
+        from ..harness.errors import HarnessError
         from ..harness.expect import assert_trajectory
 
+        __tracebackhide__ = True
         if isinstance(skills, (str, Path)):
             skills = [skills]
-        trajectory = run_for_test(
-            self.node,
-            roots=[str(root) for root in skills] if skills is not None else None,
-            base_dir=self.test_dir,
-            fallback_dir=self.test_dir,
-            user=user,
-            script=script,
-            cassette=(self.test_dir / cassette) if cassette is not None else None,
-            tools=tools,
-            dynamic_tools=dynamic_tools,
-            inputs=inputs,
-            env=env,
-            runtime=runtime,
-            transport=transport,
-            max_turns=max_turns,
-            allow_unused=allow_unused,
-            model_name=model_name,
-            match_ignore=match_ignore,
-        )
-        self.trajectories.append(trajectory)
-        if expect is not None:
-            assert_trajectory(trajectory, expect)
-        return trajectory
+        try:
+            trajectory = run_for_test(
+                self.node,
+                roots=[str(root) for root in skills] if skills is not None else None,
+                base_dir=self.test_dir,
+                fallback_dir=self.test_dir,
+                user=user,
+                script=script,
+                cassette=(self.test_dir / cassette) if cassette is not None else None,
+                tools=tools,
+                dynamic_tools=dynamic_tools,
+                inputs=inputs,
+                env=env,
+                runtime=runtime,
+                transport=transport,
+                max_turns=max_turns,
+                allow_unused=allow_unused,
+                model_name=model_name,
+                match_ignore=match_ignore,
+            )
+            self.trajectories.append(trajectory)
+            if expect is not None:
+                assert_trajectory(trajectory, expect)
+        except HarnessError as error:
+            failure: HarnessError | None = error
+        else:
+            return trajectory
+        # A conversation that went wrong is a test failure: its message (the unmet expectations
+        # and the trajectory, or the closest cassette request) says it all. Failed outside the
+        # except block, so that the report does not repeat it as a chained exception.
+        pytest.fail(f"{type(failure).__name__}: {failure}", pytrace=False)
 
 
 @pytest.fixture

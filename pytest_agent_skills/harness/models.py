@@ -128,6 +128,7 @@ class OpenAIClientModel:
         import openai
 
         kwargs = {**request, "model": self.model}
+        failure: openai.APIError | None = None
         try:
             if self.stream:
                 chunks = [
@@ -138,9 +139,13 @@ class OpenAIClientModel:
             else:
                 body = self.client.chat.completions.create(**kwargs).model_dump(exclude_unset=True)
         except openai.APIError as error:
+            failure = error
+        if failure is not None:
+            # Outside the except block: the backend's own error (a cassette miss, an exhausted
+            # script) is raised as itself, not chained under the client's HTTP 500.
             if self.on_error is not None:
                 self.on_error()
-            raise ModelError(f"the model endpoint answered an error: {error}") from error
+            raise ModelError(f"the model endpoint answered an error: {failure}") from failure
         choices = body.get("choices") or []
         if not choices:
             raise ModelError(f"the model endpoint answered no choices: {json.dumps(body)[:500]}")
