@@ -85,9 +85,11 @@ def _run_validate(args: argparse.Namespace) -> int:
     )
     paths: list[Path] = []
     for spec in args.paths:
-        if "://" in spec:
+        local = Path(spec)
+        if "://" in spec or (local.is_file() and local.name.lower() != "skill.md"):
+            # URLs and local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
             paths.append(resolve_root(spec, refresh=args.refresh))
-        elif Path(spec).exists():
+        elif local.exists():
             # Local paths are used as given, so reports show them as the user wrote them.
             paths.append(Path(spec))
         else:

@@ -42,3 +42,19 @@ def test_validate_fails_with_the_typed_error_of_a_rejected_archive(
         f"{url}: entry '../evil' escapes the archive root (path traversal)"
     )
     assert os.listdir(tmp_path / "cache") == [".locks"]
+
+
+def test_validate_unpacks_a_local_archive_and_reads_a_skill_md_in_place(tmp_path: Path) -> None:
+    archive = tmp_path / "skills.zip"
+    archive.write_bytes(zip_bytes(skills_tree("a", "b")))
+    run = validate(str(archive), tmp_path / "cache")
+    assert run.returncode == 0, run.stderr
+    assert "2 skill(s) checked: 0 error(s)" in run.stdout
+    skill = tmp_path / "c" / "SKILL.md"
+    skill.parent.mkdir()
+    skill.write_bytes(skill_md("c"))
+    run = validate(str(skill), tmp_path / "cache")
+    assert run.returncode == 0, run.stderr
+    assert "1 skill(s) checked: 0 error(s)" in run.stdout
+    # One cache entry, the archive's: the SKILL.md was read where it is.
+    assert len([name for name in os.listdir(tmp_path / "cache") if name != ".locks"]) == 1
