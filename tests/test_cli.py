@@ -130,17 +130,19 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
-def test_text_report_and_exit_one_on_errors(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_report_in_line_order_and_exit_one_on_errors(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     status, out, _ = run(capsys, "validate", "skills")
     assert status == 1
     assert out.splitlines() == [
-        "skills/bad/SKILL.md:4: error [field-unknown] unknown top-level field 'author': the spec"
-        " profile allows only allowed-tools, compatibility, description, license, metadata, name;"
-        " move it under 'metadata:' (e.g. metadata: {author: \"...\"}) or remove it.",
         "skills/bad/SKILL.md:2: error [name-charset] name 'Bad' may only contain lowercase letters"
         " a-z, digits 0-9 and hyphens; found 'B'. Use e.g. 'bad'.",
         "skills/bad/SKILL.md:2: error [name-directory] name 'Bad' must equal the skill's folder"
         " name 'bad'. Rename the folder or set 'name: bad'.",
+        "skills/bad/SKILL.md:4: error [field-unknown] unknown top-level field 'author': the spec"
+        " profile allows only allowed-tools, compatibility, description, license, metadata, name;"
+        " move it under 'metadata:' (e.g. metadata: {author: \"...\"}) or remove it.",
         "skills/warned/SKILL.md:5: warning [body-empty] SKILL.md has no instructions after the"
         " front matter. Add the steps the agent should follow, with examples.",
         "3 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed",

@@ -35,7 +35,11 @@ def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
 
 
 def to_text(reports: Sequence[SkillReport]) -> str:
-    lines = [finding.format() for report in reports for finding in report.findings]
+    lines = [
+        finding.format()
+        for report in reports
+        for finding in sorted(report.findings, key=lambda finding: finding.line or 0)
+    ]
     counts = summary(reports)
     failed = sum(not report.ok for report in reports)
     lines.append(
