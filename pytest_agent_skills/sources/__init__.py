@@ -82,16 +82,11 @@ def resolve_root(
     path = root.path
     if not path.is_file():
         return path
-    from .archive import unpack
-
     fmt = _local_format(root, path)
     stat = path.stat()
     return _cache(options).get(
         root.key,
-        lambda staging: unpack(
-            path, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
-            limits=options.limits,
-        ),
+        lambda staging: _unpack(root, path, fmt, staging, options),
         shown=root.shown,
         stamp=f"{stat.st_size}:{stat.st_mtime_ns}",
         refresh=refresh,
@@ -102,12 +97,28 @@ def _cache(options: SourceOptions) -> SkillCache:
     return SkillCache(options.cache_dir or default_cache_dir())
 
 
-def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
+def _read_format(path: Path, name: str) -> tuple[ArchiveFormat | None, bytes]:
+    """The format of the root file at ``path`` named ``name``, and its first bytes."""
     from .archive import HEAD_BYTES, detect_format
 
     with open(path, "rb") as handle:
         head = handle.read(HEAD_BYTES)
-    fmt = detect_format(path.name, head)
+    return detect_format(name, head), head
+
+
+def _unpack(
+    root: RootSpec, file: Path, fmt: ArchiveFormat, staging: Path, options: SourceOptions
+) -> Path:
+    from .archive import unpack
+
+    return unpack(
+        file, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
+        limits=options.limits,
+    )
+
+
+def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
+    fmt, _head = _read_format(path, path.name)
     if fmt is None:
         raise UnsupportedRootError(
             root.shown,
@@ -118,21 +129,15 @@ def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
 
 
 def _fetch_and_unpack(root: RootSpec, staging: Path, options: SourceOptions) -> Path:
-    from .archive import HEAD_BYTES, detect_format, unpack
     from .download import download
 
     archive = staging / "download"
     download(root.key, archive, shown=root.shown, limits=options.limits)
-    with open(archive, "rb") as handle:
-        head = handle.read(HEAD_BYTES)
-    fmt = detect_format(root.url_path.name, head)
+    fmt, head = _read_format(archive, root.url_path.name)
     if fmt is None:
         raise UnsupportedRootError(
             root.shown,
             "the downloaded file is neither a zip, a tar, a gzip-compressed tar nor a SKILL.md"
             f" (it starts with {head[:16]!r}); link to a .zip, .tar, .tar.gz, .tgz or SKILL.md",
         )
-    return unpack(
-        archive, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
-        limits=options.limits,
-    )
+    return _unpack(root, archive, fmt, staging, options)
