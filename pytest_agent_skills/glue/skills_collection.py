@@ -21,7 +21,12 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..findings import Finding
 from ..repository import RootNotFoundError, find_skill_dirs
-from ..rules import CHECKS, ValidationOptions, duplicate_name_findings, validate_check
+from ..rules import (
+    CHECKS,
+    ValidationOptions,
+    duplicate_name_findings_by_file,
+    validate_check,
+)
 from ..settings import Setting
 from ..skill import SKILL_FILE, Skill
 
@@ -271,10 +276,7 @@ class SkillCheckItem(pytest.Item):
         """name-duplicate findings by SKILL.md, computed once per session over every skill."""
         if _DUPLICATES_KEY not in self.config.stash:
             skills = [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
-            by_file: dict[Path, list[Finding]] = {}
-            for finding in duplicate_name_findings(skills, options):
-                by_file.setdefault(finding.path, []).append(finding)
-            self.config.stash[_DUPLICATES_KEY] = by_file
+            self.config.stash[_DUPLICATES_KEY] = duplicate_name_findings_by_file(skills, options)
         return self.config.stash[_DUPLICATES_KEY]
 
     def _format(self, finding: Finding) -> str:

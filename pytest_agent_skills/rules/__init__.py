@@ -11,6 +11,7 @@ from ._options import PROFILES, Profile, ValidationOptions, parse_severities
 from ._validate import (
     SkillReport,
     duplicate_name_findings,
+    duplicate_name_findings_by_file,
     skill_dirs,
     validate,
     validate_check,
@@ -27,6 +28,7 @@ __all__ = [
     "SkillReport",
     "ValidationOptions",
     "duplicate_name_findings",
+    "duplicate_name_findings_by_file",
     "parse_severities",
     "skill_dirs",
     "summary",

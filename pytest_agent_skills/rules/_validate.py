@@ -90,6 +90,16 @@ def duplicate_name_findings(
     return _apply(hits, options)
 
 
+def duplicate_name_findings_by_file(
+    skills: Sequence[Skill], options: ValidationOptions = DEFAULT_OPTIONS
+) -> dict[Path, list[Finding]]:
+    """:func:`duplicate_name_findings` grouped by the SKILL.md they are about."""
+    by_file: dict[Path, list[Finding]] = {}
+    for finding in duplicate_name_findings(skills, options):
+        by_file.setdefault(finding.path, []).append(finding)
+    return by_file
+
+
 @dataclass(frozen=True)
 class SkillReport:
     """One skill's validation result."""
@@ -114,9 +124,7 @@ def validate_paths(
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included."""
     skills = [Skill.load(directory) for path in paths for directory in skill_dirs(path)]
-    duplicates: dict[Path, list[Finding]] = {}
-    for finding in duplicate_name_findings(skills, options):
-        duplicates.setdefault(finding.path, []).append(finding)
+    duplicates = duplicate_name_findings_by_file(skills, options)
     return [
         SkillReport(skill, tuple(validate(skill, options) + duplicates.get(skill.skill_file, [])))
         for skill in skills
