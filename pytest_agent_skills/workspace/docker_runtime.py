@@ -26,7 +26,7 @@ from . import DEFAULT_DOCKER_IMAGE
 from .capture import BoundedCapture
 from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
 from .process import ProcessOutcome
-from .runtime import ExecSpec, Runtime
+from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -71,11 +71,8 @@ class DockerRuntime(Runtime):
     def _mounts(self, workspace: Workspace) -> dict[str, dict[str, str]]:
         layout = workspace.layout
         volumes = {str(layout.root): {"bind": str(layout.root), "mode": "rw"}}
-        for folder in (layout.skills, layout.inputs):
+        for folder in read_only_folders(workspace):
             volumes[str(folder)] = {"bind": str(folder), "mode": "ro"}
-        for staged in workspace.staged.values():
-            if staged.mode == "link":
-                volumes[str(staged.source)] = {"bind": str(staged.source), "mode": "ro"}
         return volumes
 
     def container_for(self, workspace: Workspace) -> Any:

@@ -42,6 +42,16 @@ class ExecSpec:
     cap: int = STREAM_CAP_BYTES
 
 
+def read_only_folders(workspace: Workspace) -> list[Path]:
+    """What ``sandbox`` and ``docker`` mount read-only over the writable workspace.
+
+    ``skills/``, ``work/inputs/`` and, each at its own path, the source of a
+    link-staged skill (so the staged links resolve and nothing writes through them).
+    """
+    layout = workspace.layout
+    return [layout.skills, layout.inputs, *(staged.source for staged in workspace.link_staged)]
+
+
 class Runtime(ABC):
     """Creates workspaces and executes their commands (one engine: host, bwrap or Docker)."""
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .errors import INSTALL_BWRAP, RuntimeUnavailableError
 from .local import find_bash
 from .process import ProcessOutcome, run_process
-from .runtime import ExecSpec, Runtime
+from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -69,11 +69,8 @@ class SandboxRuntime(Runtime):
     def argv(self, workspace: Workspace, spec: ExecSpec) -> list[str]:
         layout = workspace.layout
         argv = [self.bwrap, *BASE_MOUNTS, "--bind", str(layout.root), str(layout.root)]
-        argv += ["--ro-bind", str(layout.skills), str(layout.skills)]
-        argv += ["--ro-bind", str(layout.inputs), str(layout.inputs)]
-        for staged in workspace.staged.values():
-            if staged.mode == "link":
-                argv += ["--ro-bind", str(staged.source), str(staged.source)]
+        for folder in read_only_folders(workspace):
+            argv += ["--ro-bind", str(folder), str(folder)]
         argv += [*ISOLATION_FLAGS, "--chdir", str(spec.cwd), "--", self.bash, "-lc", spec.command]
         return argv
 

@@ -84,6 +84,11 @@ class Workspace:
     def skills_dir(self) -> Path:
         return self.layout.skills
 
+    @property
+    def link_staged(self) -> list[StagedSkill]:
+        """The skills staged by links: their sources lie outside the workspace."""
+        return [staged for staged in self.staged.values() if staged.mode == "link"]
+
     def stage_skill(self, skill: Skill) -> StagedSkill:
         """Stage ``skill``; a no-op while its source is unchanged, a fresh stage after edits."""
         return self._stage(skill, snapshot(skill.directory.resolve()))
@@ -235,7 +240,7 @@ class Workspace:
     def _resolve_cwd(self, cwd: str, staged: StagedSkill, run_dir: Path) -> Path:
         if not cwd.strip():
             return staged.target
-        sources = [item.source for item in self.staged.values() if item.mode == "link"]
+        sources = [item.source for item in self.link_staged]
         resolved = self.layout.confine(cwd, staged.target, "cwd", run_dir, sources)
         if not resolved.is_dir():
             if resolved.is_relative_to(self.layout.skills) or resolved.exists():
@@ -290,11 +295,7 @@ class Workspace:
             patterns,
             root=self.path,
             expand=lambda text: self.layout.expand(text, run_dir),
-            allowed_outside=[
-                (item.source, f"skills/{item.name}")
-                for item in self.staged.values()
-                if item.mode == "link"
-            ],
+            allowed_outside=[(item.source, f"skills/{item.name}") for item in self.link_staged],
         )
         warnings.extend(collection.warnings)
         files = collection.files
