@@ -108,18 +108,25 @@ class SkillSession:
 
     # --- tools ----------------------------------------------------------------------------------
 
-    def _exposure(self) -> dynamic.Exposure:
-        if not self.dynamic_tools:
-            return dynamic.Exposure(list(self.tool_pool), [])
-        return dynamic.expose(
-            self.repository, self._state, self.tool_pool, only_active_skills=self.only_active_skills
-        )
+    def _offered(self) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
+        """The tools the model may call now, and the selected tools the pool lacks."""
+        if self.dynamic_tools:
+            exposure = dynamic.expose(
+                self.repository,
+                self._state,
+                self.tool_pool,
+                only_active_skills=self.only_active_skills,
+            )
+        else:
+            exposure = dynamic.Exposure(list(self.tool_pool), [])
+        return [*self._skill_tools.values(), *exposure.tools], exposure.missing
 
     def _exposed(self) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
-        exposure = self._exposure()
-        if exposure.missing and not self.allow_missing_tools:
-            raise MissingToolError(exposure.missing)
-        return [*self._skill_tools.values(), *exposure.tools], exposure.missing
+        """:meth:`_offered`, refusing missing pool tools unless ``allow_missing_tools``."""
+        offered, missing = self._offered()
+        if missing and not self.allow_missing_tools:
+            raise MissingToolError(missing)
+        return offered, missing
 
     def tool_definitions(self) -> list[dict[str, Any]]:
         """The OpenAI ``tools`` entries the model is offered right now."""
@@ -140,8 +147,7 @@ class SkillSession:
             parse_error = error
         # Missing pool tools are a configuration problem reported when the request is
         # built (tool_definitions / build_request), not a reason to refuse this call.
-        offered = [*self._skill_tools.values(), *self._exposure().tools]
-        exposed = {tool.name: tool for tool in offered}
+        exposed = {tool.name: tool for tool in self._offered()[0]}
         tool = exposed.get(name)
         if tool is None:
             message = self._unknown_tool(name, exposed)
