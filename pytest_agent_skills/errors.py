@@ -11,6 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def place(path: Path | str, line: int | None) -> str:
+    """``path:line``, or the path alone when the line is unknown (``None`` or 0)."""
+    return f"{path}:{line}" if line else str(path)
+
+
 class AgentSkillsError(Exception):
     """Base class of every error raised by pytest-agent-skills."""
 
@@ -26,5 +31,4 @@ class LocatedError(AgentSkillsError):
         self.path = Path(path)
         self.line = line
         self.message = message
-        location = f"{self.path}:{line}" if line else f"{self.path}"
-        super().__init__(f"{location}: {message}")
+        super().__init__(f"{place(self.path, line)}: {message}")

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from .errors import place
+
 
 class Severity(str, Enum):
     ERROR = "error"
@@ -34,7 +36,7 @@ class Finding:
         return self.severity is Severity.ERROR
 
     def location(self) -> str:
-        return f"{self.path}:{self.line}" if self.line else str(self.path)
+        return place(self.path, self.line)
 
     def format(self) -> str:
         return f"{self.location()}: {self.severity} [{self.rule}] {self.message}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -280,10 +281,8 @@ class SkillCheckItem(pytest.Item):
         return self.config.stash[_DUPLICATES_KEY]
 
     def _format(self, finding: Finding) -> str:
-        location = relative_to_root(self.config, finding.path)
-        if finding.line:
-            location += f":{finding.line}"
-        return f"{location}: {finding.severity} [{finding.rule}] {finding.message}"
+        """The finding as :meth:`Finding.format` writes it, its path relative to the rootdir."""
+        return replace(finding, path=Path(relative_to_root(self.config, finding.path))).format()
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, SkillCheckFailed):
