@@ -116,6 +116,21 @@ def test_register_a_tool_object_and_explicit_overrides():
     assert "one" in pool and len(pool) == 2
 
 
+def test_register_a_callable_tool_object_whose_function_attribute_is_not_callable():
+    class Tool:
+        def __init__(self) -> None:
+            self.name = "shout"
+            self.description = "Shout."
+            self.parameters = {"type": "object", "properties": {"q": {"type": "string"}}}
+            self.function = "uppercase"  # a label, not the callable: the object itself is called
+
+        def __call__(self, q: str) -> str:
+            return q.upper() + "!"
+
+    entry = ToolPool().register(Tool())
+    assert entry(q="hi") == "HI!"
+
+
 @pytest.mark.parametrize(
     ("register", "message"),
     [

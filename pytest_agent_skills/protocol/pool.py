@@ -65,12 +65,12 @@ class ToolPool:
         """Add a :class:`PoolTool`, a tool object or a plain callable; returns the pool entry."""
         if isinstance(tool, PoolTool):
             entry = tool
-        elif _is_tool_object(tool):
+        elif (function := _tool_object_function(tool)) is not None:
             entry = PoolTool(
                 name or tool.name,
                 description if description is not None else tool.description,
                 parameters if parameters is not None else dict(tool.parameters),
-                tool.function if hasattr(tool, "function") else tool,
+                function,
             )
         elif callable(tool):
             tool_name = name or getattr(tool, "__name__", "")
@@ -131,9 +131,18 @@ class ToolPool:
         return len(self._tools)
 
 
-def _is_tool_object(tool: Any) -> bool:
-    has_fields = all(hasattr(tool, field) for field in ("name", "description", "parameters"))
-    return has_fields and (callable(getattr(tool, "function", None)) or callable(tool))
+def _tool_object_function(tool: Any) -> Callable[..., Any] | None:
+    """What a tool object runs: its callable ``function``, else the object itself if callable.
+
+    None when ``tool`` is not a tool object (no ``name``, ``description`` and
+    ``parameters``, or nothing to call).
+    """
+    if not all(hasattr(tool, field) for field in ("name", "description", "parameters")):
+        return None
+    function = getattr(tool, "function", None)
+    if callable(function):
+        return function
+    return tool if callable(tool) else None
 
 
 def require_json(name: str, value: Any) -> None:
