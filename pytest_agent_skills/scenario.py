@@ -175,7 +175,7 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
     if error is None:
         return
     doc_path = tuple(error.absolute_path)
-    where = _dotted(doc_path) or "the scenario"
+    where = dotted(doc_path) or "the scenario"
     instance = error.instance
     if error.validator == "additionalProperties" and isinstance(instance, dict):
         known = sorted(error.schema.get("properties", {}))
@@ -213,7 +213,8 @@ def _is_turn(doc_path: DocPath) -> bool:
     return len(doc_path) >= 3 and doc_path[-3:-1] == ("model", "script")
 
 
-def _dotted(doc_path: DocPath) -> str:
+def dotted(doc_path: DocPath) -> str:
+    """``expect.calls.items[0]``: a path into the document as the messages show it."""
     text = ""
     for part in doc_path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -268,7 +269,7 @@ def _build(
             raise ScenarioError(
                 path,
                 start,
-                f"{_dotted(prefix) or 'the scenario'}: {required!r} is required"
+                f"{dotted(prefix) or 'the scenario'}: {required!r} is required"
                 + (
                     " (the user message that starts the conversation)"
                     if required == "user"

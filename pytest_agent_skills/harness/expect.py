@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from ..scenario import dotted, scenario_schema
 from .errors import HarnessError
 from .trajectory import CallRecord, Trajectory
 
@@ -68,17 +69,12 @@ class Failure:
 
     @property
     def key(self) -> str:
-        text = "expect"
-        for part in self.path:
-            text += f"[{part}]" if isinstance(part, int) else f".{part}"
-        return text
+        return dotted(("expect", *self.path))
 
 
 @cache
 def _expect_validator() -> Any:
     from jsonschema import Draft202012Validator
-
-    from ..scenario import scenario_schema
 
     schema = scenario_schema()
     return Draft202012Validator({"$ref": "#/$defs/expect", "$defs": schema["$defs"]})
@@ -90,9 +86,7 @@ def validate_expect(expect: Mapping[str, Any]) -> None:
 
     error = best_match(_expect_validator().iter_errors(dict(expect)))
     if error is not None:
-        where = "expect" + "".join(
-            f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path
-        )
+        where = dotted(("expect", *error.absolute_path))
         raise HarnessError(f"{where}: {error.message}")
 
 
