@@ -11,6 +11,7 @@ non-root user the staged tree is also ``chmod a-w``).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .errors import RuntimeUnavailableError
@@ -39,11 +40,16 @@ class LocalRuntime(Runtime):
         self.bash = find_bash()
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        return run_process(
-            [self.bash, "-lc", spec.command],
-            cwd=spec.cwd,
-            env=spec.env,
-            stdin_path=spec.stdin_path,
-            timeout=spec.timeout,
-            cap=spec.cap,
-        )
+        return run_on_host([self.bash, "-lc", spec.command], spec)
+
+
+def run_on_host(argv: Sequence[str], spec: ExecSpec) -> ProcessOutcome:
+    """Run ``argv`` (which runs ``spec.command``) as a host process with ``spec``'s settings."""
+    return run_process(
+        argv,
+        cwd=spec.cwd,
+        env=spec.env,
+        stdin_path=spec.stdin_path,
+        timeout=spec.timeout,
+        cap=spec.cap,
+    )

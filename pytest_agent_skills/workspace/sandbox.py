@@ -16,8 +16,8 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from .errors import INSTALL_BWRAP, RuntimeUnavailableError
-from .local import find_bash
-from .process import ProcessOutcome, run_process
+from .local import find_bash, run_on_host
+from .process import ProcessOutcome
 from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
@@ -75,11 +75,4 @@ class SandboxRuntime(Runtime):
         return argv
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        return run_process(
-            self.argv(workspace, spec),
-            cwd=spec.cwd,
-            env=spec.env,
-            stdin_path=spec.stdin_path,
-            timeout=spec.timeout,
-            cap=spec.cap,
-        )
+        return run_on_host(self.argv(workspace, spec), spec)
