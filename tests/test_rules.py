@@ -10,7 +10,15 @@ from _skill_files import write_skill
 
 from pytest_agent_skills.errors import ConfigurationError
 from pytest_agent_skills.findings import Severity
-from pytest_agent_skills.rules import RULES, ValidationOptions, validate, validate_paths
+from pytest_agent_skills.rules import (
+    CHECKS,
+    FRONT_MATTER_CHECKS,
+    RULES,
+    ValidationOptions,
+    validate,
+    validate_check,
+    validate_paths,
+)
 from pytest_agent_skills.skill import Skill
 
 
@@ -347,6 +355,17 @@ def test_parse_problems_come_first_and_suppress_field_rules(tmp_path: Path) -> N
     directory.mkdir()
     (directory / "SKILL.md").write_text("---\nname: x\nname: y\ndescription: [unclosed\n---\n")
     assert findings_of(directory) == [("frontmatter-yaml", 5)]
+
+
+def test_front_matter_checks_are_exactly_those_silent_without_front_matter(tmp_path: Path) -> None:
+    # The collection skips FRONT_MATTER_CHECKS when the front matter did not parse; the
+    # other checks still read the body (here a missing reference and an empty Tools: section).
+    directory = tmp_path / "x"
+    directory.mkdir()
+    (directory / "SKILL.md").write_text("no front matter\n\nRun scripts/run.py\n\nTools:\n")
+    skill = Skill.load(directory)
+    silent = {check for check in CHECKS if not validate_check(skill, check)}
+    assert silent == FRONT_MATTER_CHECKS
 
 
 def test_duplicate_names_across_roots_first_root_wins(tmp_path: Path) -> None:

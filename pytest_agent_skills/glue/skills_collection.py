@@ -24,6 +24,7 @@ from ..findings import Finding
 from ..repository import RootNotFoundError, find_skill_dirs
 from ..rules import (
     CHECKS,
+    FRONT_MATTER_CHECKS,
     ValidationOptions,
     duplicate_name_findings_by_file,
     validate_check,
@@ -252,7 +253,7 @@ class SkillCheckItem(pytest.Item):
 
     def runtest(self) -> None:
         skill = self.parent.skill
-        if self.check not in ("frontmatter", "tools", "references") and skill.front_matter is None:
+        if self.check in FRONT_MATTER_CHECKS and skill.front_matter is None:
             # Reported at the SKILL.md (like a skip marker), not at this line of the plugin.
             raise pytest.skip.Exception(
                 "the front matter did not parse: see the frontmatter check",

@@ -5,7 +5,7 @@ problems of its SKILL.md included; ``validate_paths`` validates every skill
 under some paths.  The rule ids are documented in ``docs/rules.md``.
 """
 
-from ._catalogue import CHECKS, RULES, Rule
+from ._catalogue import CHECKS, FRONT_MATTER_CHECKS, RULES, Rule
 from ._formats import FORMATTERS, summary, to_json, to_sarif, to_text
 from ._options import PROFILES, Profile, ValidationOptions, parse_severities
 from ._validate import (
@@ -21,6 +21,7 @@ from ._validate import (
 __all__ = [
     "CHECKS",
     "FORMATTERS",
+    "FRONT_MATTER_CHECKS",
     "PROFILES",
     "RULES",
     "Profile",

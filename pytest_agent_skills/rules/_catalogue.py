@@ -15,6 +15,8 @@ W = Severity.WARNING
 
 #: The checks a skill is validated in, in report order; each becomes one pytest item.
 CHECKS = ("frontmatter", "fields", "name", "description", "body", "tools", "references")
+#: The checks that read the front matter: they find nothing when it did not parse.
+FRONT_MATTER_CHECKS = frozenset({"fields", "name", "description", "body"})
 
 
 @dataclass(frozen=True)
