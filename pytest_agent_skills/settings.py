@@ -166,10 +166,8 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
 
 
 def _flag_help(setting: Setting) -> str:
-    suffix = f" (ini: {setting.ini}; default: {setting.describe_default()})"
-    if setting.env:
-        suffix = f" (ini: {setting.ini}; env: {setting.env}; default: {setting.describe_default()})"
-    return setting.help + suffix
+    env = f"env: {setting.env}; " if setting.env else ""
+    return f"{setting.help} (ini: {setting.ini}; {env}default: {setting.describe_default()})"
 
 
 def _ini_help(setting: Setting) -> str:
