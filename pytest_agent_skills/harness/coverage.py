@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .trajectory import Trajectory
 
-LOADED_PREFIX = "temp:skill:loaded:"
-DOCS_PREFIX = "temp:skill:docs:"
+if TYPE_CHECKING:
+    from ..protocol.state import Selection
 
 
 def _empty(skill: Any) -> dict[str, Any]:
@@ -46,8 +46,8 @@ class CoverageCollector:
             loaded, docs = _skill_state(trajectory, skill.name)
             entry["loaded"] = entry["loaded"] or loaded
             selected = set(entry["docs_selected"])
-            for value in docs:
-                selected.update(skill.docs if value == "*" else _json_list(value))
+            for selection in docs:
+                selected.update(selection.expand(skill.docs))
             entry["docs_selected"] = sorted(selected)
             ran = set(entry["scripts_ran"])
             called = set(entry["tools_called"])
@@ -99,23 +99,19 @@ class CoverageCollector:
         return lines
 
 
-def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[str]]:
-    """Whether the skill was ever loaded, and every docs value stored for it."""
-    loaded = trajectory.state.get(LOADED_PREFIX + name) == "1"
-    docs = [trajectory.state[DOCS_PREFIX + name]] if DOCS_PREFIX + name in trajectory.state else []
+def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[Selection]]:
+    """Whether the skill was ever loaded, and every docs selection stored for it."""
+    # The protocol's own keys and values; imported here, the plugin loads this module at start-up.
+    from ..protocol.state import LOADED_VALUE, Selection, docs_key, loaded_key
+
+    loaded_at, docs_at = loaded_key(name), docs_key(name)
+    loaded = trajectory.state.get(loaded_at) == LOADED_VALUE
+    values = [trajectory.state[docs_at]] if docs_at in trajectory.state else []
     for call in trajectory.calls:
-        loaded = loaded or call.state_delta.get(LOADED_PREFIX + name) == "1"
-        if DOCS_PREFIX + name in call.state_delta:
-            docs.append(call.state_delta[DOCS_PREFIX + name])
-    return loaded, docs
-
-
-def _json_list(value: str) -> list[str]:
-    try:
-        decoded = json.loads(value)
-    except ValueError:
-        return []
-    return [str(item) for item in decoded] if isinstance(decoded, list) else []
+        loaded = loaded or call.state_delta.get(loaded_at) == LOADED_VALUE
+        if docs_at in call.state_delta:
+            values.append(call.state_delta[docs_at])
+    return loaded, [Selection.decode(value) for value in values]
 
 
 def _mentions(command: str, script: str) -> bool:
