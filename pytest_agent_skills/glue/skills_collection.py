@@ -133,9 +133,10 @@ def pytest_collection_modifyitems(
     for root in roots:
         for directory in find_skill_dirs(root):
             skill_file = directory / SKILL_FILE
-            if skill_file.resolve() in collected:
+            resolved = skill_file.resolve()
+            if resolved in collected:
                 continue
-            collected.add(skill_file.resolve())
+            collected.add(resolved)
             items.extend(session.genitems(SkillFile.for_path(session, skill_file)))
 
 
