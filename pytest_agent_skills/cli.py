@@ -91,7 +91,7 @@ def _run_validate(args: argparse.Namespace) -> int:
             paths.append(resolve_root(spec, refresh=args.refresh))
         elif local.exists():
             # Local paths are used as given, so reports show them as the user wrote them.
-            paths.append(Path(spec))
+            paths.append(local)
         else:
             raise UsageError(f"{spec}: no such file or folder")
     reports = validate_paths(paths, options)
