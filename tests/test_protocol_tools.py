@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import jsonschema
 import pytest
@@ -254,6 +255,31 @@ def test_load_unknown_doc_is_an_error_and_loads_nothing(session):
 )
 def test_bad_arguments_are_error_results(session, arguments, message):
     call_error(session, "skill_load", arguments, "invalid_arguments", message)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        pytest.param("[" * 100_000, id="nested-past-the-recursion-limit"),
+        pytest.param(
+            '{"skill_name": ' + "1" * 5000 + "}",
+            id="integer-over-the-digit-limit",
+            marks=pytest.mark.skipif(
+                not hasattr(sys, "get_int_max_str_digits"),
+                reason="this Python has no integer digit limit, so json reads the number",
+            ),
+        ),
+    ],
+)
+def test_arguments_json_cannot_read_are_error_results_not_exceptions(session, arguments):
+    call_error(
+        session,
+        "skill_load",
+        arguments,
+        "invalid_arguments",
+        "the arguments of tool 'skill_load' are nested too deeply or hold a number too long to"
+        " read; send a JSON object of plain values.",
+    )
 
 
 # --- docs -----------------------------------------------------------------------------------

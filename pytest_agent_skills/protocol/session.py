@@ -263,6 +263,14 @@ def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str
                 INVALID_ARGUMENTS,
                 f"the arguments of tool {name!r} are not valid JSON ({error}); send a JSON object.",
             ) from None
+        except (ValueError, RecursionError):
+            # What json.loads raises beyond JSONDecodeError: nesting past the recursion
+            # limit, or an integer longer than sys.get_int_max_str_digits().
+            raise ToolCallError(
+                INVALID_ARGUMENTS,
+                f"the arguments of tool {name!r} are nested too deeply or hold a number too long"
+                " to read; send a JSON object of plain values.",
+            ) from None
     if not isinstance(raw, Mapping):
         raise ToolCallError(
             INVALID_ARGUMENTS,
