@@ -67,6 +67,8 @@ class ToolDeclaration:
 class ToolsSection:
     line: int
     tools: tuple[ToolDeclaration, ...]
+    #: The text of the ``Tools:`` header line, as written.
+    header: str
 
     @property
     def names(self) -> list[str]:
@@ -377,7 +379,7 @@ def parse_tools_section(body_lines: list[str], first_line: int) -> ToolsSection 
         name = stripped[1:].strip()
         if name and not name.startswith("#"):
             tools.append(ToolDeclaration(name, first_line + index, after_break))
-    return ToolsSection(first_line + start, tuple(tools))
+    return ToolsSection(first_line + start, tuple(tools), body_lines[start])
 
 
 @dataclass

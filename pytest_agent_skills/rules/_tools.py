@@ -23,8 +23,7 @@ def check_tools(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     section = skill.parsed.tools_section
     if section is None:
         return
-    header = skill.body.split("\n")[section.line - skill.body_line]
-    extra = _HEADER_TEXT.match(header)
+    extra = _HEADER_TEXT.match(section.header)
     if extra:
         yield Hit(
             "tools-header-text",
