@@ -84,7 +84,7 @@ def iter_matches(
     while stack:
         folder, relative, depth = stack.pop()
         real = os.path.realpath(folder)
-        if not _inside(real, allowed):
+        if not is_inside(real, allowed):
             warnings.append(
                 f"output_files pattern {pattern!r}: folder {relative!r} resolves outside the"
                 f" workspace to {real!r}; not searched"
@@ -115,5 +115,6 @@ def iter_matches(
     yield from sorted(matches)
 
 
-def _inside(real: str, allowed: Sequence[Path]) -> bool:
+def is_inside(real: str, allowed: Sequence[Path]) -> bool:
+    """Whether the real path ``real`` is one of the ``allowed`` folders or lies below one."""
     return any(real == str(folder) or real.startswith(str(folder) + os.sep) for folder in allowed)

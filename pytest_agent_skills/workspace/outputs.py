@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .capture import decode_head
-from .globbing import iter_matches
+from .globbing import is_inside, iter_matches
 from .result import INLINE_FILE_CAP_BYTES, INLINE_TOTAL_CAP_BYTES, MAX_OUTPUT_FILES, OutputFile
 
 _SIGNATURES = (
@@ -58,13 +58,13 @@ def collect_outputs(
         return collection
     real_root = root.resolve()
     outside = [(source.resolve(), name) for source, name in allowed_outside]
+    allowed = [real_root, *(source for source, _ in outside)]
     seen: set[Path] = set()
     inline_budget = INLINE_TOTAL_CAP_BYTES
     for pattern in patterns:
         relative = _relative_pattern(pattern, real_root, expand, collection.warnings)
         if relative is None:
             continue
-        allowed = [real_root, *(source for source, _ in outside)]
         for match in iter_matches(real_root, relative, allowed, collection.warnings):
             real = (real_root / match).resolve()
             name = _name_inside(real, real_root, outside)
@@ -109,11 +109,10 @@ def _relative_pattern(
     text = expand(pattern.strip())
     if os.path.isabs(text):
         absolute = os.path.normpath(text)
-        root_text = str(real_root)
-        if absolute != root_text and not absolute.startswith(root_text + os.sep):
+        if not is_inside(absolute, [real_root]):
             warnings.append(f"output_files pattern {pattern!r} is outside the workspace; ignored")
             return None
-        text = os.path.relpath(absolute, root_text)
+        text = os.path.relpath(absolute, real_root)
     if not text or ".." in Path(text).parts:
         warnings.append(
             f"output_files pattern {pattern!r} climbs out of the workspace with '..'; ignored"
