@@ -86,7 +86,7 @@ def _artifact_uri(path: Path, base: Path) -> dict[str, str]:
 def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     """SARIF 2.1.0; file URIs are relative to ``base`` (default: the current folder)."""
     base = Path(os.path.abspath(base or Path.cwd()))
-    rule_ids = list(RULES)
+    rule_index = {rule_id: index for index, rule_id in enumerate(RULES)}
     rules = [
         {
             "id": rule.id,
@@ -106,7 +106,7 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
             results.append(
                 {
                     "ruleId": finding.rule,
-                    "ruleIndex": rule_ids.index(finding.rule),
+                    "ruleIndex": rule_index[finding.rule],
                     "level": str(finding.severity),
                     "message": {"text": finding.message},
                     "locations": [{"physicalLocation": location}],
