@@ -166,11 +166,9 @@ class SkillSession:
         except ToolCallError as error:
             return ToolOutcome(name, arguments, error.result(), True)
         else:
-            delta = dict(self._state.pending)
-            self._state.merge(delta)
-            return ToolOutcome(name, arguments, result, False, delta)
+            return ToolOutcome(name, arguments, result, False, self._state.commit())
         finally:
-            self._state.pending.clear()
+            self._state.pending.clear()  # a failed call leaves no trace
 
     def _call_pool_tool(self, tool: PoolTool, arguments: dict[str, Any]) -> ToolOutcome:
         try:

@@ -14,7 +14,6 @@ used when the agent has no name).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 LOADED_PREFIX = "temp:skill:loaded:"
@@ -81,11 +80,13 @@ class SessionState:
     def merged(self) -> dict[str, str]:
         return {**self.committed, **self.pending}
 
-    def merge(self, delta: Mapping[str, str]) -> None:
-        """Merge a tool call's delta into the committed state."""
+    def commit(self) -> dict[str, str]:
+        """Merge the pending delta of a finished tool call into the committed state; the delta."""
+        delta = dict(self.pending)
         self.committed.update(delta)
         self.turn_keys.update(delta)
         self.pending.clear()
+        return delta
 
     def begin_turn(self) -> None:
         self.turn_keys.clear()
