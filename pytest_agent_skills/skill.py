@@ -18,6 +18,7 @@ than under the reference.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -171,7 +172,7 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
         )
 
     yaml_text = "\n".join(lines[1:close_index])
-    front_matter = _parse_front_matter(yaml_text, 2, close_index + 1, path, problems)
+    front_matter = _parse_front_matter(yaml_text, 2, close_index + 1, problem)
     body_lines = lines[close_index + 1 :]
     body = "\n".join(body_lines)
     body_line = close_index + 2
@@ -180,18 +181,15 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
 
 
 def _parse_front_matter(
-    yaml_text: str, first_line: int, close_line: int, path: Path, problems: list[Finding]
+    yaml_text: str, first_line: int, close_line: int, problem: Callable[[str, int, str], None]
 ) -> FrontMatter | None:
+    """The front matter between the fences; ``problem(rule, line, message)`` records errors."""
     if not yaml_text.strip():
-        problems.append(
-            Finding(
-                "frontmatter-empty",
-                Severity.ERROR,
-                "the front matter is empty. Add at least 'name: <folder name>' and"
-                " 'description: <what the skill does and when to use it>'.",
-                path,
-                first_line - 1,
-            )
+        problem(
+            "frontmatter-empty",
+            first_line - 1,
+            "the front matter is empty. Add at least 'name: <folder name>' and"
+            " 'description: <what the skill does and when to use it>'.",
         )
         return FrontMatter({}, {}, first_line - 1, close_line)
     loader = _YAML_LOADER(yaml_text)
@@ -201,54 +199,38 @@ def _parse_front_matter(
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + mark.line if mark is not None else first_line
-        problems.append(
-            Finding(
-                "frontmatter-yaml",
-                Severity.ERROR,
-                f"the front matter is not valid YAML: {error.problem or error.context}."
-                " Quote values that contain ': ' or start with a special character"
-                " (e.g. description: \"Use when: ...\").",
-                path,
-                line,
-            )
+        problem(
+            "frontmatter-yaml",
+            line,
+            f"the front matter is not valid YAML: {error.problem or error.context}."
+            " Quote values that contain ': ' or start with a special character"
+            " (e.g. description: \"Use when: ...\").",
         )
         return None
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as error:
-        problems.append(
-            Finding(
-                "frontmatter-yaml",
-                Severity.ERROR,
-                f"the front matter is not valid YAML: {error}. Fix the YAML between the"
-                " '---' lines.",
-                path,
-                first_line,
-            )
+        problem(
+            "frontmatter-yaml",
+            first_line,
+            f"the front matter is not valid YAML: {error}. Fix the YAML between the"
+            " '---' lines.",
         )
         return None
     finally:
         loader.dispose()
 
     for key_text, line in duplicates:
-        problems.append(
-            Finding(
-                "frontmatter-duplicate-key",
-                Severity.ERROR,
-                f"the key {key_text!r} appears more than once; YAML keeps only the last one."
-                " Remove the duplicate.",
-                path,
-                first_line + line,
-            )
+        problem(
+            "frontmatter-duplicate-key",
+            first_line + line,
+            f"the key {key_text!r} appears more than once; YAML keeps only the last one."
+            " Remove the duplicate.",
         )
     if not isinstance(data, dict):
-        problems.append(
-            Finding(
-                "frontmatter-not-mapping",
-                Severity.ERROR,
-                f"the front matter must be a YAML mapping of fields, found {_yaml_kind(data)}."
-                " Write it as 'name: ...' and 'description: ...' lines.",
-                path,
-                first_line,
-            )
+        problem(
+            "frontmatter-not-mapping",
+            first_line,
+            f"the front matter must be a YAML mapping of fields, found {_yaml_kind(data)}."
+            " Write it as 'name: ...' and 'description: ...' lines.",
         )
         return None
     key_lines = {}
