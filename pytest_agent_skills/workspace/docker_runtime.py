@@ -2,14 +2,15 @@
 
 The container (network ``none``) mounts the workspace at its host path,
 ``skills/`` and ``work/inputs/`` read-only on top, and each link-staged skill
-source read-only at its own path.  Mounts cannot be added to a running
-container, so staging a skill whose source is not mounted yet replaces the
-container (files live in the workspace, nothing is lost); runs never start a
-container.  PID 1 is a small bash loop that reaps orphans.  Each run execs,
-as the host user, a wrapper that runs ``bash -lc COMMAND`` and then kills
-every other process of the container (``kill -KILL -1`` spares PID 1 and the
-caller), so nothing the command started in the background survives it; on a
-timeout a second exec does the same.
+source read-only at its own path.  The first run creates the container;
+mounts cannot be added to a running container, so the first run after staging
+a skill whose source is not mounted yet replaces it (files live in the
+workspace, nothing is lost); every other run only execs.  PID 1 is a small
+bash loop that reaps orphans.  Each run execs, as the host user, a wrapper
+that runs ``bash -lc COMMAND`` and then kills every other process of the
+container (``kill -KILL -1`` spares PID 1 and the caller), so nothing the
+command started in the background survives it; on a timeout a second exec
+does the same.
 
 The Docker SDK is imported only when this runtime is created.
 """
@@ -30,8 +31,6 @@ from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
     from .workspace import Workspace
-
-#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3-minimal).
 
 LABEL = "pytest-agent-skills.workspace"
 KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
