@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..findings import Finding, Severity
@@ -37,12 +37,10 @@ def _apply(findings: Iterable[Finding], options: ValidationOptions) -> list[Find
     for finding in findings:
         severity = options.severity_of(finding.rule)
         if severity is not None:
-            kept.append(finding if severity is finding.severity else _with(finding, severity))
+            kept.append(
+                finding if severity is finding.severity else replace(finding, severity=severity)
+            )
     return kept
-
-
-def _with(finding: Finding, severity: Severity) -> Finding:
-    return Finding(finding.rule, severity, finding.message, finding.path, finding.line)
 
 
 def validate_check(
