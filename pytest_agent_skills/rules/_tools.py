@@ -40,7 +40,8 @@ def check_tools(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
         )
     seen: dict[str, int] = {}
     for tool in section.tools:
-        if not TOOL_NAME.fullmatch(tool.name):
+        is_tool_name = TOOL_NAME.fullmatch(tool.name) is not None
+        if not is_tool_name:
             yield Hit("tools-not-identifier", tool.line, _not_identifier(tool))
         elif tool.after_break:
             yield Hit(
@@ -61,7 +62,7 @@ def check_tools(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             seen[tool.name] = tool.line
         if (
             options.available_tools is not None
-            and TOOL_NAME.fullmatch(tool.name)
+            and is_tool_name
             and tool.name not in options.available_tools
         ):
             known = ", ".join(sorted(options.available_tools)) or "(none)"
