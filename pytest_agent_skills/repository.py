@@ -113,10 +113,8 @@ class SkillRepository:
 
     @classmethod
     def from_skills(cls, skills: Iterable[Skill]) -> SkillRepository:
-        repository = cls.__new__(cls)
-        repository.roots = []
-        repository._skills = {}
-        repository.duplicates = []
+        """A repository of the given skills (no roots), duplicates resolved as for roots."""
+        repository = cls(())
         for skill in skills:
             repository._add(skill)
         return repository

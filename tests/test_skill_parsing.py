@@ -225,3 +225,17 @@ def test_front_matter_pyyaml_cannot_construct_is_a_yaml_problem() -> None:
     parsed = parse_skill_text("---\n<<: \nname: x\n---\n", PATH)
     assert parsed.front_matter is None
     assert [(p.rule, p.line) for p in parsed.problems] == [("frontmatter-yaml", 2)]
+
+
+def test_repository_from_skills_indexes_them_first_one_wins(tmp_path: Path) -> None:
+    from pytest_agent_skills.repository import DuplicateSkill, SkillRepository
+    from pytest_agent_skills.skill import Skill
+
+    first = write_skill(tmp_path / "a")
+    second = write_skill(tmp_path / "b")
+    other = write_skill(tmp_path / "a", name="other")
+    repository = SkillRepository.from_skills(Skill.load(d) for d in (first, second, other))
+    assert repository.roots == []
+    assert repository.names() == ["csv-summary", "other"]
+    assert repository.get("csv-summary").directory == first
+    assert repository.duplicates == [DuplicateSkill("csv-summary", first, second)]
