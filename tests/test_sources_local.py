@@ -58,6 +58,21 @@ def test_a_file_url_of_a_folder_is_used_in_place(skills_dir: Path, prefix: str):
             "https:///skills.zip",
             "https:///skills.zip: the URL has no host; write it as https://host/path",
         ),
+        (
+            "https://[::1/skills.zip",
+            "https://[::1/skills.zip: the URL cannot be parsed (Invalid IPv6 URL); write it as"
+            " https://host/path",
+        ),
+        (
+            "ftp://user:secret@example.invalid/skills.zip",
+            "ftp://user:***@example.invalid/skills.zip: unsupported skills root URL scheme 'ftp';"
+            " use a local path, a file:// URL or an http(s):// URL",
+        ),
+        (
+            "https://user:secret@[::1/skills.zip",
+            "https://***@[::1/skills.zip: the URL cannot be parsed (Invalid IPv6 URL); write it"
+            " as https://host/path",
+        ),
     ],
 )
 def test_unsupported_urls_are_typed_errors(spec: str, message: str):

@@ -41,23 +41,30 @@ def parse_root(spec: str | Path, base_dir: Path | None = None) -> RootSpec:
         if base_dir is not None and not path.is_absolute():
             path = base_dir / path
         return RootSpec("path", path.absolute().as_uri(), str(path), path)
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as error:  # e.g. an unclosed IPv6 bracket
+        raise UnsupportedRootError(
+            _hide_user_info(text),
+            f"the URL cannot be parsed ({error}); write it as https://host/path",
+        ) from None
+    shown = hide_password(text)
     scheme = parts.scheme.lower()
     if scheme in ("http", "https"):
         if not parts.hostname:
-            raise UnsupportedRootError(text, "the URL has no host; write it as https://host/path")
-        return RootSpec("http", text, hide_password(text))
+            raise UnsupportedRootError(shown, "the URL has no host; write it as https://host/path")
+        return RootSpec("http", text, shown)
     if scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise UnsupportedRootError(
-                text,
+                shown,
                 f"unsupported file URL host {parts.netloc!r}; a file:// URL must name a local"
                 " file (file:///path or file://localhost/path)",
             )
         path = Path(unquote(parts.path))
-        return RootSpec("file", path.absolute().as_uri(), text, path)
+        return RootSpec("file", path.absolute().as_uri(), shown, path)
     raise UnsupportedRootError(
-        text,
+        shown,
         f"unsupported skills root URL scheme {parts.scheme!r}; use a local path, a file:// URL"
         " or an http(s):// URL",
     )
@@ -69,3 +76,12 @@ def hide_password(url: str) -> str:
         return url
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
+def _hide_user_info(url: str) -> str:
+    """``url`` with everything before ``@`` in its authority hidden, for a URL urlsplit refuses."""
+    scheme, separator, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
+        return url
+    return f"{scheme}{separator}***@{authority.rpartition('@')[2]}{slash}{path}"
