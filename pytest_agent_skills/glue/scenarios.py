@@ -217,8 +217,7 @@ class ScenarioItem(pytest.Item):
         trajectory = run_for_test(
             self,
             roots=scenario.skills,
-            base_dir=scenario.directory,
-            fallback_dir=scenario.directory,
+            directory=scenario.directory,
             user=scenario.user,
             script=scenario.script,
             cassette=scenario.cassette,
@@ -276,19 +275,22 @@ def run_for_test(
     node: pytest.Item,
     *,
     roots: Sequence[str] | None,
-    base_dir: Path,
-    fallback_dir: Path,
+    directory: Path,
     user: str,
     runtime: str | None,
     **kwargs: Any,
 ) -> Any:
-    """Run a conversation with the session's settings; count it and feed the coverage."""
+    """Run a conversation with the session's settings; count it and feed the coverage.
+
+    ``directory`` (the scenario file's or the test module's) anchors relative ``roots``
+    and, without them, is where the enclosing skill is looked for.
+    """
     from ..harness.runner import run_conversation
     from ..repository import SkillRepository
     from .workspace_fixtures import runtime_name, shared_runtime  # as skill_workspace chooses
 
     config = node.config
-    repository = SkillRepository(_roots_for(config, roots, base_dir, fallback_dir))
+    repository = SkillRepository(_roots_for(config, roots, directory))
     engine = shared_runtime(config, runtime_name(node, runtime))
     tally = config.stash[_TALLY_KEY]
     tally.conversations += 1
@@ -308,21 +310,19 @@ def run_for_test(
     return outcome.trajectory
 
 
-def _roots_for(
-    config: pytest.Config, roots: Sequence[str] | None, base_dir: Path, fallback_dir: Path
-) -> list[Path]:
+def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Path) -> list[Path]:
     from ..sources import resolve_root
 
     refresh = bool(settings.value(config, "skills_refresh"))
     if roots is not None:
-        return [resolve_root(spec, refresh=refresh, base_dir=base_dir) for spec in roots]
+        return [resolve_root(spec, refresh=refresh, base_dir=directory) for spec in roots]
     found = configured_roots(config)
-    enclosing = _enclosing_skill(fallback_dir)
+    enclosing = _enclosing_skill(directory)
     if enclosing is not None and not any(_within(enclosing, root) for root in found):
         found.append(enclosing)
     if not found:
         raise ScenarioError(
-            fallback_dir,
+            directory,
             None,
             "no skill roots: give 'skills:' in the scenario (paths relative to the file), or"
             " configure --skills-root / the skills_roots ini option",
@@ -404,8 +404,7 @@ class SkillAgent:
             trajectory = run_for_test(
                 self.node,
                 roots=[str(root) for root in skills] if skills is not None else None,
-                base_dir=self.test_dir,
-                fallback_dir=self.test_dir,
+                directory=self.test_dir,
                 user=user,
                 script=script,
                 cassette=(self.test_dir / cassette) if cassette is not None else None,
