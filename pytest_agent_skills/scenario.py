@@ -22,11 +22,10 @@ from typing import Any
 import yaml
 
 from .errors import LocatedError
-from .harness.turns import ScriptedTurn, scripted_turn
+from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
 
 SCENARIO_SUFFIX = ".scenario.yaml"
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
-DEFAULT_MAX_TURNS = 50
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: A path into the YAML document: mapping keys and sequence indexes.

@@ -20,7 +20,13 @@ import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError
-from ..scenario import SCENARIO_SUFFIX, Scenario, ScenarioError, load_scenarios
+from ..scenario import (
+    DEFAULT_MAX_TURNS,
+    SCENARIO_SUFFIX,
+    Scenario,
+    ScenarioError,
+    load_scenarios,
+)
 from ..settings import Setting
 
 _WORKER_KEY = "agent_skills_scenarios"
@@ -387,7 +393,7 @@ class SkillAgent:
         env: Mapping[str, str] | None = None,
         runtime: str | None = None,
         transport: str | None = None,
-        max_turns: int = 50,
+        max_turns: int = DEFAULT_MAX_TURNS,
         allow_unused: bool = False,
         model_name: str | None = None,
         match_ignore: Sequence[str] = (),

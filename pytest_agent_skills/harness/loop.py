@@ -13,9 +13,7 @@ from typing import Any
 from .errors import HarnessError, TurnLimitError
 from .models import ChatModel
 from .trajectory import CallRecord, RequestRecord, Trajectory, TurnRecord, capture_files
-from .turns import SCRIPTED_MODEL_NAME
-
-DEFAULT_MAX_TURNS = 50
+from .turns import DEFAULT_MAX_TURNS, SCRIPTED_MODEL_NAME
 
 
 class AgentLoop:

@@ -18,11 +18,11 @@ from typing import Any
 
 from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Redactor, Upstream
 from .errors import HarnessError
-from .loop import DEFAULT_MAX_TURNS, AgentLoop
+from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
 from .server import ScriptedBackend, shared_server
 from .trajectory import Trajectory
-from .turns import SCRIPTED_MODEL_NAME
+from .turns import DEFAULT_MAX_TURNS, SCRIPTED_MODEL_NAME
 
 TRANSPORTS = ("direct", "sdk", "sdk-stream")
 

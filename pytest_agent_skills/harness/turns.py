@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCRIPTED_MODEL_NAME = "scripted"
+#: Model turns a conversation may take before the loop calls it runaway.
+DEFAULT_MAX_TURNS = 50
 #: Fixed so that the same script gives the same bytes on every run.
 _CREATED = 1_700_000_000
 
