@@ -25,6 +25,7 @@ from ..repository import RootNotFoundError, find_skill_dirs
 from ..rules import (
     CHECKS,
     FRONT_MATTER_CHECKS,
+    PROFILES,
     ValidationOptions,
     duplicate_name_findings_by_file,
     validate_check,
@@ -44,7 +45,7 @@ COLLECTION_SETTINGS = settings.declare(
     Setting(
         ini="skills_profile",
         kind="choice",
-        choices=("spec", "claude-code"),
+        choices=tuple(PROFILES),
         default="spec",
         help="validation profile: spec (closed field set) or claude-code (adds its extension"
         " fields)",
