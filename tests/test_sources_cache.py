@@ -79,6 +79,18 @@ def test_an_unwritable_cache_location_is_a_typed_error(served: str, tmp_path: Pa
     assert str(caught.value).endswith("; set SKILLS_CACHE_DIR to a writable folder")
 
 
+def test_a_lock_file_that_cannot_be_opened_is_a_typed_error(served: str, tmp_path: Path):
+    cache_dir = tmp_path / "cache"
+    lock = cache_dir / LOCKS_DIR / f"{entry_name(served)}.lock"
+    lock.mkdir(parents=True)  # a folder where the lock file should be
+    with pytest.raises(CacheError) as caught:
+        resolve_root(served, options=SourceOptions(cache_dir=cache_dir))
+    assert str(caught.value) == (
+        f"{served}: cannot lock the cache entry with {lock} (Is a directory);"
+        " set SKILLS_CACHE_DIR to a writable folder"
+    )
+
+
 FETCH_SCRIPT = """
 import json, sys, time
 from pathlib import Path

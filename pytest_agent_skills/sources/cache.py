@@ -107,18 +107,24 @@ class SkillCache:
                 f"cannot create the cache folder {self.directory} ({error.strerror or error});"
                 " set SKILLS_CACHE_DIR to a writable folder",
             ) from None
+        lock = locks / f"{name}.lock"
         try:
-            with FileLock(str(locks / f"{name}.lock"), timeout=self.lock_timeout):
+            with FileLock(str(lock), timeout=self.lock_timeout):
                 found = self.lookup(key, stamp=stamp, fresh_after=fresh_after)
                 if found is not None:
                     return found
                 return self._fill_locked(name, key, fill, shown, stamp)
-        except Timeout:
+        except Timeout:  # before OSError: filelock's Timeout is a TimeoutError
             raise CacheError(
                 shown,
                 f"another process held the cache lock for {name} longer than"
-                f" {self.lock_timeout:g} s; remove {locks / (name + '.lock')} if no process"
-                " uses it",
+                f" {self.lock_timeout:g} s; remove {lock} if no process uses it",
+            ) from None
+        except OSError as error:  # opening the lock file (_fill_locked types its own errors)
+            raise CacheError(
+                shown,
+                f"cannot lock the cache entry with {lock} ({error.strerror or error});"
+                " set SKILLS_CACHE_DIR to a writable folder",
             ) from None
 
     def _fill_locked(
