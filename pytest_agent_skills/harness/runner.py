@@ -145,10 +145,8 @@ def run_conversation(
                     allow_unused=allow_unused,
                 )
                 use = CassetteUse(backend.path, backend.mode)
-                served = ServedModel(backend, model_name=name, stream=transport == "sdk-stream")
-                stack.callback(served.close)
+                model = _served(backend, name, transport, stack)
                 stack.callback(_count, use, backend)
-                model = served
             trajectory = AgentLoop(session, model, model_name=name, max_turns=max_turns).run(user)
     except HarnessError as error:
         error.cassette_use = use  # type: ignore[attr-defined]
@@ -162,9 +160,12 @@ def _scripted(
     scripted = ScriptedModel(script, allow_unused=allow_unused)
     if transport == "direct":
         return scripted
-    served = ServedModel(
-        ScriptedBackend(scripted), model_name=name, stream=transport == "sdk-stream"
-    )
+    return _served(ScriptedBackend(scripted), name, transport, stack)
+
+
+def _served(backend: Any, name: str, transport: str, stack: contextlib.ExitStack) -> ServedModel:
+    """``backend`` behind the loopback server, unmounted when ``stack`` closes."""
+    served = ServedModel(backend, model_name=name, stream=transport == "sdk-stream")
     stack.callback(served.close)
     return served
 
