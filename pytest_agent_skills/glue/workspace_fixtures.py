@@ -118,13 +118,20 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 class SkillWorkspace:
     """One test's workspace for one skill: ``run`` commands, then assert on output files."""
 
-    def __init__(self, workspace: Workspace, skill: Skill, base_dir: Path, update: bool) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        skill: Skill,
+        base_dir: Path,
+        update: bool,
+        expected_changes: dict[str, list[str]],
+    ) -> None:
         self.workspace = workspace
         self.skill = skill
         self.results: list[RunResult] = []
         self._base_dir = base_dir
         self._update = update
-        self.expected_changes: list[tuple[str, Path]] = []
+        self._expected_changes = expected_changes  # the session's, for the terminal summary
 
     @property
     def path(self) -> Path:
@@ -202,7 +209,7 @@ class SkillWorkspace:
             self.path, name, expected_path, update=self._update
         )
         if status is not assertions.ExpectedStatus.SAME:
-            self.expected_changes.append((status.value, expected_path))
+            self._expected_changes[status.value].append(str(expected_path))
 
     def __repr__(self) -> str:
         return f"<SkillWorkspace {self.skill.name} {self.runtime} {self.path}>"
@@ -302,7 +309,7 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
             skill = _find_skill(config, skill, skills_dir)
         engine = shared_runtime(config, runtime_name(request.node, runtime))
         workspace = engine.create_workspace(request.node.name)
-        handle = SkillWorkspace(workspace, skill, base_dir, update)
+        handle = SkillWorkspace(workspace, skill, base_dir, update, config.stash[_EXPECTED_KEY])
         handles.append(handle)
         workspace.stage_skill(skill)
         if inputs:
@@ -310,10 +317,7 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
         return handle
 
     yield factory
-    changes = config.stash[_EXPECTED_KEY]
     for handle in handles:
-        for status, path in handle.expected_changes:
-            changes[status].append(str(path))
         handle.workspace.close()
 
 
