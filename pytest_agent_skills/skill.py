@@ -308,7 +308,8 @@ def _construct_node(
 
 
 def _duplicate_keys(root: yaml.Node) -> list[tuple[str, int]]:
-    """(key, 0-based line) of every repeated key in every mapping of the document."""
+    """(key, 0-based line) of every repeated key in every mapping of the document, unordered
+    (:func:`_construct` sorts what it gathers)."""
     found: list[tuple[str, int]] = []
     stack = [root]
     seen_nodes: set[int] = set()
@@ -328,7 +329,6 @@ def _duplicate_keys(root: yaml.Node) -> list[tuple[str, int]]:
                 stack.append(value_node)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
-    found.sort(key=lambda item: item[1])
     return found
 
 
