@@ -13,7 +13,7 @@ documentation check can read the table without pytest's machinery.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -64,7 +64,7 @@ class SettingsRegistry:
                 raise ValueError(f"setting {setting.ini!r} declared twice")
             self.settings[setting.ini] = setting
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Setting]:
         return iter(self.settings.values())
 
     def __getitem__(self, ini: str) -> Setting:
@@ -89,7 +89,7 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
     kind = setting.kind
     if kind == "list":
         if isinstance(raw, str):
-            return [item for item in raw.split() if item]
+            return raw.split()
         return [str(item) for item in raw if str(item).strip()]
     if isinstance(raw, (list, tuple)):
         raw = raw[-1] if raw else ""
