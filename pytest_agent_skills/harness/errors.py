@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import AgentSkillsError
+
+if TYPE_CHECKING:
+    from .runner import CassetteUse
+    from .trajectory import Trajectory
 
 
 class HarnessError(AgentSkillsError):
     """Base class of the harness errors."""
+
+    #: The conversation up to the failure; set by the agent loop.
+    trajectory: Trajectory | None = None
+    #: What the failed run did with its cassette; set by ``run_conversation``.
+    cassette_use: CassetteUse | None = None
 
 
 class ScriptExhaustedError(HarnessError):

@@ -39,7 +39,7 @@ class AgentLoop:
             self._converse(user, trajectory)
             self.model.finish()
         except HarnessError as error:
-            error.trajectory = trajectory  # type: ignore[attr-defined]
+            error.trajectory = trajectory
             raise
         finally:
             self._snapshot(trajectory)

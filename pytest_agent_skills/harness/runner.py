@@ -149,7 +149,7 @@ def run_conversation(
                 stack.callback(_count, use, backend)
             trajectory = AgentLoop(session, model, model_name=name, max_turns=max_turns).run(user)
     except HarnessError as error:
-        error.cassette_use = use  # type: ignore[attr-defined]
+        error.cassette_use = use
         raise
     return RunOutcome(trajectory, repository, use)
 
