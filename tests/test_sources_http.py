@@ -305,6 +305,22 @@ def test_a_refused_connection_is_a_download_error(options: SourceOptions):
         resolve_root(url, options=options)
 
 
+@pytest.mark.parametrize(
+    ("url", "detail"),
+    [
+        ("http://127.0.0.1:abc/skills.zip", "port: 'abc'"),
+        ("http://127.0.0.1:1/skills\x01.zip", "'\\x01'"),
+    ],
+)
+def test_a_url_httpx_refuses_is_a_download_error(url: str, detail: str, options: SourceOptions):
+    with pytest.raises(DownloadError) as caught:
+        resolve_root(url, options=options)
+    # The reason is httpx's own wording; what matters is the type, the prefix and the culprit.
+    assert str(caught.value).startswith(f"{url}: download failed: ")
+    assert detail in str(caught.value)
+    assert cache_contents(options.cache_dir) == []
+
+
 def test_a_hostile_archive_over_http_names_the_url_and_entry(
     httpserver: HTTPServer, options: SourceOptions
 ):

@@ -60,7 +60,9 @@ def download(url: str, target: Path, *, shown: str, limits: Limits) -> int:
         ) from None
     except httpx.TimeoutException as error:
         raise DownloadTimeoutError(shown, _timeout_message(error, limits)) from None
-    except httpx.HTTPError as error:
+    except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as error:
+        # InvalidURL (a bad port, a control character, too long) is no HTTPError; a host
+        # label that is not valid IDNA raises UnicodeError while connecting.
         reason = str(error) or type(error).__name__
         raise DownloadError(shown, f"download failed: {reason}") from None
 
