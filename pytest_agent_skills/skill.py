@@ -515,7 +515,6 @@ def _discover_files(directory: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _inside(path: Path, root: Path) -> bool:
     try:
-        path.resolve().relative_to(root)
-    except (ValueError, OSError):
+        return path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # Python < 3.13 raises RuntimeError for a symlink loop
         return False
-    return True

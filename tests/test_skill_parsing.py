@@ -239,3 +239,12 @@ def test_repository_from_skills_indexes_them_first_one_wins(tmp_path: Path) -> N
     assert repository.names() == ["csv-summary", "other"]
     assert repository.get("csv-summary").directory == first
     assert repository.duplicates == [DuplicateSkill("csv-summary", first, second)]
+
+
+def test_a_symlink_loop_in_the_skill_folder_is_not_a_doc(tmp_path: Path) -> None:
+    from pytest_agent_skills.skill import Skill
+
+    directory = write_skill(tmp_path, files={"guide.md": "read me\n"})
+    (directory / "b.md").symlink_to("a.md")
+    (directory / "a.md").symlink_to("b.md")
+    assert Skill.load(directory).docs == ("guide.md",)
