@@ -178,8 +178,9 @@ def pytest_collection_modifyitems(
     collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}
     for root in roots:
         for path in _scenario_files(root):
-            if path.resolve() not in collected:
-                collected.add(path.resolve())
+            resolved = path.resolve()
+            if resolved not in collected:
+                collected.add(resolved)
                 items.extend(session.genitems(ScenarioFile.from_parent(session, path=path)))
 
 
@@ -324,7 +325,9 @@ def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Pa
         return [resolve_root(spec, refresh=refresh, base_dir=directory) for spec in roots]
     found = configured_roots(config)
     enclosing = _enclosing_skill(directory)
-    if enclosing is not None and not any(_within(enclosing, root) for root in found):
+    if enclosing is not None and not any(
+        enclosing.resolve().is_relative_to(root.resolve()) for root in found
+    ):
         found.append(enclosing)
     if not found:
         raise ScenarioError(
@@ -342,14 +345,6 @@ def _enclosing_skill(directory: Path) -> Path | None:
         if (candidate / "SKILL.md").is_file():
             return candidate
     return None
-
-
-def _within(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def model_options(config: pytest.Config) -> Any:
