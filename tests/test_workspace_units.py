@@ -86,6 +86,14 @@ def test_a_skill_shipping_its_own_out_folder_is_refused(local, tmp_path: Path) -
     assert (skill.directory / "out" / "keep.txt").read_text() == "mine"
 
 
+def test_an_unknown_stage_mode_is_refused_when_the_runtime_is_created(tmp_path: Path) -> None:
+    with pytest.raises(StagingError) as error:
+        create_runtime("local", work_root=tmp_path / "w", stage_mode="hardlink")
+
+    assert str(error.value) == "unknown stage mode 'hardlink' (choose from link, copy)"
+    assert not (tmp_path / "w").exists()
+
+
 def test_copy_staging_copies_and_restages_on_change(tmp_path: Path) -> None:
     skill = make_skill(tmp_path / "skills")
     with create_runtime("local", work_root=tmp_path / "w", stage_mode="copy") as runtime:

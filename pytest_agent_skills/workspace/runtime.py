@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from . import STAGE_MODES
-from .errors import WorkspaceError
 from .layout import workspace_dir_name
 from .process import ProcessOutcome
 from .result import STREAM_CAP_BYTES
+from .staging import check_stage_mode
 
 if TYPE_CHECKING:
     from .workspace import Workspace
@@ -67,10 +66,7 @@ class Runtime(ABC):
         stage_mode: str = "link",
         keep_workspaces: bool = False,
     ) -> None:
-        if stage_mode not in STAGE_MODES:
-            raise WorkspaceError(
-                f"unknown stage mode {stage_mode!r} (choose from {', '.join(STAGE_MODES)})"
-            )
+        check_stage_mode(stage_mode)
         root = Path(work_root) if work_root is not None else Path(tempfile.gettempdir())
         root.mkdir(parents=True, exist_ok=True)
         self.work_root = root.resolve()

@@ -52,6 +52,11 @@ def check_skill_name(name: str, source: Path) -> None:
         )
 
 
+def check_stage_mode(mode: str) -> None:
+    if mode not in STAGE_MODES:
+        raise StagingError(f"unknown stage mode {mode!r} (choose from {', '.join(STAGE_MODES)})")
+
+
 Snapshot = dict[str, tuple[int, int, int]]
 
 
@@ -92,8 +97,7 @@ def _walk(source: Path) -> list[tuple[str, os.stat_result]]:
 
 def stage_skill(skill: Skill, skills_dir: Path, mode: str, digest: str) -> StagedSkill:
     """Stage ``skill`` (whose current :func:`fingerprint` is ``digest``) under ``skills_dir``."""
-    if mode not in STAGE_MODES:
-        raise StagingError(f"unknown stage mode {mode!r} (choose from {', '.join(STAGE_MODES)})")
+    check_stage_mode(mode)
     source = skill.directory.resolve()
     name = skill.name
     check_skill_name(name, source)
