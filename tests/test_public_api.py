@@ -28,3 +28,10 @@ def test_loading_the_plugin_imports_no_sdk_or_http_stack() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert loaded == ""
+
+
+def test_version_is_the_installed_distribution_version() -> None:
+    # __version__ is what reports (e.g. SARIF's tool version) show; it must match pyproject.toml.
+    from importlib.metadata import version
+
+    assert pytest_agent_skills.__version__ == version("pytest-agent-skills")

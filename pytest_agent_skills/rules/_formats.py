@@ -8,21 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..findings import Finding, Severity
 from ._catalogue import RULES
 from ._validate import SkillReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "agent-skills"
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("pytest-agent-skills")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
@@ -118,7 +110,7 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": TOOL_NAME, "version": _version(), "rules": rules}},
+                "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
                 "results": results,
             }
