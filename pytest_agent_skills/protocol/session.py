@@ -289,7 +289,7 @@ def _validate(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> N
 
 
 def _where(error: jsonschema.ValidationError) -> str:
-    path = ""
-    for part in error.absolute_path:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    from ..scenario import dotted  # only on a schema error: scenario loads yaml
+
+    path = dotted(tuple(error.absolute_path))
     return f"{path}: " if path else ""
