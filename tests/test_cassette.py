@@ -15,6 +15,7 @@ from pytest_agent_skills.harness import (
     HarnessError,
     ModelOptions,
     NoCassetteError,
+    Redactor,
     Reply,
     ScriptedBackend,
     UnusedInteractionsError,
@@ -248,3 +249,16 @@ def test_an_upstream_error_while_recording_is_reported_and_nothing_is_written(tm
         ' {"error": {"message": "quota exceeded"}}'
     )
     assert not cassette.exists()
+
+
+def test_redaction_names_each_secret_variable_and_hides_extra_values_plainly() -> None:
+    redactor = Redactor(
+        ["OPENAI_API_KEY", "value_token"],
+        environ={"OPENAI_API_KEY": "sk-live-123456", "value_token": "tok-abcdef"},
+        extra_values=["sk-live-123456-long", "xtra-secret"],
+    )
+    text = "a sk-live-123456 b tok-abcdef c sk-live-123456-long d xtra-secret e"
+    assert redactor.redact({"body": text, "Authorization": "Bearer x"}) == {
+        "body": "a <redacted:OPENAI_API_KEY> b <redacted:value_token> c <redacted> d <redacted> e",
+        "Authorization": "<redacted>",
+    }

@@ -137,12 +137,12 @@ class Redactor:
         extra_values: Iterable[str] = (),
     ) -> None:
         environ = os.environ if environ is None else environ
-        secrets = {name: environ.get(name, "") for name in secret_env}
-        secrets.update({f"value{index}": value for index, value in enumerate(extra_values)})
-        # Longest first so that a secret containing another is replaced whole.
+        pairs = [(environ.get(name, ""), f"<redacted:{name}>") for name in secret_env]
+        pairs += [(value, REDACTED) for value in extra_values]
+        #: (secret value, its replacement), longest first so that a secret containing
+        #: another is replaced whole.
         self.secrets = sorted(
-            ((name, value) for name, value in secrets.items() if len(value) >= 4),
-            key=lambda item: -len(item[1]),
+            (pair for pair in pairs if len(pair[0]) >= 4), key=lambda p: -len(p[0])
         )
 
     def redact(self, data: Any) -> Any:
@@ -158,10 +158,8 @@ class Redactor:
         if isinstance(data, list):
             return [self.redact(item) for item in data]
         if isinstance(data, str):
-            for name, value in self.secrets:
-                data = data.replace(
-                    value, f"<redacted:{name}>" if not name.startswith("value") else REDACTED
-                )
+            for value, replacement in self.secrets:
+                data = data.replace(value, replacement)
         return data
 
 
