@@ -136,7 +136,7 @@ def run_conversation(
                         ignored_fields=DEFAULT_IGNORED_FIELDS
                         | set(options.match_ignore)
                         | set(match_ignore),
-                        substitutions=lambda: _machine_paths(repository, session),
+                        substitutions=_machine_paths(repository, session),
                     ),
                     redactor=Redactor(
                         options.secret_env,
@@ -174,12 +174,18 @@ def _count(use: CassetteUse, backend: CassetteBackend) -> None:
     use.recorded, use.replayed, use.unused = backend.recorded, backend.replayed, len(backend.unused)
 
 
-def _machine_paths(repository: Any, session: Any) -> dict[str, str]:
-    paths = {
+def _machine_paths(repository: Any, session: Any) -> Callable[[], dict[str, str]]:
+    """This machine's paths and their stable names, asked for on every request: the
+    roots are fixed for the run, the workspace exists only once a tool made it."""
+    roots = {
         str(Path(root).resolve()): f"<skills-root-{i}>" for i, root in enumerate(repository.roots)
     }
-    paths.update({str(Path(root)): f"<skills-root-{i}>" for i, root in enumerate(repository.roots)})
-    workspace = session.workspace
-    if workspace is not None:
-        paths[str(workspace.path)] = "<workspace>"
-    return paths
+    roots.update({str(Path(root)): f"<skills-root-{i}>" for i, root in enumerate(repository.roots)})
+
+    def current() -> dict[str, str]:
+        workspace = session.workspace
+        if workspace is None:
+            return roots
+        return {**roots, str(workspace.path): "<workspace>"}
+
+    return current
