@@ -35,3 +35,15 @@ def test_version_is_the_installed_distribution_version() -> None:
     from importlib.metadata import version
 
     assert pytest_agent_skills.__version__ == version("pytest-agent-skills")
+
+
+def test_the_collection_glue_loads_no_rule_module_before_a_check_runs() -> None:
+    probe = (
+        "import sys, pytest_agent_skills.glue.skills_collection;"
+        "prefix = 'pytest_agent_skills.rules.';"
+        "print(' '.join(sorted(n[len(prefix):] for n in sys.modules if n.startswith(prefix))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert loaded == "_catalogue _options"

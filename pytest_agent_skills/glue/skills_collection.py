@@ -22,14 +22,7 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..findings import Finding
 from ..repository import RootNotFoundError, find_skill_dirs
-from ..rules import (
-    CHECKS,
-    FRONT_MATTER_CHECKS,
-    PROFILES,
-    ValidationOptions,
-    duplicate_name_findings_by_file,
-    validate_check,
-)
+from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES, ValidationOptions
 from ..settings import Setting
 from ..skill import SKILL_FILE, Skill
 
@@ -254,6 +247,8 @@ class SkillCheckItem(pytest.Item):
         self.user_properties.append(("skill_check", check))
 
     def runtest(self) -> None:
+        from ..rules import validate_check  # the rule modules load when a check first runs
+
         skill = self.parent.skill
         if self.check in FRONT_MATTER_CHECKS and skill.front_matter is None:
             # Reported at the SKILL.md (like a skip marker), not at this line of the plugin.
@@ -279,6 +274,8 @@ class SkillCheckItem(pytest.Item):
     def _duplicates(self, options: ValidationOptions) -> dict[Path, list[Finding]]:
         """name-duplicate findings by SKILL.md, computed once per session over every skill."""
         if _DUPLICATES_KEY not in self.config.stash:
+            from ..rules import duplicate_name_findings_by_file
+
             skills = [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
             self.config.stash[_DUPLICATES_KEY] = duplicate_name_findings_by_file(skills, options)
         return self.config.stash[_DUPLICATES_KEY]

@@ -3,40 +3,40 @@
 ``validate(skill, options)`` returns the findings of one skill, the parse
 problems of its SKILL.md included; ``validate_paths`` validates every skill
 under some paths.  The rule ids are documented in ``docs/rules.md``.
+
+Each name is imported on first use, so that the pytest plugin, which needs only
+the catalogue and the options at start-up, does not load every rule module.
 """
 
-from ._catalogue import CHECKS, FRONT_MATTER_CHECKS, RULES, Rule
-from ._formats import FORMATTERS, summary, to_json, to_sarif, to_text
-from ._options import PROFILES, Profile, ValidationOptions, parse_severities
-from ._validate import (
-    SkillReport,
-    duplicate_name_findings,
-    duplicate_name_findings_by_file,
-    skill_dirs,
-    validate,
-    validate_check,
-    validate_paths,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CHECKS",
-    "FORMATTERS",
-    "FRONT_MATTER_CHECKS",
-    "PROFILES",
-    "RULES",
-    "Profile",
-    "Rule",
-    "SkillReport",
-    "ValidationOptions",
-    "duplicate_name_findings",
-    "duplicate_name_findings_by_file",
-    "parse_severities",
-    "skill_dirs",
-    "summary",
-    "to_json",
-    "to_sarif",
-    "to_text",
-    "validate",
-    "validate_check",
-    "validate_paths",
-]
+from .._lazy import lazy_exports
+
+#: Public name -> module of this package defining it.
+_EXPORTS = {
+    "CHECKS": "_catalogue",
+    "FRONT_MATTER_CHECKS": "_catalogue",
+    "RULES": "_catalogue",
+    "Rule": "_catalogue",
+    "FORMATTERS": "_formats",
+    "summary": "_formats",
+    "to_json": "_formats",
+    "to_sarif": "_formats",
+    "to_text": "_formats",
+    "PROFILES": "_options",
+    "Profile": "_options",
+    "ValidationOptions": "_options",
+    "parse_severities": "_options",
+    "SkillReport": "_validate",
+    "duplicate_name_findings": "_validate",
+    "duplicate_name_findings_by_file": "_validate",
+    "skill_dirs": "_validate",
+    "validate": "_validate",
+    "validate_check": "_validate",
+    "validate_paths": "_validate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
