@@ -18,7 +18,12 @@ import pytest
 from workspace_support import make_skill, runtime, skill, work_root, workspace  # noqa: F401
 
 from pytest_agent_skills.skill import Skill
-from pytest_agent_skills.workspace import STREAM_CAP_BYTES, Runtime, Workspace
+from pytest_agent_skills.workspace import (
+    STREAM_CAP_BYTES,
+    Runtime,
+    Workspace,
+    WorkspacePathError,
+)
 
 GIB = 1024**3
 
@@ -162,6 +167,25 @@ def test_output_globs_and_symlinks_cannot_escape(workspace: Workspace, skill: Sk
     assert "pattern '$OUTPUT_DIR/../../*' is outside the workspace; ignored" in warnings
     assert "pattern 'out/up/**/*': folder 'out/up' resolves outside the workspace" in warnings
     assert "root:" not in repr(result.to_dict())
+
+
+def test_a_cwd_through_a_symlink_cannot_create_folders_outside(
+    workspace: Workspace, skill: Skill, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    made = workspace.run(skill, f"ln -s {outside} $WORK_DIR/link")
+    assert made.exit_code == 0, made.stderr
+
+    with pytest.raises(WorkspacePathError) as error:
+        workspace.run(skill, "pwd", cwd="$WORK_DIR/link/new")
+
+    assert str(error.value) == (
+        f"cwd '$WORK_DIR/link/new' resolves to {str(outside / 'new')!r}, outside the workspace"
+        f" {str(workspace.path)!r}; use a path relative to the skill folder or one starting with"
+        " $WORK_DIR, $OUTPUT_DIR or $SKILLS_DIR"
+    )
+    assert list(outside.iterdir()) == []
 
 
 def _heartbeat_stops(beat: Path) -> bool:

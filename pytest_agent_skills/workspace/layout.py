@@ -102,7 +102,7 @@ class Layout:
         lexical_ok = candidate == self.root or candidate.is_relative_to(self.root)
         real = candidate.resolve()
         real_ok = any(real.is_relative_to(folder) for folder in (real_root, *sources))
-        if not (lexical_ok and (real_ok or not candidate.exists())):
+        if not (lexical_ok and real_ok):
             raise WorkspacePathError(
                 f"{what} {text!r} resolves to {str(real)!r}, outside the workspace"
                 f" {str(self.root)!r};"
