@@ -28,6 +28,7 @@ from ..scenario import (
     load_scenarios,
 )
 from ..settings import Setting
+from ..skill import SKILL_FILE
 
 _WORKER_KEY = "agent_skills_scenarios"
 
@@ -342,7 +343,7 @@ def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Pa
 def _enclosing_skill(directory: Path) -> Path | None:
     """The skill folder holding ``directory`` (a skill's own ``evals/`` or ``tests/``)."""
     for candidate in (directory, *directory.parents):
-        if (candidate / "SKILL.md").is_file():
+        if (candidate / SKILL_FILE).is_file():
             return candidate
     return None
 
