@@ -64,12 +64,9 @@ class DuplicateSkill:
         )
 
 
-def find_skill_dirs(root: Path) -> Iterator[Path]:
-    """Skill folders under ``root``, in sorted walk order, following symlinks once."""
-    root = Path(root)
-    if (root / SKILL_FILE).is_file():
-        yield root
-        return
+def walk_folders(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk`` following symlinks, each real folder once (a link loop ends), hidden folders
+    below ``root`` skipped; the caller may prune the yielded ``dirnames`` in place."""
     # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part.
     visited: set[tuple[int, int]] = set()
     for current, dirnames, filenames in os.walk(root, followlinks=True):
@@ -83,12 +80,21 @@ def find_skill_dirs(root: Path) -> Iterator[Path]:
             dirnames[:] = []
             continue
         visited.add(identity)
+        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+        yield current, dirnames, filenames
+
+
+def find_skill_dirs(root: Path) -> Iterator[Path]:
+    """Skill folders under ``root``, in sorted walk order, following symlinks once."""
+    root = Path(root)
+    if (root / SKILL_FILE).is_file():
+        yield root
+        return
+    for current, dirnames, filenames in walk_folders(root):
         skill_file = os.path.join(current, SKILL_FILE)
         if current != str(root) and SKILL_FILE in filenames and os.path.isfile(skill_file):
             dirnames[:] = []
             yield Path(current)
-            continue
-        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
 
 
 class SkillRepository:

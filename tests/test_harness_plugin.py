@@ -165,6 +165,21 @@ def test_scenarios_in_a_skill_root_and_a_skills_evals_folder_are_collected(
     )
 
 
+def test_symlink_loops_under_a_skill_root_end_the_walk(pytester: pytest.Pytester) -> None:
+    root = pytester.path / ".agents" / "skills"
+    shutil.copytree(SKILLS, root)
+    (root / "notes" / "evals").mkdir()
+    (root / "notes" / "evals" / "load.scenario.yaml").write_text(
+        "user: Load.\nmodel: {script: [{say: ok}]}\n"
+    )
+    # Two links back up the tree: a walk without a loop guard visits 2^depth paths.
+    (root / "notes" / "evals" / "up").symlink_to(root, target_is_directory=True)
+    (root / "weather-tools" / "back").symlink_to(root, target_is_directory=True)
+    result = pytester.runpytest(*OPTIONS, "--skills-root", str(root), "--collect-only", "-q")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*notes/evals/load.scenario.yaml::load", "1 test collected*"])
+
+
 def test_a_scenario_inside_a_skill_uses_that_skill_by_default(pytester: pytest.Pytester) -> None:
     shutil.copytree(SKILLS / "notes", pytester.path / "notes")
     (pytester.path / "notes" / "evals").mkdir()

@@ -20,6 +20,7 @@ import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError
+from ..repository import walk_folders
 from ..scenario import (
     DEFAULT_MAX_TURNS,
     SCENARIO_SUFFIX,
@@ -186,8 +187,7 @@ def pytest_collection_modifyitems(
 
 
 def _scenario_files(root: Path) -> Iterator[Path]:
-    for current, dirnames, filenames in os.walk(root, followlinks=True):
-        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
+    for current, _dirnames, filenames in walk_folders(root):
         for name in sorted(filenames):
             if name.endswith(SCENARIO_SUFFIX):
                 yield Path(current) / name
