@@ -144,6 +144,29 @@ def test_errors_are_agent_skills_errors(local, tmp_path: Path) -> None:
         workspace.run(make_skill(tmp_path / "skills"), "true", env={"A=B": "x"})
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"command": "echo a\x00b"}, "command must not contain NUL bytes"),
+        ({"cwd": "sub\x00dir"}, "cwd must not contain NUL bytes"),
+        (
+            {"stdin": "\udcff"},
+            "stdin is not valid Unicode text (surrogates not allowed at position 0)",
+        ),
+        ({"timeout": 10**30}, "timeout must be at most 86400 seconds (one day), got 10"),
+        ({"timeout": float("nan")}, "timeout must be at most 86400 seconds (one day), got nan"),
+    ],
+)
+def test_arguments_no_process_can_take_are_workspace_errors(
+    local, tmp_path: Path, arguments: dict, message: str
+) -> None:
+    workspace = local.create_workspace("s")
+    call = {"command": "true", **arguments}
+    with pytest.raises(WorkspaceError) as refused:
+        workspace.run(make_skill(tmp_path / "skills"), call.pop("command"), **call)
+    assert str(refused.value).startswith(message)
+
+
 def test_missing_engines_say_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(RuntimeUnavailableError) as sandbox:

@@ -13,6 +13,8 @@ from typing import Any
 
 #: Default ``skill_run`` timeout in seconds (the reference tool's default).
 DEFAULT_TIMEOUT_SECONDS = 300.0
+#: The longest timeout a run may ask for (a larger number overflows the clock arithmetic).
+MAX_TIMEOUT_SECONDS = 86_400
 #: stdout and stderr are each kept up to this many bytes (the reference cuts at 16 KiB).
 STREAM_CAP_BYTES = 16 * 1024
 #: Each output file is inlined up to this many bytes (the reference's ``MAX_READ_SIZE_BYTES``).

@@ -22,7 +22,13 @@ from .errors import StagingError, WorkspaceError
 from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome
-from .result import DEFAULT_TIMEOUT_SECONDS, ArtifactFile, OutputFile, RunResult
+from .result import (
+    DEFAULT_TIMEOUT_SECONDS,
+    MAX_TIMEOUT_SECONDS,
+    ArtifactFile,
+    OutputFile,
+    RunResult,
+)
 from .runtime import ExecSpec
 from .staging import (
     Snapshot,
@@ -170,6 +176,10 @@ class Workspace:
         self._check_open()
         if not isinstance(command, str) or not command.strip():
             raise WorkspaceError("skill_run needs a non-empty command")
+        _check_text("command", command)
+        _check_text("cwd", cwd)
+        if isinstance(stdin, str):
+            _check_text("stdin", stdin, nul_allowed=True)
         if isinstance(output_files, str):
             output_files = [output_files]
         with self._lock:
@@ -393,7 +403,23 @@ def _timeout_seconds(timeout: float | None) -> float:
         return DEFAULT_TIMEOUT_SECONDS
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
         raise WorkspaceError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if not timeout <= MAX_TIMEOUT_SECONDS:
+        raise WorkspaceError(
+            f"timeout must be at most {MAX_TIMEOUT_SECONDS} seconds (one day), got {timeout!r}"
+        )
     return float(timeout)
+
+
+def _check_text(name: str, value: str, *, nul_allowed: bool = False) -> None:
+    """Refuse text no process can be given: NUL bytes in argv/paths, lone surrogates."""
+    if not nul_allowed and "\x00" in value:
+        raise WorkspaceError(f"{name} must not contain NUL bytes")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise WorkspaceError(
+            f"{name} is not valid Unicode text ({error.reason} at position {error.start})"
+        ) from None
 
 
 def _timeout_text(outcome: ProcessOutcome) -> str:
