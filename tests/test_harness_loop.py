@@ -106,6 +106,7 @@ def test_model_mistakes_become_error_results_not_crashes() -> None:
                 {"call": "no_such_tool", "args": {}},
                 {"call": "skill_load", "args": "[1, 2]"},
                 {"call": "skill_load", "args": {"skill_name": "notes", "extra": 1}},
+                {"call": "skill_load", "args": "[" * 100_000},
             ]
         },
         {"say": "Sorry."},
@@ -114,6 +115,7 @@ def test_model_mistakes_become_error_results_not_crashes() -> None:
     results = [(call.is_error, call.result["error"]) for call in trajectory.calls]
     assert results == [
         (True, "unknown_tool"),
+        (True, "invalid_arguments"),
         (True, "invalid_arguments"),
         (True, "invalid_arguments"),
     ]

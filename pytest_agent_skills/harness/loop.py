@@ -7,7 +7,6 @@ next request is assembled by the session from the conversation so far.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .errors import HarnessError, TurnLimitError
@@ -69,9 +68,7 @@ class AgentLoop:
                         tool_call.id,
                         tool_call.name,
                         tool_call.arguments,
-                        outcome.arguments
-                        if outcome.arguments is not None
-                        else _parsed(tool_call.arguments),
+                        outcome.arguments,
                         outcome.result,
                         outcome.is_error,
                         dict(outcome.state_delta),
@@ -93,11 +90,3 @@ class AgentLoop:
         if workspace is not None:
             trajectory.workspace = workspace.path
             trajectory.files = capture_files(workspace.path)
-
-
-def _parsed(raw: str) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
