@@ -8,7 +8,8 @@
 # Idempotent; a second run takes well under a second. No image registry is used.
 set -euo pipefail
 
-IMAGE="${SKILLS_DOCKER_IMAGE:-pytest-agent-skills/test:bookworm}"
+# Always our own name: SKILLS_DOCKER_IMAGE may name a user's image, which must never be replaced.
+IMAGE="pytest-agent-skills/test:bookworm"
 CACHE_DIR="${SKILLS_IMAGE_CACHE:-/var/cache/pytest-agent-skills}"
 # python3-minimal alone has no json/csv modules; python3 adds the standard library (~20 MB).
 PACKAGES="python3-minimal,python3"
