@@ -68,7 +68,16 @@ def test_the_environment_variable_sets_the_cache_dir(
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ("0", "--skills-download-timeout must be a positive number of seconds, got 0.0"),
+        (
+            "0",
+            "--skills-download-timeout must be a positive number of seconds, at most 3600,"
+            " got 0.0",
+        ),
+        (
+            "inf",
+            "--skills-download-timeout must be a positive number of seconds, at most 3600,"
+            " got inf",
+        ),
         ("soon", "command line: --skills-download-timeout needs a number, got 'soon'"),
     ],
 )

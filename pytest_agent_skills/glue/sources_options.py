@@ -35,6 +35,10 @@ SOURCE_SETTINGS = settings.declare(
 )
 
 
+#: An hour: a larger number (inf, 1e300) would overflow the download's clock arithmetic.
+MAX_DOWNLOAD_TIMEOUT = 3600
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, SOURCE_SETTINGS)
 
@@ -42,9 +46,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def source_options(config: pytest.Config) -> SourceOptions:
     """The :class:`SourceOptions` chosen by flags, ini options and environment."""
     timeout = settings.value(config, "skills_download_timeout")
-    if not timeout > 0:
+    if not 0 < timeout <= MAX_DOWNLOAD_TIMEOUT:
         raise pytest.UsageError(
-            f"--skills-download-timeout must be a positive number of seconds, got {timeout!r}"
+            "--skills-download-timeout must be a positive number of seconds, at most"
+            f" {MAX_DOWNLOAD_TIMEOUT}, got {timeout!r}"
         )
     cache_dir = settings.value(config, "skills_cache_dir") or None
     if cache_dir is not None:
