@@ -18,16 +18,20 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         pytest_agent_skills.nope  # noqa: B018
 
 
+def printed_by_fresh_python(probe: str) -> str:
+    """What ``probe`` prints in a new interpreter, where no test has imported anything yet."""
+    return subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 def test_loading_the_plugin_imports_no_sdk_or_http_stack() -> None:
     probe = (
         "import sys, pytest_agent_skills.plugin;"
         "heavy = ['openai', 'docker', 'httpx', 'werkzeug', 'jsonschema'];"
         "print(','.join(name for name in heavy if name in sys.modules))"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert loaded == ""
+    assert printed_by_fresh_python(probe) == ""
 
 
 def test_version_is_the_installed_distribution_version() -> None:
@@ -43,7 +47,4 @@ def test_the_collection_glue_loads_no_rule_module_before_a_check_runs() -> None:
         "prefix = 'pytest_agent_skills.rules.';"
         "print(' '.join(sorted(n[len(prefix):] for n in sys.modules if n.startswith(prefix))))"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert loaded == "_catalogue _options"
+    assert printed_by_fresh_python(probe) == "_catalogue _options"
