@@ -13,7 +13,7 @@ documentation check can read the table without pytest's machinery.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -185,10 +185,9 @@ def value(config: Any, ini: str) -> Any:
     return cache[ini]
 
 
-def active(config: Any, settings: Sequence[Setting] | None = None) -> list[tuple[Setting, Any]]:
+def active(config: Any) -> list[tuple[Setting, Any]]:
     """Every setting with its resolved value, for the report header."""
-    chosen = list(REGISTRY) if settings is None else list(settings)
-    return [(setting, value(config, setting.ini)) for setting in chosen]
+    return [(setting, value(config, setting.ini)) for setting in REGISTRY]
 
 
 _cache_key: Any = None
