@@ -24,7 +24,7 @@ die() { log "ERROR: $*"; exit 1; }
 
 # --- packages -------------------------------------------------------------------------------
 missing=()
-command -v docker >/dev/null 2>&1 || missing+=(docker.io)
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)  # a docker client alone (no engine) is not enough
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 if [ "${#missing[@]}" -gt 0 ]; then
