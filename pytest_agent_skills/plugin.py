@@ -70,8 +70,12 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def _show(resolved: Any) -> str:
+    from .redaction import mask_urls  # a URL root's password or token is never shown
+
     if isinstance(resolved, list):
-        return "[" + ", ".join(resolved) + "]"
+        return "[" + ", ".join(mask_urls(item) for item in resolved) + "]"
+    if isinstance(resolved, str):
+        return mask_urls(resolved) or "-"
     if isinstance(resolved, bool):
         return "true" if resolved else "false"
     return "-" if resolved in (None, "") else str(resolved)

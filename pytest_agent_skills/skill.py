@@ -229,7 +229,7 @@ def _parse_front_matter(
         problem(
             "frontmatter-not-mapping",
             first_line,
-            f"the front matter must be a YAML mapping of fields, found {_yaml_kind(data)}."
+            f"the front matter must be a YAML mapping of fields, found {kind_of(data)}."
             " Write it as 'name: ...' and 'description: ...' lines.",
         )
         return None
@@ -241,7 +241,8 @@ def _parse_front_matter(
     return FrontMatter(values, key_lines, first_line - 1, close_line)
 
 
-def _yaml_kind(data: Any) -> str:
+def kind_of(data: Any) -> str:
+    """A parsed YAML or JSON value described for messages: ``nothing``, ``a str value``."""
     if data is None:
         return "nothing"
     if isinstance(data, list):

@@ -11,6 +11,7 @@ import pytest
 from harness_support import SKILLS, only_loopback, record_options, scripted_upstream
 
 from pytest_agent_skills.harness import (
+    CassetteFormatError,
     CassetteMissError,
     HarnessError,
     ModelOptions,
@@ -262,3 +263,84 @@ def test_redaction_names_each_secret_variable_and_hides_extra_values_plainly() -
         "body": "a <redacted:OPENAI_API_KEY> b <redacted:value_token> c <redacted> d <redacted> e",
         "Authorization": "<redacted>",
     }
+
+
+class NotJsonBackend(ScriptedBackend):
+    """An upstream behind a proxy that answers an HTML page with status 200."""
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        return Reply({"unused": True})
+
+
+def test_an_upstream_answer_that_is_not_json_is_a_model_error(tmp_path, monkeypatch) -> None:
+    from werkzeug.wrappers import Response
+
+    from pytest_agent_skills.harness import LoopbackServer, ModelError
+
+    def html_page(self, environ, start_response):
+        return Response("<html>Sign in</html>", 200, mimetype="text/html")(environ, start_response)
+
+    monkeypatch.setattr(LoopbackServer, "_app", html_page)
+    cassette = tmp_path / "tape.json"
+    with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
+        options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url))
+        run_conversation(REPOSITORY, "Hi.", cassette=cassette, options=options)
+    assert str(caught.value) == (
+        f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered a body"
+        " that is not JSON (Expecting value: line 1 column 1 (char 0)): <html>Sign in</html>"
+    )
+    assert not cassette.exists()
+
+
+def test_an_upstream_answer_that_is_no_completion_is_a_model_error(tmp_path) -> None:
+    from pytest_agent_skills.harness import ModelError
+
+    cassette = tmp_path / "tape.json"
+    with (
+        scripted_upstream([{"say": "x"}], NotJsonBackend) as upstream,
+        pytest.raises(ModelError) as caught,
+    ):
+        converse(cassette, record_options(upstream))
+    assert str(caught.value) == (
+        f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered something"
+        ' that is not a chat completion (no choices): {"unused": true}'
+    )
+
+
+NOT_A_COMPLETION = "the response body is not a chat completion"
+
+
+@pytest.mark.parametrize(
+    ("response", "problem"),
+    [
+        ({"status": 200}, f"{NOT_A_COMPLETION} (nothing instead of a JSON object)"),
+        ({"body": "<html>"}, f"{NOT_A_COMPLETION} (a str value instead of a JSON object)"),
+        ({"body": {"choices": []}}, f"{NOT_A_COMPLETION} (no choices)"),
+        (
+            {"body": {"choices": [{"text": "hi"}]}},
+            f"{NOT_A_COMPLETION} (a first choice without a 'message' object)",
+        ),
+        (
+            {"body": {"choices": [{"message": {"content": 3}}]}},
+            f"{NOT_A_COMPLETION} (a message whose 'content' is neither text nor null)",
+        ),
+        (
+            {"body": {"choices": [{"message": {"tool_calls": [{"function": {}}]}}]}},
+            f"{NOT_A_COMPLETION} (tool call #0 without a function name)",
+        ),
+        ({"status": "ok", "body": {}}, "the response status 'ok' is not an HTTP status number"),
+    ],
+)
+def test_a_cassette_response_of_the_wrong_shape_names_the_interaction(
+    tmp_path, response: dict[str, Any], problem: str
+) -> None:
+    cassette, _ = record(tmp_path, [{"say": "Hello."}])
+    data = json.loads(cassette.read_text())
+    data["interactions"][0]["response"] = response
+    cassette.write_text(json.dumps(data))
+    with pytest.raises(CassetteFormatError) as caught:
+        converse(cassette, ModelOptions())
+    assert str(caught.value) == (
+        f"{cassette}: interaction #0: {problem}; fix the file or record it again with"
+        " --skills-record=all"
+    )

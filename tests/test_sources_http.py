@@ -154,13 +154,31 @@ def test_a_404_is_a_typed_error_and_leaves_nothing(httpserver: HTTPServer, optio
     assert cache_contents(options.cache_dir) == []
 
 
-def test_a_password_in_the_url_is_hidden_in_errors(httpserver: HTTPServer, options: SourceOptions):
+def test_a_password_or_token_in_the_url_is_hidden_in_errors(
+    httpserver: HTTPServer, options: SourceOptions
+):
     httpserver.expect_request("/missing.zip").respond_with_data("no", status=404)
-    url = httpserver.url_for("/missing.zip").replace("http://", "http://user:s3cret@")
+    url = httpserver.url_for("/missing.zip?page=2&access_token=tok-9").replace(
+        "http://", "http://user:s3cret@"
+    )
     with pytest.raises(DownloadStatusError) as caught:
         resolve_root(url, options=options)
-    assert "s3cret" not in str(caught.value)
-    assert str(caught.value).startswith(url.replace("s3cret", "***") + ": download failed")
+    shown = httpserver.url_for("/missing.zip?page=2&access_token=***").replace(
+        "http://", "http://***@"
+    )
+    assert str(caught.value).startswith(f"{shown}: download failed")
+    assert "s3cret" not in str(caught.value) and "tok-9" not in str(caught.value)
+
+
+def test_the_cache_never_writes_a_urls_password_or_token(
+    httpserver: HTTPServer, options: SourceOptions
+):
+    httpserver.expect_request("/skills.zip").respond_with_data(zip_bytes(skills_tree("alpha")))
+    url = httpserver.url_for("/skills.zip?sig=sig-9").replace("http://", "http://user:s3cret@")
+    root = resolve_root(url, options=options)
+    assert skill_names(root) == ["alpha"]
+    written = b"".join(path.read_bytes() for path in options.cache_dir.rglob("*") if path.is_file())
+    assert b"s3cret" not in written and b"sig-9" not in written
 
 
 def test_a_redirect_loop_stops_at_the_redirect_limit(

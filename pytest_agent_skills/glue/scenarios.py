@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .. import settings
-from ..errors import AgentSkillsError
+from ..errors import AgentSkillsError, ConfigurationError
 from ..repository import walk_folders
 from ..scenario import (
     DEFAULT_MAX_TURNS,
@@ -156,6 +156,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     from ..harness.coverage import CoverageCollector
 
+    try:
+        model_options(config)  # refuses credentials in the upstream URL before any test runs
+    except ConfigurationError as error:
+        raise pytest.UsageError(str(error)) from None
     config.stash[_TALLY_KEY] = SessionTally()
     config.stash[_COVERAGE_KEY] = CoverageCollector()
 
@@ -256,11 +260,17 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, AgentSkillsError):
-            return failure_text(excinfo.value, self.title)
+            return redacted(self.config, failure_text(excinfo.value, self.title))
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.scenario.line - 1, f"scenario: {self.scenario.name}"
+
+
+def redacted(config: pytest.Config, text: str) -> str:
+    """``text`` as it may be shown: secret values (the upstream key, ``skills_redact_env``)
+    replaced and URLs masked, as in cassettes."""
+    return model_options(config).redactor().redact_text(text)
 
 
 def failure_text(error: BaseException, title: str) -> str:
@@ -431,7 +441,8 @@ class SkillAgent:
         # A conversation that went wrong is a test failure: its message (the unmet expectations
         # and the trajectory, or the closest cassette request) says it all. Failed outside the
         # except block, so that the report does not repeat it as a chained exception.
-        pytest.fail(f"{type(failure).__name__}: {failure}", pytrace=False)
+        message = f"{type(failure).__name__}: {failure}"
+        pytest.fail(redacted(self.node.config, message), pytrace=False)
 
 
 @pytest.fixture

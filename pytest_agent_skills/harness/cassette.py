@@ -5,7 +5,7 @@ body).  The :class:`CassetteBackend` sits behind the loopback server: in
 replay it answers each request with the recorded response whose canonical
 request body matches; in record it forwards the request to an upstream
 OpenAI-compatible ``base_url`` and keeps the exchange.  Secrets are redacted
-when the file is written, never later.
+when the file is written, never later (see :mod:`pytest_agent_skills.redaction`).
 
 Record modes (as pytest-recording / VCR.py): ``none`` replays only (a missing
 file is an error), ``once`` records when the file does not exist and replays
@@ -20,20 +20,23 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigurationError
+from ..redaction import Redactor, mask_url, url_secrets, userinfo
 from .errors import (
     CassetteFormatError,
     CassetteMissError,
     HarnessError,
+    ModelError,
     NoCassetteError,
     UnusedInteractionsError,
 )
 from .server import Reply
-from .turns import body_from_chunks
+from .turns import body_from_chunks, completion_problem
 
 RECORD_MODES = ("none", "once", "new", "all")
 CASSETTE_FORMAT = "pytest-agent-skills cassette"
@@ -51,19 +54,6 @@ DEFAULT_IGNORED_FIELDS = frozenset(
 )
 #: Workspace folder and run folder names carry a time stamp.
 DEFAULT_VOLATILE_PATTERNS = (r"ws_[A-Za-z0-9_.-]+", r"run_[0-9][A-Za-z0-9_.-]*")
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "api-key",
-        "x-api-key",
-        "cookie",
-        "set-cookie",
-        "openai-organization",
-        "openai-project",
-        "proxy-authorization",
-    }
-)
-REDACTED = "<redacted>"
 _KEPT_RESPONSE_HEADERS = frozenset(
     {"content-type", "openai-model", "openai-organization", "set-cookie"}
 )
@@ -110,6 +100,12 @@ class Cassette:
                 raise CassetteFormatError(
                     f"{path}: interaction #{index} needs 'request' and 'response' objects"
                 )
+            problem = _response_problem(entry["response"])
+            if problem is not None:
+                raise CassetteFormatError(
+                    f"{path}: interaction #{index}: {problem}; fix the file or record it again"
+                    " with --skills-record=all"
+                )
             interactions.append(Interaction(entry["request"], entry["response"]))
         return cls(path, interactions)
 
@@ -125,42 +121,6 @@ class Cassette:
             json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
         os.replace(temporary, self.path)
-
-
-class Redactor:
-    """Replaces secret headers and every occurrence of secret values."""
-
-    def __init__(
-        self,
-        secret_env: Iterable[str] = (),
-        environ: Mapping[str, str] | None = None,
-        extra_values: Iterable[str] = (),
-    ) -> None:
-        environ = os.environ if environ is None else environ
-        pairs = [(environ.get(name, ""), f"<redacted:{name}>") for name in secret_env]
-        pairs += [(value, REDACTED) for value in extra_values]
-        #: (secret value, its replacement), longest first so that a secret containing
-        #: another is replaced whole.
-        self.secrets = sorted(
-            (pair for pair in pairs if len(pair[0]) >= 4), key=lambda p: -len(p[0])
-        )
-
-    def redact(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {
-                k: (
-                    REDACTED
-                    if k.lower() in SECRET_HEADERS and isinstance(v, str)
-                    else self.redact(v)
-                )
-                for k, v in data.items()
-            }
-        if isinstance(data, list):
-            return [self.redact(item) for item in data]
-        if isinstance(data, str):
-            for value, replacement in self.secrets:
-                data = data.replace(value, replacement)
-        return data
 
 
 @dataclass
@@ -215,13 +175,49 @@ class Matcher:
         return json.dumps(self.canonical(body), indent=1, ensure_ascii=False)
 
 
+def _response_problem(response: dict[str, Any]) -> str | None:
+    status = response.get("status", 200)
+    if type(status) is not int:
+        return f"the response status {status!r} is not an HTTP status number"
+    if status != 200:  # an error answer is replayed as it is
+        return None
+    problem = completion_problem(response.get("body"))
+    return None if problem is None else f"the response body is not a chat completion ({problem})"
+
+
 @dataclass
 class Upstream:
-    """A real OpenAI-compatible endpoint to record from."""
+    """A real OpenAI-compatible endpoint to record from.
+
+    The key goes in ``api_key`` (sent as ``Authorization: Bearer``), never in the URL:
+    credentials in the URL (``https://user:password@host``) would go out as HTTP Basic
+    auth instead, so they are refused.  Secret query values (``?api-key=...``) are sent,
+    and masked wherever the URL is written or shown.
+    """
 
     base_url: str
     api_key: str = ""
     timeout: float = 120.0
+
+    def __post_init__(self) -> None:
+        if userinfo(self.base_url):
+            raise ConfigurationError(
+                f"the upstream URL {mask_url(self.base_url)} holds credentials (user:password@"
+                " before the host), which would be sent as HTTP Basic auth instead of the API"
+                " key. Remove them from the URL and put the key in the environment variable"
+                " named by skills_upstream_key_env (default OPENAI_API_KEY)."
+            )
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL: ``/chat/completions`` after the base path, before any query."""
+        base, question, query = self.base_url.partition("?")
+        return f"{base.rstrip('/')}/chat/completions{question}{query}"
+
+    @property
+    def secrets(self) -> list[str]:
+        """Values to redact: the key and the secret query values of the URL."""
+        return [value for value in (self.api_key, *url_secrets(self.base_url)) if value]
 
 
 class CassetteBackend:
@@ -338,30 +334,51 @@ class CassetteBackend:
                 " record from; set --skills-upstream-url (env SKILLS_UPSTREAM_URL) to an"
                 " OpenAI-compatible base URL."
             )
-        url = self.upstream.base_url.rstrip("/") + "/chat/completions"
+        url = self.upstream.endpoint
         send_headers = {"Content-Type": "application/json"}
         if self.upstream.api_key:
             send_headers["Authorization"] = f"Bearer {self.upstream.api_key}"
         streamed = bool(body.get("stream"))
-        response = httpx.post(url, json=body, headers=send_headers, timeout=self.upstream.timeout)
-        if response.status_code != 200:
-            raise HarnessError(
-                f"recording {self.path}: upstream {url} answered HTTP {response.status_code}:"
-                f" {response.text[:500]}"
+        try:
+            response = httpx.post(
+                url, json=body, headers=send_headers, timeout=self.upstream.timeout
             )
-        answer = body_from_chunks(_sse_chunks(response.text)) if streamed else response.json()
+        except httpx.HTTPError as error:
+            raise self._upstream_error(url, f"could not be reached: {error}") from None
+        if response.status_code != 200:
+            raise self._upstream_error(
+                url, f"answered HTTP {response.status_code}: {response.text[:500]}"
+            )
+        try:
+            answer = body_from_chunks(_sse_chunks(response.text)) if streamed else response.json()
+        except ValueError as error:
+            raise self._upstream_error(
+                url, f"answered a body that is not JSON ({error}): {response.text[:200]}"
+            ) from None
+        problem = completion_problem(answer)
+        if problem is not None:
+            raise self._upstream_error(
+                url,
+                f"answered something that is not a chat completion ({problem}):"
+                f" {response.text[:200]}",
+            )
         kept_headers = {
             k: v for k, v in response.headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS
         }
         self.cassette.interactions.append(
             Interaction(
-                {"method": "POST", "url": url, "headers": send_headers, "body": body},
+                {"method": "POST", "url": mask_url(url), "headers": send_headers, "body": body},
                 {"status": 200, "headers": kept_headers, "streamed": streamed, "body": answer},
                 used=True,
             )
         )
         self.recorded += 1
         return Reply(answer)
+
+    def _upstream_error(self, url: str, what: str) -> ModelError:
+        """The error for an upstream that failed; what it said may echo the key: redacted."""
+        message = f"recording {self.path}: upstream {url} {what}"
+        return ModelError(self.redactor.redact_text(message))
 
     @property
     def unused(self) -> list[int]:

@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .errors import ModelError, ScriptExhaustedError, UnusedTurnsError
-from .turns import ModelTurn, ScriptedTurn, body_from_chunks, scripted_turn, turn_from_message
+from .turns import (
+    ModelTurn,
+    ScriptedTurn,
+    body_from_chunks,
+    completion_problem,
+    scripted_turn,
+    turn_from_message,
+)
 
 #: A script callable receives the request and the 0-based turn index.
 ScriptFunction = Callable[[dict[str, Any], int], Any]
@@ -146,11 +153,11 @@ class OpenAIClientModel:
             if self.on_error is not None:
                 self.on_error()
             raise ModelError(f"the model endpoint answered an error: {failure}") from failure
-        choices = body.get("choices") or []
-        if not choices:
-            raise ModelError(f"the model endpoint answered no choices: {json.dumps(body)[:500]}")
+        problem = completion_problem(body)
+        if problem is not None:
+            raise ModelError(f"the model endpoint answered {problem}: {json.dumps(body)[:500]}")
         return turn_from_message(
-            choices[0]["message"], f"{self.client.base_url} {body.get('id', '')}"
+            body["choices"][0]["message"], f"{self.client.base_url} {body.get('id', '')}"
         )
 
     def finish(self) -> None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Redactor, Upstream
+from ..redaction import Redactor
+from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Upstream
 from .errors import HarnessError
 from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
@@ -55,6 +56,11 @@ class ModelOptions:
     secret_env: Sequence[str] = ("OPENAI_API_KEY",)
     model_name: str = SCRIPTED_MODEL_NAME
     match_ignore: Sequence[str] = field(default_factory=tuple)
+
+    def redactor(self) -> Redactor:
+        """What hides these options' secrets in cassettes and in the messages shown."""
+        secrets = self.upstream.secrets if self.upstream else ()
+        return Redactor(self.secret_env, extra_values=secrets)
 
 
 class ServedModel:
@@ -138,10 +144,7 @@ def run_conversation(
                         | set(match_ignore),
                         substitutions=_machine_paths(repository, session),
                     ),
-                    redactor=Redactor(
-                        options.secret_env,
-                        extra_values=[options.upstream.api_key] if options.upstream else [],
-                    ),
+                    redactor=options.redactor(),
                     allow_unused=allow_unused,
                 )
                 use = CassetteUse(backend.path, backend.mode)

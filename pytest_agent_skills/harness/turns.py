@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..skill import kind_of
+
 SCRIPTED_MODEL_NAME = "scripted"
 #: Model turns a conversation may take before the loop calls it runaway.
 DEFAULT_MAX_TURNS = 50
@@ -57,6 +59,34 @@ class ModelTurn:
         if self.tool_calls:
             message["tool_calls"] = [call.to_message() for call in self.tool_calls]
         return message
+
+
+def completion_problem(body: Any) -> str | None:
+    """What makes ``body`` unreadable as a ``chat.completion`` (``"no choices"``), or None.
+
+    Checked wherever a completion comes from outside (an endpoint, a cassette), so that a
+    malformed one is an error naming its source, never a ``KeyError`` in the loop.
+    """
+    if not isinstance(body, dict):
+        return f"{kind_of(body)} instead of a JSON object"
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return "no choices"
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
+        return "a first choice without a 'message' object"
+    if not isinstance(message.get("content"), (str, type(None))):
+        return "a message whose 'content' is neither text nor null"
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return "a message whose 'tool_calls' is not a list"
+    for index, call in enumerate(calls):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            return f"tool call #{index} without a function name"
+    return None
 
 
 def turn_from_message(message: dict[str, Any], origin: str = "") -> ModelTurn:

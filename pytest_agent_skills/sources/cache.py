@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ..redaction import mask_url
 from .errors import CacheError, SourceError
 
 PROJECT_DIR = "pytest-agent-skills"
@@ -144,7 +145,8 @@ class SkillCache:
             ) from None
         try:
             root = fill(staging)
-            marker = {"key": key, "stamp": stamp, "fetched_at": time.time()}
+            # The key is the URL as written: a password in it must not reach the disk.
+            marker = {"key": mask_url(key), "stamp": stamp, "fetched_at": time.time()}
             (root / READY_FILE).write_text(json.dumps(marker), encoding="utf-8")
             if os.path.lexists(entry):
                 os.rename(entry, staging / "replaced")

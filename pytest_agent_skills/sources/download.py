@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..redaction import mask_urls
 from .errors import (
     DownloadError,
     DownloadStatusError,
@@ -63,7 +64,7 @@ def download(url: str, target: Path, *, shown: str, limits: Limits) -> int:
     except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as error:
         # InvalidURL (a bad port, a control character, too long) is no HTTPError; a host
         # label that is not valid IDNA raises UnicodeError while connecting.
-        reason = str(error) or type(error).__name__
+        reason = mask_urls(str(error)) or type(error).__name__
         raise DownloadError(shown, f"download failed: {reason}") from None
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
+from ..redaction import mask_url
 from .errors import UnsupportedRootError
 
 RootKind = Literal["path", "file", "http"]
@@ -18,7 +19,7 @@ class RootSpec:
 
     ``key`` identifies the root in the cache (the URL as written for http(s),
     a ``file://`` URL of the absolute path otherwise); ``shown`` is how errors
-    name it (an http(s) password is hidden).
+    name it (a URL's userinfo and secret query values masked: :func:`mask_url`).
     """
 
     kind: RootKind
@@ -45,10 +46,10 @@ def parse_root(spec: str | Path, base_dir: Path | None = None) -> RootSpec:
         parts = urlsplit(text)
     except ValueError as error:  # e.g. an unclosed IPv6 bracket
         raise UnsupportedRootError(
-            _hide_user_info(text),
+            mask_url(text),
             f"the URL cannot be parsed ({error}); write it as https://host/path",
         ) from None
-    shown = hide_password(text)
+    shown = mask_url(text)
     scheme = parts.scheme.lower()
     if scheme in ("http", "https"):
         if not parts.hostname:
@@ -68,20 +69,3 @@ def parse_root(spec: str | Path, base_dir: Path | None = None) -> RootSpec:
         f"unsupported skills root URL scheme {parts.scheme!r}; use a local path, a file:// URL"
         " or an http(s):// URL",
     )
-
-
-def hide_password(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
-
-
-def _hide_user_info(url: str) -> str:
-    """``url`` with everything before ``@`` in its authority hidden, for a URL urlsplit refuses."""
-    scheme, separator, rest = url.partition("://")
-    authority, slash, path = rest.partition("/")
-    if "@" not in authority:
-        return url
-    return f"{scheme}{separator}***@{authority.rpartition('@')[2]}{slash}{path}"
