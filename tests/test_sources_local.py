@@ -65,7 +65,7 @@ def test_a_file_url_of_a_folder_is_used_in_place(skills_dir: Path, prefix: str):
         ),
         (
             "ftp://user:secret@example.invalid/skills.zip",
-            "ftp://user:***@example.invalid/skills.zip: unsupported skills root URL scheme 'ftp';"
+            "ftp://***@example.invalid/skills.zip: unsupported skills root URL scheme 'ftp';"
             " use a local path, a file:// URL or an http(s):// URL",
         ),
         (
