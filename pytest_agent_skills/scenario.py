@@ -22,9 +22,9 @@ from typing import Any
 import yaml
 
 from .errors import LocatedError
+from .filenames import SCENARIO_SUFFIX
 from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
 
-SCENARIO_SUFFIX = ".scenario.yaml"
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -1,10 +1,14 @@
-"""Settings that exist both as a command-line flag and as an ini option.
+"""Settings that exist as a command-line flag, an environment variable and an ini option.
 
 Each glue module declares its settings as :class:`Setting` objects; the
 plugin registers every one of them as a flag *and* an ini twin, and resolves
-them with one precedence: command line, then ini file, then environment
-variable (where one is named), then the default.  Bad values become
-``pytest.UsageError`` naming the flag, the value and the choices.
+them with one precedence, as pip, ruff and pytest-django do: the command line
+(a flag, or ``-o name=value``), then the environment variable, then the
+configuration file, then the default.  Bad values become ``pytest.UsageError``
+naming where the value came from, the value and the choices.
+
+The ``agent-skills`` command reads the same configuration file as pytest
+(:class:`ConfigFile`), so both agree on one repository.
 
 This module has no pytest import at module level so that the CLI and the
 documentation check can read the table without pytest's machinery.
@@ -13,18 +17,28 @@ documentation check can read the table without pytest's machinery.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from .errors import ConfigurationError
 
 SettingKind = Literal["string", "choice", "bool", "int", "float", "list"]
 
+#: The ini type each kind is registered with, so that pytest 9's native ``[tool.pytest]``
+#: table takes TOML booleans, numbers and arrays (and ini files their text forms).
+_INI_TYPES: dict[str, str] = {"bool": "bool", "int": "int", "float": "float", "list": "linelist"}
+
 
 @dataclass(frozen=True)
 class Setting:
-    """One configurable value with a flag, an ini twin and a default."""
+    """One configurable value with a flag, an environment variable, an ini twin and a default.
+
+    ``env`` defaults to the ini name in capitals (``skills_coverage`` -> ``SKILLS_COVERAGE``).
+    A ``bool`` flag is a switch (``--skills-coverage``) unless ``flag_takes_value``, where it
+    takes ``true`` or ``false`` (``--skills-validate false``).
+    """
 
     ini: str
     help: str
@@ -35,14 +49,23 @@ class Setting:
     env: str = ""
     metavar: str = ""
     section: str = "general"
+    flag_takes_value: bool = False
 
     @property
     def flag_name(self) -> str:
         return self.flag or "--" + self.ini.replace("_", "-")
 
     @property
+    def env_name(self) -> str:
+        return self.env or self.ini.upper()
+
+    @property
     def dest(self) -> str:
         return "agent_skills_" + self.ini
+
+    @property
+    def ini_type(self) -> str:
+        return _INI_TYPES.get(self.kind, "string")
 
     def describe_default(self) -> str:
         if self.default is None or self.default == [] or self.default == "":
@@ -80,17 +103,21 @@ def declare(*settings: Setting) -> tuple[Setting, ...]:
     return settings
 
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f", ""}
 
 
 def convert(setting: Setting, raw: Any, origin: str) -> Any:
-    """Turn a raw flag / ini / env value into the setting's type, or raise."""
+    """Turn a raw flag / environment / ini value into the setting's type, or raise.
+
+    A list given as one text is split: by lines in a configuration file, by whitespace in
+    an environment variable (``origin`` says which).
+    """
     kind = setting.kind
     if kind == "list":
         if isinstance(raw, str):
-            return raw.split()
-        return [str(item) for item in raw if str(item).strip()]
+            return raw.splitlines() if "\n" in raw else raw.split()
+        return [str(item).strip() for item in raw if str(item).strip()]
     if isinstance(raw, (list, tuple)):
         raw = raw[-1] if raw else ""
     if kind == "bool":
@@ -113,6 +140,8 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
             )
         return text
     if kind in ("int", "float"):
+        if isinstance(raw, bool):  # TOML true is not a number
+            raw = str(raw).lower()
         try:
             return int(text) if kind == "int" else float(text)
         except ValueError:
@@ -122,17 +151,28 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
     return text
 
 
+def _is_set(raw: Any) -> bool:
+    return raw is not None and not (isinstance(raw, (str, list, tuple)) and len(raw) == 0)
+
+
 def resolve(
-    setting: Setting, cli_value: Any, ini_value: Any, environ: dict[str, str] | None = None
+    setting: Setting,
+    cli_value: Any,
+    ini_value: Any,
+    environ: Mapping[str, str] | None = None,
+    *,
+    cli_origin: str = "command line",
+    ini_origin: str = "",
 ) -> Any:
-    """Apply the precedence: command line > ini > environment > default."""
+    """Apply the precedence: command line > environment variable > ini file > default."""
     environ = os.environ if environ is None else environ
-    if cli_value not in (None, []):
-        return convert(setting, cli_value, "command line")
-    if ini_value not in (None, "", []):
-        return convert(setting, ini_value, f"ini option {setting.ini}")
-    if setting.env and environ.get(setting.env, "") != "":
-        return convert(setting, environ[setting.env], f"environment variable {setting.env}")
+    for raw, origin in (
+        (cli_value, cli_origin),
+        (environ.get(setting.env_name), f"environment variable {setting.env_name}"),
+        (ini_value, ini_origin or f"ini option {setting.ini}"),
+    ):
+        if _is_set(raw):
+            return convert(setting, raw, origin)
     return setting.default
 
 
@@ -145,29 +185,27 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
             "default": None,
             "help": _flag_help(setting),
         }
-        if setting.kind == "bool":
+        if setting.kind == "bool" and not setting.flag_takes_value:
             flag_kwargs["action"] = "store_const"
             flag_kwargs["const"] = True
         elif setting.kind == "list":
             flag_kwargs["action"] = "append"
             flag_kwargs["metavar"] = setting.metavar or "VALUE"
         else:
+            choices = setting.choices or (("true", "false") if setting.kind == "bool" else ())
             flag_kwargs["metavar"] = setting.metavar or (
-                "{" + ",".join(setting.choices) + "}" if setting.choices else "VALUE"
+                "{" + ",".join(choices) + "}" if choices else "VALUE"
             )
         group.addoption(setting.flag_name, **flag_kwargs)
-        ini_type = "linelist" if setting.kind == "list" else "string"
-        parser.addini(
-            setting.ini,
-            help=_ini_help(setting),
-            type=ini_type,
-            default=[] if ini_type == "linelist" else "",
-        )
+        # default=None tells "not in the file" from any value, so the environment can win.
+        parser.addini(setting.ini, help=_ini_help(setting), type=setting.ini_type, default=None)
 
 
 def _flag_help(setting: Setting) -> str:
-    env = f"env: {setting.env}; " if setting.env else ""
-    return f"{setting.help} (ini: {setting.ini}; {env}default: {setting.describe_default()})"
+    return (
+        f"{setting.help} (ini: {setting.ini}; env: {setting.env_name};"
+        f" default: {setting.describe_default()})"
+    )
 
 
 def _ini_help(setting: Setting) -> str:
@@ -178,11 +216,43 @@ def value(config: Any, ini: str) -> Any:
     """The resolved value of a setting for a pytest ``Config`` (cached per config)."""
     cache = _settings_cache(config)
     if ini not in cache:
-        setting = REGISTRY[ini]
-        cli_value = config.getoption(setting.dest)
-        ini_value = config.getini(setting.ini)
-        cache[ini] = resolve(setting, cli_value, ini_value)
+        cache[ini] = _resolve_for_config(config, REGISTRY[ini])
     return cache[ini]
+
+
+def _resolve_for_config(config: Any, setting: Setting) -> Any:
+    cli_value = config.getoption(setting.dest)
+    cli_origin = "command line"
+    overridden = _overridden_ini(config)
+    if cli_value is None and setting.ini in overridden:
+        cli_value, cli_origin = overridden[setting.ini], f"command line (-o {setting.ini})"
+    ini_value = None
+    if setting.ini not in overridden:
+        ini_value = _getini(config, setting)
+    origin = f"{config.inipath}: {setting.ini}" if config.inipath else f"ini option {setting.ini}"
+    return resolve(setting, cli_value, ini_value, cli_origin=cli_origin, ini_origin=origin)
+
+
+def _overridden_ini(config: Any) -> dict[str, str]:
+    """The ``-o name=value`` options, which count as the command line."""
+    overrides: dict[str, str] = {}
+    for item in config.getoption("override_ini", None) or ():
+        name, sep, text = item.partition("=")
+        if sep:
+            overrides[name.strip()] = text
+    return overrides
+
+
+def _getini(config: Any, setting: Setting) -> Any:
+    import pytest
+
+    try:
+        return config.getini(setting.ini)
+    except (pytest.UsageError, ValueError, TypeError) as error:
+        text = str(error)
+        if setting.ini not in text:  # e.g. pytest's "invalid truth value 'maybe'"
+            text = f"{config.inipath or 'ini'}: option {setting.ini}: {text}"
+        raise ConfigurationError(text) from None
 
 
 def active(config: Any) -> list[tuple[Setting, Any]]:
@@ -200,6 +270,48 @@ def _settings_cache(config: Any) -> dict[str, Any]:
 
         _cache_key = pytest.StashKey[dict]()
     return config.stash.setdefault(_cache_key, {})
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """The pytest configuration file that pytest would use for some paths, read without pytest's
+    start-up (no plugins, no conftest), for the ``agent-skills`` command.
+
+    The file is found by pytest's own search (``pytest.ini``, ``pyproject.toml`` with
+    ``[tool.pytest.ini_options]`` or ``[tool.pytest]``, ``tox.ini``, ``setup.cfg``...), from
+    the common ancestor of the paths upwards.
+    """
+
+    path: Path | None
+    values: Mapping[str, Any]
+
+    @classmethod
+    def locate(cls, paths: Sequence[str | Path], invocation_dir: Path | None = None) -> ConfigFile:
+        from _pytest.config.findpaths import locate_config
+
+        invocation_dir = invocation_dir or Path.cwd()
+        local = [Path(path) for path in paths if "://" not in str(path)]
+        try:
+            found = locate_config(invocation_dir, [invocation_dir / path for path in local])
+        except Exception as error:  # pytest's UsageError for a malformed file
+            raise ConfigurationError(str(error)) from None
+        inipath, raw = found[1], found[2]
+        # pytest 9 wraps each value (with its origin); pytest 8 gives the value itself.
+        values = {name: getattr(item, "value", item) for name, item in raw.items()}
+        return cls(inipath, values)
+
+    @property
+    def base_dir(self) -> Path | None:
+        return self.path.parent if self.path else None
+
+    def resolve(self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None):
+        """The setting's value: ``cli_value``, else the environment, else this file, else the
+        default."""
+        origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
+        raw = self.values.get(setting.ini)
+        if setting.kind == "list" and isinstance(raw, str):  # an ini file's lines
+            raw = [line.strip() for line in raw.splitlines() if line.strip()]
+        return resolve(setting, cli_value, raw, environ, ini_origin=origin)
 
 
 def load_all() -> SettingsRegistry:
@@ -223,9 +335,8 @@ def markdown_table(registry: SettingsRegistry) -> str:
         meaning = setting.help
         if setting.choices:
             meaning += f" (one of: {', '.join(setting.choices)})"
-        environment = f"`{setting.env}`" if setting.env else ""
         rows.append(
-            f"| `{setting.flag_name}` | `{setting.ini}` | {environment}"
+            f"| `{setting.flag_name}` | `{setting.ini}` | `{setting.env_name}`"
             f" | `{setting.describe_default()}` | {meaning} |"
         )
     return "\n".join(rows) + "\n"

@@ -27,9 +27,9 @@ from typing import Any
 import yaml
 
 from .errors import LocatedError
+from .filenames import SKILL_FILE
 from .findings import Finding, Severity
 
-SKILL_FILE = "SKILL.md"
 BASE_DIR_PLACEHOLDER = "__BASE_DIR__"
 DOC_SUFFIXES = frozenset({".md", ".txt"})
 SCRIPT_SUFFIXES = frozenset(

@@ -168,8 +168,8 @@ def test_duplicate_names_across_roots(pytester: pytest.Pytester) -> None:
         ),
         (
             ["--skills-validate", "maybe"],
-            "ERROR: command line: invalid choice 'maybe' for --skills-validate"
-            " (choose from true, false)",
+            "ERROR: command line: invalid value 'maybe' for --skills-validate"
+            " (use one of: true, false)",
         ),
         (
             ["--skills-rule-severity", "body-empty=never"],

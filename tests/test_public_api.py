@@ -1,5 +1,6 @@
 """The package's public names resolve, and loading the plugin imports no heavy dependency."""
 
+import os
 import subprocess
 import sys
 
@@ -48,3 +49,55 @@ def test_the_collection_glue_loads_no_rule_module_before_a_check_runs() -> None:
         "print(' '.join(sorted(n[len(prefix):] for n in sys.modules if n.startswith(prefix))))"
     )
     assert printed_by_fresh_python(probe) == "_catalogue _options"
+
+
+#: What `pytest --co` of a folder with one plain test imports of the package: the glue, the
+#: settings, the rule catalogue and options (flag choices), the source options; no parser.
+START_UP_MODULES = [
+    "pytest_agent_skills",
+    "pytest_agent_skills._lazy",
+    "pytest_agent_skills.errors",
+    "pytest_agent_skills.filenames",
+    "pytest_agent_skills.findings",
+    "pytest_agent_skills.glue",
+    "pytest_agent_skills.glue.roots",
+    "pytest_agent_skills.glue.scenarios",
+    "pytest_agent_skills.glue.skills_collection",
+    "pytest_agent_skills.glue.sources_options",
+    "pytest_agent_skills.glue.workspace_fixtures",
+    "pytest_agent_skills.plugin",
+    "pytest_agent_skills.rules",
+    "pytest_agent_skills.rules._catalogue",
+    "pytest_agent_skills.rules._options",
+    "pytest_agent_skills.settings",
+    "pytest_agent_skills.sources",
+    "pytest_agent_skills.sources.cache",
+    "pytest_agent_skills.sources.errors",
+    "pytest_agent_skills.sources.options",
+    "pytest_agent_skills.sources.urls",
+    "pytest_agent_skills.workspace",
+    "pytest_agent_skills.workspace.errors",
+]
+HEAVY = ["yaml", "jsonschema", "openai", "docker", "httpx", "werkzeug", "markdown_it", "mistune"]
+
+
+def test_a_run_without_skills_imports_no_parser_and_no_heavy_dependency(tmp_path) -> None:
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n")
+    probe = (
+        "import sys, pytest\n"
+        "pytest.main(['--co', '-q', '-p', 'no:cacheprovider',"
+        " '-p', 'pytest_agent_skills.plugin'])\n"
+        "print('OURS', *sorted(n for n in sys.modules if n.startswith('pytest_agent_skills')))\n"
+        f"print('HEAVY', *[n for n in {HEAVY!r} if n in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines() if line}
+    assert lines["HEAVY"] == []
+    assert lines["OURS"] == START_UP_MODULES

@@ -44,7 +44,7 @@ def test_the_cache_dir_flag_decides_where_url_roots_go(pytester: pytest.Pytester
     result.stdout.fnmatch_lines([f"*ROOT {pytester.path / 'flag-cache'}", "TIMEOUT 2.5 2.5"])
 
 
-def test_the_ini_option_beats_the_environment_variable(
+def test_the_environment_variable_beats_the_ini_option(
     pytester: pytest.Pytester, url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     monkeypatch.setenv("SKILLS_CACHE_DIR", str(tmp_path / "env-cache"))
@@ -52,7 +52,7 @@ def test_the_ini_option_beats_the_environment_variable(
     pytester.makepyfile(test_inner=INNER_TEST)
     result = pytester.runpytest("-s")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines([f"*ROOT {pytester.path / 'ini-cache'}", "TIMEOUT 30.0 30.0"])
+    result.stdout.fnmatch_lines([f"*ROOT {tmp_path / 'env-cache'}", "TIMEOUT 30.0 30.0"])
 
 
 def test_the_environment_variable_sets_the_cache_dir(

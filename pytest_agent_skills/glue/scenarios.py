@@ -14,22 +14,18 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
-from ..repository import walk_folders
-from ..scenario import (
-    DEFAULT_MAX_TURNS,
-    SCENARIO_SUFFIX,
-    Scenario,
-    ScenarioError,
-    load_scenarios,
-)
+from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
-from ..skill import SKILL_FILE
+from .roots import selected_root_files, skill_roots
+
+if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the first scenario file
+    from ..scenario import Scenario
 
 _WORKER_KEY = "agent_skills_scenarios"
 
@@ -154,14 +150,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from ..harness.coverage import CoverageCollector
-
-    try:
-        model_options(config)  # refuses credentials in the upstream URL before any test runs
-    except ConfigurationError as error:
-        raise pytest.UsageError(str(error)) from None
+    if settings.value(config, "skills_upstream_url"):
+        try:
+            model_options(config)  # refuses credentials in the upstream URL before any test runs
+        except ConfigurationError as error:
+            raise pytest.UsageError(str(error)) from None
     config.stash[_TALLY_KEY] = SessionTally()
-    config.stash[_COVERAGE_KEY] = CoverageCollector()
+
+
+def coverage(config: pytest.Config) -> Any:
+    """The session's :class:`CoverageCollector`, made when a conversation or a report first
+    needs it."""
+    if _COVERAGE_KEY not in config.stash:
+        from ..harness.coverage import CoverageCollector
+
+        config.stash[_COVERAGE_KEY] = CoverageCollector()
+    return config.stash[_COVERAGE_KEY]
 
 
 # --- collection ---------------------------------------------------------------------------------
@@ -178,35 +182,33 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Scenario files under the skill roots that the walk of the test paths did not reach."""
-    roots = configured_roots(config)
+    roots = skill_roots(config)
     if not roots:
         return
     collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}
-    for root in roots:
-        for path in _scenario_files(root):
-            resolved = path.resolve()
-            if resolved not in collected:
-                collected.add(resolved)
-                items.extend(session.genitems(ScenarioFile.from_parent(session, path=path)))
+    found = ((root, path) for root in roots for path in _scenario_files(root))
+    for path in selected_root_files(session, found):
+        resolved = path.resolve()
+        if resolved not in collected:
+            collected.add(resolved)
+            items.extend(session.genitems(ScenarioFile.from_parent(session, path=path)))
 
 
 def _scenario_files(root: Path) -> Iterator[Path]:
+    from ..repository import walk_folders
+
     for current, _dirnames, filenames in walk_folders(root):
         for name in sorted(filenames):
             if name.endswith(SCENARIO_SUFFIX):
                 yield Path(current) / name
 
 
-def configured_roots(config: pytest.Config) -> list[Path]:
-    from .skills_collection import skill_roots  # one resolution of skills_roots for both
-
-    return skill_roots(config)
-
-
 class ScenarioFile(pytest.File):
     """A ``*.scenario.yaml`` file: one item per scenario."""
 
     def collect(self) -> list[ScenarioItem]:
+        from ..scenario import ScenarioError, load_scenarios
+
         try:
             scenarios = load_scenarios(self.path)
         except ScenarioError as error:
@@ -324,7 +326,7 @@ def run_for_test(
     finally:
         if use is not None:
             tally.add_cassette(str(use.path), use.recorded, use.replayed, use.unused)
-    config.stash[_COVERAGE_KEY].record(repository, outcome.trajectory)
+    coverage(config).record(repository, outcome.trajectory)
     return outcome.trajectory
 
 
@@ -334,13 +336,15 @@ def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Pa
     refresh = bool(settings.value(config, "skills_refresh"))
     if roots is not None:
         return [resolve_root(spec, refresh=refresh, base_dir=directory) for spec in roots]
-    found = configured_roots(config)
+    found = skill_roots(config)
     enclosing = _enclosing_skill(directory)
     if enclosing is not None and not any(
         enclosing.resolve().is_relative_to(root.resolve()) for root in found
     ):
         found.append(enclosing)
     if not found:
+        from ..scenario import ScenarioError
+
         raise ScenarioError(
             directory,
             None,
@@ -399,7 +403,7 @@ class SkillAgent:
         env: Mapping[str, str] | None = None,
         runtime: str | None = None,
         transport: str | None = None,
-        max_turns: int = DEFAULT_MAX_TURNS,
+        max_turns: int | None = None,
         allow_unused: bool = False,
         model_name: str | None = None,
         match_ignore: Sequence[str] = (),
@@ -408,6 +412,7 @@ class SkillAgent:
         """The trajectory of one conversation; ``expect`` (the YAML block as a dict) is checked."""
         from ..harness.errors import HarnessError
         from ..harness.expect import assert_trajectory
+        from ..harness.turns import DEFAULT_MAX_TURNS
 
         __tracebackhide__ = True
         if isinstance(skills, (str, Path)):
@@ -426,7 +431,7 @@ class SkillAgent:
                 env=env,
                 runtime=runtime,
                 transport=transport,
-                max_turns=max_turns,
+                max_turns=DEFAULT_MAX_TURNS if max_turns is None else max_turns,
                 allow_unused=allow_unused,
                 model_name=model_name,
                 match_ignore=match_ignore,
@@ -456,18 +461,19 @@ def skill_agent(request: pytest.FixtureRequest) -> SkillAgent:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    tally = config.stash[_TALLY_KEY]
     if hasattr(config, "workerinput"):
         config.workeroutput[_WORKER_KEY] = json.dumps(  # type: ignore[attr-defined]
             {
-                "tally": config.stash[_TALLY_KEY].to_json(),
-                "coverage": config.stash[_COVERAGE_KEY].skills,
+                "tally": tally.to_json(),
+                "coverage": coverage(config).skills if tally.conversations else {},
             }
         )
         return
     target = settings.value(config, "skills_coverage_json")
     if target:
         path = Path(target)
-        config.stash[_COVERAGE_KEY].write(
+        coverage(config).write(
             path if path.is_absolute() else config.invocation_params.dir / path
         )
 
@@ -479,7 +485,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     if data:
         decoded = json.loads(data)
         node.config.stash[_TALLY_KEY].merge(decoded["tally"])
-        node.config.stash[_COVERAGE_KEY].merge(decoded["coverage"])
+        if decoded["coverage"]:
+            coverage(node.config).merge(decoded["coverage"])
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -499,6 +506,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             )
     if coverage_wanted:
         terminalreporter.write_sep("-", "skill coverage")
-        lines = config.stash[_COVERAGE_KEY].lines() or ["(no conversation ran: no coverage data)"]
+        lines = coverage(config).lines() or ["(no conversation ran: no coverage data)"]
         for line in lines:
             terminalreporter.write_line(line)

@@ -14,25 +14,28 @@ import re
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
-from ..findings import Finding
-from ..repository import RootNotFoundError, find_skill_dirs
-from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES, ValidationOptions
+from ..filenames import SKILL_FILE
+from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES
 from ..settings import Setting
-from ..skill import SKILL_FILE, Skill
+from .roots import selected_root_files, skill_roots
+
+if TYPE_CHECKING:  # the parser and the rules load when a check first runs
+    from ..findings import Finding
+    from ..rules import ValidationOptions
+    from ..skill import Skill
 
 COLLECTION_SETTINGS = settings.declare(
     Setting(
         ini="skills_validate",
-        kind="choice",
-        choices=("true", "false"),
-        default="true",
-        env="SKILLS_VALIDATE",
+        kind="bool",
+        flag_takes_value=True,
+        default=True,
         help="collect SKILL.md files as validation tests",
     ),
     Setting(
@@ -67,9 +70,9 @@ COLLECTION_SETTINGS = settings.declare(
     ),
 )
 
-_OPTIONS_KEY = pytest.StashKey[ValidationOptions]()
+_OPTIONS_KEY = pytest.StashKey["ValidationOptions"]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
-_DUPLICATES_KEY = pytest.StashKey[dict[Path, list[Finding]]]()
+_DUPLICATES_KEY = pytest.StashKey[dict[Path, list["Finding"]]]()
 
 
 class SkillWarning(UserWarning):
@@ -88,15 +91,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, COLLECTION_SETTINGS)
 
 
+def validation_options(setting_value: Any) -> ValidationOptions:
+    """The :class:`ValidationOptions` of the settings, ``setting_value(ini_name)`` giving each
+    (the plugin's resolved settings or the CLI's)."""
+    from ..rules import ValidationOptions
+
+    return ValidationOptions.build(
+        available_tools=setting_value("skills_available_tools") or None,
+        profile=setting_value("skills_profile"),
+        allow_unknown_fields=setting_value("skills_allow_unknown_fields"),
+        severities=setting_value("skills_rule_severity"),
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    available = settings.value(config, "skills_available_tools")
     try:
-        options = ValidationOptions.build(
-            available_tools=available or None,
-            profile=settings.value(config, "skills_profile"),
-            allow_unknown_fields=settings.value(config, "skills_allow_unknown_fields"),
-            severities=settings.value(config, "skills_rule_severity"),
-        )
+        options = validation_options(lambda ini: settings.value(config, ini))
     except ConfigurationError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS_KEY] = options
@@ -104,7 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _enabled(config: pytest.Config) -> bool:
-    return settings.value(config, "skills_validate") == "true"
+    return bool(settings.value(config, "skills_validate"))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SkillFile | None:
@@ -119,45 +129,29 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _enabled(config):
         return
+    collected = {item.parent.path.resolve() for item in items if isinstance(item, SkillCheckItem)}
+    for path in selected_root_files(session, _root_skill_files(config)):
+        resolved = path.resolve()
+        if resolved not in collected:
+            collected.add(resolved)
+            items.extend(session.genitems(SkillFile.for_path(session, path)))
+    # The skills of this run, in collection order (the first of two with one name wins); pytest
+    # also builds, then drops, nodes for the siblings of a file given on the command line.
+    files = {item.parent: None for item in items if isinstance(item, SkillCheckItem)}
+    config.stash[_SKILL_FILES_KEY] = list(files)
+
+
+def _root_skill_files(config: pytest.Config) -> list[tuple[Path, Path]]:
     roots = skill_roots(config)
     if not roots:
-        return
-    files = {item.parent for item in items if isinstance(item, SkillCheckItem)}
-    collected = {node.path.resolve() for node in files}
-    for root in roots:
-        for directory in find_skill_dirs(root):
-            skill_file = directory / SKILL_FILE
-            resolved = skill_file.resolve()
-            if resolved in collected:
-                continue
-            collected.add(resolved)
-            items.extend(session.genitems(SkillFile.for_path(session, skill_file)))
+        return []
+    from ..repository import find_skill_dirs
 
-
-_ROOTS_KEY = pytest.StashKey[list[Path]]()
-
-
-def skill_roots(config: pytest.Config) -> list[Path]:
-    """The configured skill roots as local folders, resolved once per session."""
-    if _ROOTS_KEY not in config.stash:
-        config.stash[_ROOTS_KEY] = _resolve_skill_roots(config)
-    return list(config.stash[_ROOTS_KEY])
-
-
-def _resolve_skill_roots(config: pytest.Config) -> list[Path]:
-    from ..sources import resolve_root
-
-    refresh = bool(settings.value(config, "skills_refresh"))
-    roots: list[Path] = []
-    for spec in settings.value(config, "skills_roots"):
-        try:
-            root = resolve_root(spec, refresh=refresh, base_dir=config.rootpath)
-        except AgentSkillsError as error:
-            raise pytest.UsageError(f"skills_roots: {error}") from None
-        if not root.is_dir():
-            raise pytest.UsageError(f"skills_roots: {RootNotFoundError(root)}")
-        roots.append(root)
-    return roots
+    return [
+        (root, directory / SKILL_FILE)
+        for root in roots
+        for directory in find_skill_dirs(root)
+    ]
 
 
 class SkillFile(pytest.File):
@@ -178,6 +172,8 @@ class SkillFile(pytest.File):
             name = None
         skill = None
         if name is None:
+            from ..skill import Skill
+
             skill = Skill.load(path.parent)
             name = skill.name
         node = cls.from_parent(parent, path=path, name=name)
@@ -186,12 +182,13 @@ class SkillFile(pytest.File):
             ("skill_name", name),
             ("skill_path", node.nodeid),  # the SKILL.md path relative to the rootdir
         ]
-        node.config.stash[_SKILL_FILES_KEY].append(node)
         return node
 
     @property
     def skill(self) -> Skill:
         if self._skill is None:
+            from ..skill import Skill
+
             self._skill = Skill.load(self.path.parent)
         return self._skill
 
@@ -272,12 +269,16 @@ class SkillCheckItem(pytest.Item):
             raise SkillCheckFailed(findings)
 
     def _duplicates(self, options: ValidationOptions) -> dict[Path, list[Finding]]:
-        """name-duplicate findings by SKILL.md, computed once per session over every skill."""
+        """name-duplicate findings by SKILL.md, computed once per session over the skills of
+        the run; only skills sharing a node name (the declared name) are parsed for it."""
         if _DUPLICATES_KEY not in self.config.stash:
             from ..rules import duplicate_name_findings_by_file
 
-            skills = [node.skill for node in self.config.stash[_SKILL_FILES_KEY]]
-            self.config.stash[_DUPLICATES_KEY] = duplicate_name_findings_by_file(skills, options)
+            by_name: dict[str, list[SkillFile]] = {}
+            for node in self.config.stash[_SKILL_FILES_KEY]:
+                by_name.setdefault(node.name, []).append(node)
+            shared = [node.skill for nodes in by_name.values() if len(nodes) > 1 for node in nodes]
+            self.config.stash[_DUPLICATES_KEY] = duplicate_name_findings_by_file(shared, options)
         return self.config.stash[_DUPLICATES_KEY]
 
     def _format(self, finding: Finding) -> str:

@@ -24,17 +24,16 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError
 from ..settings import Setting
-from ..skill import Skill
 from ..workspace import (
     DEFAULT_DOCKER_IMAGE,
     RUNTIME_NAMES,
     STAGE_MODES,
     RuntimeUnavailableError,
-    assertions,
-    create_runtime,
 )
+from .roots import skill_roots
 
-if TYPE_CHECKING:  # the workspace classes load on first use, not with the plugin
+if TYPE_CHECKING:  # the workspace classes and the skill parser load on first use
+    from ..skill import Skill
     from ..workspace import RunResult, Runtime, Workspace
 
 MARKER = "skills_runtime"
@@ -172,6 +171,7 @@ class SkillWorkspace:
         allow_skill_writes: bool = False,
     ) -> RunResult:
         """Run ``command`` in the staged skill; fails the test if it changed the skill tree."""
+        __tracebackhide__ = True
         result = self.workspace.run(
             self.skill,
             command,
@@ -192,16 +192,28 @@ class SkillWorkspace:
         return result
 
     def assert_output_exists(self, name: str) -> Path:
+        from ..workspace import assertions
+
+        __tracebackhide__ = True
         return assertions.assert_output_exists(self.path, name)
 
     def assert_output_contains(self, name: str, text: str) -> str:
+        from ..workspace import assertions
+
+        __tracebackhide__ = True
         return assertions.assert_output_contains(self.path, name, text)
 
     def assert_output_matches(self, name: str, pattern: str) -> Any:
+        from ..workspace import assertions
+
+        __tracebackhide__ = True
         return assertions.assert_output_matches(self.path, name, pattern)
 
     def assert_output_matches_expected(self, name: str, expected: str | Path) -> None:
         """Byte-compare with a stored file (relative to the test file's folder)."""
+        from ..workspace import assertions
+
+        __tracebackhide__ = True
         expected_path = Path(expected)
         if not expected_path.is_absolute():
             expected_path = self._base_dir / expected_path
@@ -216,6 +228,9 @@ class SkillWorkspace:
 
 
 def shared_runtime(config: pytest.Config, kind: str) -> Runtime:
+    from ..workspace import create_runtime
+
+    __tracebackhide__ = True
     runtimes = config.stash[_RUNTIMES_KEY]
     if kind not in runtimes:
         work_root = settings.value(config, "skills_work_root")
@@ -233,7 +248,8 @@ def shared_runtime(config: pytest.Config, kind: str) -> Runtime:
     if isinstance(runtime, RuntimeUnavailableError):
         message = f"skills runtime {kind!r} is not available: {runtime}"
         if settings.value(config, "skills_runtime_missing") == "skip":
-            pytest.skip(message)
+            # Reported at the test (or the scenario), not at this line of the plugin.
+            raise pytest.skip.Exception(message, _use_item_location=True)
         pytest.fail(message + " (or pass --skills-runtime-missing=skip)", pytrace=False)
     return runtime
 
@@ -263,8 +279,6 @@ def _find_skill(config: pytest.Config, name: str, skills_dir: Path | str | None)
     roots: list[Path] = []
     if skills_dir is not None:
         roots.append(Path(skills_dir))
-    from .skills_collection import skill_roots  # one resolution of skills_roots for all glue
-
     roots.extend(skill_roots(config))
     if not roots:
         pytest.fail(
@@ -303,6 +317,8 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
         inputs: Mapping[str, bytes | str | Path] | None = None,
         skills_dir: Path | str | None = None,
     ) -> SkillWorkspace:
+        from ..skill import Skill
+
         if isinstance(skill, Path):
             skill = Skill.load(skill)
         elif isinstance(skill, str):

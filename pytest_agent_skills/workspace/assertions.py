@@ -26,6 +26,7 @@ class ExpectedStatus(str, Enum):
 
 def output_path(root: Path, name: str) -> Path:
     """The host path of ``name`` (workspace-relative, e.g. ``out/report.txt``), which must exist."""
+    __tracebackhide__ = True
     path = Layout(root).confine(name, root, "output file")
     if not path.is_file():
         raise AssertionError(f"output file {name!r} does not exist; {_listing(root)}")
@@ -33,10 +34,12 @@ def output_path(root: Path, name: str) -> Path:
 
 
 def assert_output_exists(root: Path, name: str) -> Path:
+    __tracebackhide__ = True
     return output_path(root, name)
 
 
 def assert_output_contains(root: Path, name: str, text: str) -> str:
+    __tracebackhide__ = True
     content = _read_text(root, name)
     if text not in content:
         raise AssertionError(
@@ -47,6 +50,7 @@ def assert_output_contains(root: Path, name: str, text: str) -> str:
 
 
 def assert_output_matches(root: Path, name: str, pattern: str) -> re.Match[str]:
+    __tracebackhide__ = True
     content = _read_text(root, name)
     match = re.search(pattern, content, re.MULTILINE)
     if match is None:
@@ -59,6 +63,7 @@ def assert_output_matches(root: Path, name: str, pattern: str) -> re.Match[str]:
 
 def compare_with_expected(root: Path, name: str, expected: Path, *, update: bool) -> ExpectedStatus:
     """Compare an output file byte for byte with ``expected``; with ``update``, rewrite it."""
+    __tracebackhide__ = True
     actual = output_path(root, name).read_bytes()
     if not expected.exists():
         if update:
@@ -83,6 +88,7 @@ def compare_with_expected(root: Path, name: str, expected: Path, *, update: bool
 
 
 def _read_text(root: Path, name: str) -> str:
+    __tracebackhide__ = True
     data = output_path(root, name).read_bytes()
     try:
         return data.decode("utf-8")

@@ -1,0 +1,254 @@
+"""pytest habits: paths and node ids narrow what runs, --ignore applies to skill roots,
+command line > environment variable > configuration file, and pytest 9's native
+``[tool.pytest]`` table takes TOML booleans, numbers and arrays."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _skill_files import write_skill
+
+from pytest_agent_skills import settings
+
+pytest_plugins = ["pytester"]
+
+CHECKS = 7
+QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+EXAMPLE_SUITE = Path(__file__).resolve().parent.parent / "example_suite"
+PYTEST_9 = pytest.version_tuple >= (9,)
+
+SCENARIO = """\
+user: Hello?
+model:
+  script:
+    - {call: skill_load, args: {skill_name: alpha}}
+    - say: done
+expect:
+  final: {contains: done}
+"""
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*QUIET_PLUGINS, *args)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for setting in settings.load_all():
+        monkeypatch.delenv(setting.env_name, raising=False)
+
+
+@pytest.fixture
+def repo(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A skill repository: two skills in a dot-folder root (one with an eval), plain tests."""
+    root = pytester.path / ".claude" / "skills"
+    write_skill(root, "alpha", files={"evals/hello.scenario.yaml": SCENARIO})
+    write_skill(root, "beta")
+    pytester.makepyfile(
+        **{"tests/test_plain.py": "def test_one():\n    pass\n\ndef test_two():\n    pass\n"}
+    )
+    pytester.makeini("[pytest]\nskills_roots = .claude/skills\n")
+    return pytester
+
+
+# --- 1. paths and node ids narrow what runs -----------------------------------------------------
+
+
+def test_no_path_runs_every_skill_of_the_roots(repo: pytest.Pytester) -> None:
+    run(repo).assert_outcomes(passed=2 + 2 * CHECKS + 1)
+
+
+@pytest.mark.parametrize(
+    ("args", "passed"),
+    [
+        (["tests/test_plain.py"], 2),
+        (["tests/test_plain.py::test_two"], 1),
+        (["tests"], 2),
+        ([".claude/skills/beta"], CHECKS),
+        ([".claude/skills/alpha"], CHECKS + 1),
+        ([".claude/skills/alpha/SKILL.md::name"], 1),
+        ([".claude/skills/alpha/evals/hello.scenario.yaml"], 1),
+        ([".claude/skills"], 2 * CHECKS + 1),
+        (["."], 2 + 2 * CHECKS + 1),
+        (["tests", ".claude/skills/beta/SKILL.md"], 2 + CHECKS),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else str(value),
+)
+def test_paths_and_node_ids_narrow_what_runs(
+    repo: pytest.Pytester, args: list[str], passed: int
+) -> None:
+    result = run(repo, *args)
+    result.assert_outcomes(passed=passed)
+
+
+def test_ignore_applies_to_skill_roots(repo: pytest.Pytester) -> None:
+    run(repo, "--ignore=.claude/skills/alpha").assert_outcomes(passed=2 + CHECKS)
+    run(repo, "--ignore=.claude").assert_outcomes(passed=2)
+    run(repo, "--ignore-glob=*/evals/*").assert_outcomes(passed=2 + 2 * CHECKS)
+    repo.makepyfile(
+        ignore_beta="def pytest_ignore_collect(collection_path):\n"
+        "    return collection_path.name == 'beta' or None\n"
+    )
+    repo.syspathinsert()
+    run(repo, "-p", "ignore_beta").assert_outcomes(passed=2 + CHECKS + 1)
+
+
+def test_a_root_outside_the_test_paths_runs_only_when_named(pytester: pytest.Pytester) -> None:
+    write_skill(pytester.path / "shared" / "skills", "gamma")
+    pytester.makepyfile(**{"tests/test_plain.py": "def test_one():\n    pass\n"})
+    pytester.makeini("[pytest]\ntestpaths = tests\nskills_roots = shared/skills\n")
+    run(pytester).assert_outcomes(passed=1 + CHECKS)
+    run(pytester, "tests").assert_outcomes(passed=1)
+    run(pytester, "shared").assert_outcomes(passed=CHECKS)
+    run(pytester, "-k", "gamma").assert_outcomes(passed=CHECKS)
+
+
+# --- 2. no false name-duplicate for a file given inside a skill -----------------------------------
+
+
+def test_a_scenario_and_its_skill_given_together_are_no_duplicate(repo: pytest.Pytester) -> None:
+    result = run(repo, ".claude/skills/alpha/evals/hello.scenario.yaml", ".claude/skills/alpha")
+    result.assert_outcomes(passed=CHECKS + 1)
+    assert "name-duplicate" not in result.stdout.str()
+
+
+def test_the_example_suite_scenario_alone(tmp_path: Path) -> None:
+    suite = Path(shutil.copytree(EXAMPLE_SUITE, tmp_path / "example_suite", symlinks=True))
+    scenario = ".claude/skills/invoice-totals/evals/totals.scenario.yaml"
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", scenario],
+        cwd=suite,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "name-duplicate" not in completed.stdout
+    assert "1 passed" in completed.stdout, completed.stdout
+    assert f"PASSED {scenario}::totals for two customers" in completed.stdout
+
+
+# --- 3. command line > environment variable > configuration file ----------------------------------
+
+
+def header(result: pytest.RunResult) -> str:
+    (line,) = [line for line in result.stdout.lines if line.startswith("agent-skills: ")]
+    return line
+
+
+def test_the_environment_beats_the_file_and_the_command_line_beats_both(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\nskills_runtime = sandbox\nskills_coverage = true\n")
+    assert "skills_runtime=sandbox" in header(run(pytester, "--co"))
+    monkeypatch.setenv("SKILLS_RUNTIME", "docker")
+    monkeypatch.setenv("SKILLS_COVERAGE", "false")
+    from_env = header(run(pytester, "--co"))
+    assert "skills_runtime=docker" in from_env
+    assert "skills_coverage" not in from_env  # back at its default
+    assert "skills_runtime=local" in header(run(pytester, "--co", "--skills-runtime=local"))
+    assert "skills_runtime=local" in header(run(pytester, "--co", "-o", "skills_runtime=local"))
+
+
+def test_a_bad_environment_value_names_the_variable(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLS_PROFILE", "strict")
+    result = run(pytester, "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: environment variable SKILLS_PROFILE: invalid choice 'strict' for"
+            " --skills-profile (choose from spec, claude-code)"
+        ]
+    )
+
+
+SAMPLES = {"bool": (True, "false", "true"), "int": (3, "4", "5"), "float": (1.5, "2.5", "3.5")}
+
+
+@pytest.mark.parametrize("setting", list(settings.load_all()), ids=lambda s: s.ini)
+def test_every_setting_takes_the_same_precedence(setting: settings.Setting) -> None:
+    """Command line, then the environment variable, then the file, for every registered
+    setting (each has an environment variable)."""
+    if setting.kind in SAMPLES:
+        cli, env, ini = SAMPLES[setting.kind]
+    elif setting.kind == "choice":
+        cli, env, ini = (setting.choices * 3)[:3]
+    elif setting.kind == "list":
+        cli, env, ini = ["from-cli"], "from-env", ["from-file"]
+    else:
+        cli, env, ini = "from-cli", "from-env", "from-file"
+    environ = {setting.env_name: env}
+    typed = settings.convert(setting, env, "test")
+    assert settings.resolve(setting, cli, ini, environ) == settings.convert(setting, cli, "test")
+    assert settings.resolve(setting, None, ini, environ) == typed
+    assert settings.resolve(setting, None, ini, {}) == settings.convert(setting, ini, "test")
+    assert settings.resolve(setting, None, None, {}) == setting.default
+
+
+# --- 4. pytest 9's native [tool.pytest] table and [tool.pytest.ini_options] -----------------------
+
+NATIVE = """\
+[tool.pytest]
+skills_roots = [".claude/skills"]
+skills_coverage = true
+skills_validate = true
+skills_allow_unknown_fields = false
+skills_download_timeout = 5
+skills_rule_severity = ["body-empty=off"]
+"""
+INI_OPTIONS = """\
+[tool.pytest.ini_options]
+skills_roots = [".claude/skills"]
+skills_coverage = true
+skills_validate = "true"
+skills_allow_unknown_fields = "false"
+skills_download_timeout = "5"
+skills_rule_severity = ["body-empty=off"]
+"""
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pytest.param(
+            NATIVE,
+            id="tool.pytest",
+            marks=pytest.mark.skipif(not PYTEST_9, reason="[tool.pytest] is pytest 9's"),
+        ),
+        pytest.param(INI_OPTIONS, id="tool.pytest.ini_options"),
+    ],
+)
+def test_both_pyproject_tables_take_typed_values(pytester: pytest.Pytester, table: str) -> None:
+    write_skill(pytester.path / ".claude" / "skills", "alpha", body="")
+    pytester.makepyprojecttoml(table)
+    result = run(pytester, "-W", "error::UserWarning")
+    result.assert_outcomes(passed=CHECKS)
+    assert header(result) == (
+        "agent-skills: skills_roots=[.claude/skills], skills_profile=spec,"
+        " skills_rule_severity=[body-empty=off], skills_runtime=local, skills_record=none,"
+        " skills_coverage=true, skills_download_timeout=5.0"
+    )
+    result.stdout.fnmatch_lines(["*- skill coverage -*"])
+
+
+@pytest.mark.skipif(not PYTEST_9, reason="[tool.pytest] is pytest 9's")
+def test_a_wrongly_typed_native_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml('[tool.pytest]\nskills_coverage = "maybe"\n')
+    result = run(pytester, "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: *pyproject.toml: config option 'skills_coverage' expects a bool, got str: 'maybe'"]
+    )
+
+
+def test_a_bad_ini_boolean_names_the_file_and_the_option(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nskills_coverage = maybe\n")
+    result = run(pytester, "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: *tox.ini: option skills_coverage: *'maybe'*"])
