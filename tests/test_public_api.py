@@ -66,6 +66,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.sources_options",
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.plugin",
+    "pytest_agent_skills.redaction",
     "pytest_agent_skills.rules",
     "pytest_agent_skills.rules._catalogue",
     "pytest_agent_skills.rules._options",
