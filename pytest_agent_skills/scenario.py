@@ -23,6 +23,7 @@ import yaml
 
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
+from .harness.conversation import UserTurn
 from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
@@ -42,7 +43,8 @@ class Scenario:
 
     name: str
     path: Path
-    user: str
+    #: The one user message; None when the conversation is given as :attr:`turns`.
+    user: str | None
     skills: tuple[str, ...] | None = None
     runtime: str | None = None
     inputs: dict[str, str | bytes] = field(default_factory=dict)
@@ -57,6 +59,10 @@ class Scenario:
     allow_unused: bool = False
     match_ignore: tuple[str, ...] = ()
     expect: dict[str, Any] = field(default_factory=dict)
+    #: A conversation of several user messages (``turns:``), each with its own script or
+    #: none (then :attr:`script` / :attr:`cassette` serve the whole conversation).
+    turns: tuple[UserTurn, ...] | None = None
+    load_mode: str | None = None
     #: Line of each key, relative to this scenario's own mapping (``("expect", "final")``).
     lines: dict[DocPath, int] = field(default_factory=dict, compare=False, repr=False)
     line: int = 1
@@ -190,8 +196,8 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
     line = lines.get(doc_path) or 1
     if error.validator == "required":
         message = f"{where}: {error.message.replace('is a required property', 'is required')}"
-    elif error.validator == "oneOf" and doc_path[-1:] == ("model",):
-        message = f"{where}: give exactly one of 'script' (scripted turns) or 'cassette' (a file)"
+    elif error.validator == "not" and doc_path[-1:] == ("model",):
+        message = _EXACTLY_ONE_MODEL.format(where=where)
     elif error.validator == "anyOf" and _is_turn(doc_path):
         message = f"{where}: a script turn needs 'call' (with 'args'), 'calls' or 'say'"
     elif error.validator == "not" and _is_turn(doc_path):
@@ -208,8 +214,12 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
     raise ScenarioError(path, line, message)
 
 
+_EXACTLY_ONE_MODEL = "{where}: give exactly one of 'script' (scripted turns) or 'cassette' (a file)"
+
+
 def _is_turn(doc_path: DocPath) -> bool:
-    return len(doc_path) >= 3 and doc_path[-3:-1] == ("model", "script")
+    """A model turn of a script: ``model.script[i]`` or ``turns[j].script[i]``."""
+    return len(doc_path) >= 2 and doc_path[-2] == "script" and isinstance(doc_path[-1], int)
 
 
 def dotted(doc_path: DocPath) -> str:
@@ -263,31 +273,31 @@ def _build(
             if key and key[0] != "scenarios" and key[0] not in own_keys:
                 lines.setdefault(key, line)
     start = lines.get((), 1)
-    for required in ("user", "model"):
-        if required not in data:
-            raise ScenarioError(
-                path,
-                start,
-                f"{dotted(prefix) or 'the scenario'}: {required!r} is required"
-                + (
-                    " (the user message that starts the conversation)"
-                    if required == "user"
-                    else " (model: {script: [...]} or model: {cassette: file.json})"
-                ),
-            )
-    model = data["model"]
+    turns = _user_turns(data, lines, path, start, dotted(prefix) or "the scenario")
+    model = _model(data, lines, path, start, prefix, turns)
     skills = data.get("skills")
-    script = None
-    if "script" in model:
-        script = tuple(
-            scripted_turn(entry, f"{path.name}:{lines.get(('model', 'script', index), start)}")
-            for index, entry in enumerate(model["script"])
+
+    def script_of(entries: list[Any], *doc_path: Any) -> tuple[ScriptedTurn, ...]:
+        return tuple(
+            scripted_turn(entry, f"{path.name}:{lines.get((*doc_path, index), start)}")
+            for index, entry in enumerate(entries)
         )
+
     return Scenario(
         name=data.get("name", default_name),
         path=path,
         line=start,
-        user=data["user"],
+        user=data.get("user"),
+        turns=None
+        if turns is None
+        else tuple(
+            UserTurn(
+                turn["user"],
+                script_of(turn["script"], "turns", index, "script") if "script" in turn else None,
+                turn.get("expect"),
+            )
+            for index, turn in enumerate(turns)
+        ),
         skills=(skills,)
         if isinstance(skills, str)
         else (tuple(skills) if skills is not None else None),
@@ -300,15 +310,86 @@ def _build(
         tools=dict(data.get("tools") or {}),
         dynamic_tools=bool(data.get("dynamic_tools", False)),
         max_turns=int(data.get("max_turns", DEFAULT_MAX_TURNS)),
-        script=script,
+        script=script_of(model["script"], "model", "script") if "script" in model else None,
         cassette=(path.parent / model["cassette"]) if "cassette" in model else None,
         model_name=model.get("name"),
         transport=model.get("transport"),
         allow_unused=bool(model.get("allow_unused", False)),
         match_ignore=tuple(model.get("match_ignore", ())),
         expect=dict(data.get("expect") or {}),
+        load_mode=data.get("load_mode"),
         lines=lines,
     )
+
+
+def _user_turns(
+    data: dict[str, Any], lines: dict[DocPath, int], path: Path, start: int, where: str
+) -> list[dict[str, Any]] | None:
+    """The ``turns:`` list, checked against ``user:`` (exactly one of them)."""
+    if "turns" in data and "user" in data:
+        raise ScenarioError(
+            path,
+            lines.get(("turns",), start),
+            f"{where}: give either 'user' (one user message) or 'turns' (a conversation of"
+            " several), not both",
+        )
+    if "user" not in data and "turns" not in data:
+        raise ScenarioError(
+            path,
+            start,
+            f"{where}: 'user' is required (the user message that starts the conversation), or"
+            " 'turns' for a conversation of several user messages",
+        )
+    return data.get("turns")
+
+
+def _model(
+    data: dict[str, Any],
+    lines: dict[DocPath, int],
+    path: Path,
+    start: int,
+    prefix: DocPath,
+    turns: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """The ``model:`` mapping, checked against the turns' own scripts: the model turns come
+    from model.script, model.cassette, or a script in every turn."""
+    model = data.get("model") or {}
+    own = [turn for turn in turns or () if "script" in turn]
+    if turns is not None and own:
+        source = next((key for key in ("script", "cassette") if key in model), None)
+        if source is not None:
+            raise ScenarioError(
+                path,
+                lines.get(("model", source), start),
+                f"{dotted((*prefix, 'model', source))}: the turns have their own scripts; give"
+                " the model turns either in each turn's 'script' or in model.script /"
+                " model.cassette, not both",
+            )
+        missing = next((i for i, turn in enumerate(turns) if "script" not in turn), None)
+        if missing is not None:
+            raise ScenarioError(
+                path,
+                lines.get(("turns", missing), start),
+                f"{dotted((*prefix, 'turns', missing))}: 'script' is required, as the other"
+                " turns have one (or give model.script / model.cassette for the whole"
+                " conversation)",
+            )
+        return model
+    if "model" not in data:
+        raise ScenarioError(
+            path,
+            start,
+            f"{dotted(prefix) or 'the scenario'}: 'model' is required (model: {{script: [...]}}"
+            " or model: {cassette: file.json}"
+            + (", or a 'script' in each turn)" if turns is not None else ")"),
+        )
+    if "script" not in model and "cassette" not in model:
+        raise ScenarioError(
+            path,
+            lines.get(("model",), start),
+            _EXACTLY_ONE_MODEL.format(where=dotted((*prefix, "model"))),
+        )
+    return model
 
 
 def _input_content(value: Any, path: Path, line: int) -> str | bytes:

@@ -267,7 +267,8 @@ def test_only_active_skills_limits_exposure_to_skills_touched_this_turn(two_root
     pool = full_pool()
     pool.stub("find_route", "Route.", EMPTY, {})
     pool.stub("find_place", "Place.", EMPTY, {})
-    session = SkillSession(two_roots, tool_pool=pool, dynamic_tools=True)
+    # Session mode: the skills stay loaded from one user turn to the next.
+    session = SkillSession(two_roots, tool_pool=pool, dynamic_tools=True, load_mode="session")
     session.build_request([USER])
     call_ok(session, "skill_load", {"skill_name": "weather-tools"})
     call_ok(session, "skill_load", {"skill_name": "maps-tools"})

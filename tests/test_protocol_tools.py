@@ -174,10 +174,13 @@ def test_reload_with_docs_replaces_them(session):
     assert outcome.state_delta[DOCS + "release-notes"] == '["docs/style-guide.md"]'
 
 
-def test_load_strips_the_skill_name(session):
+def test_load_strips_the_skill_name_and_echoes_it_as_asked(session):
+    # The reference's wording: the name as the model sent it, in Python's repr.
     outcome = call_ok(session, "skill_load", {"skill_name": "  release-notes "})
-    assert outcome.result == "skill 'release-notes' loaded"
+    assert outcome.result == "skill '  release-notes ' loaded"
     assert LOADED + "release-notes" in session.state
+    listed = call_ok(session, "skill_list_tools", {"skill_name": " release-notes "})
+    assert listed.result == {"skill_name": " release-notes ", "available_tools": []}
 
 
 def test_load_unknown_skill_is_an_error_result(session, repository):

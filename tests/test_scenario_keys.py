@@ -121,7 +121,7 @@ CASES = [
         "skills: [skills]\n" + script(),
         (
             "*bad.scenario.yaml:1: the scenario: 'user' is required (the user message that starts"
-            " the conversation)",
+            " the conversation), or 'turns' for a conversation of several user messages",
         ),
         "error",
     ),
@@ -333,6 +333,80 @@ CASES = [
             "- expect.requests[0].tools_exclude (line 7): turn 0: the tools contains"
             " 'get_current_weather': [*]",
         ),
+    ),
+    Case(
+        "turns",
+        "skills: [skills]\nturns:\n  - user: Load notes.\n  - user: Docs?\n"
+        "model:\n  script:\n" + LOAD_NOTES + "    - say: Loaded.\n"
+        "    - {call: skill_list_docs, args: {skill_name: notes}}\n    - say: Two.\n"
+        "expect: {calls: [{name: skill_load}, {name: skill_list_docs}], final: Two.}\n",
+        "skills: [skills]\nuser: Hi.\nturns:\n  - user: Docs?\n" + script(),
+        (
+            "*bad.scenario.yaml:3: the scenario: give either 'user' (one user message) or"
+            " 'turns' (a conversation of several), not both",
+        ),
+        "error",
+    ),
+    Case(
+        "turns.user",
+        "skills: [skills]\nturns:\n  - {user: Load notes., script: [{say: Hi.}]}\n",
+        "skills: [skills]\nturns:\n  - {usr: Load notes., script: [{say: Hi.}]}\n",
+        (
+            "*bad.scenario.yaml:3: unknown key 'usr' in turns[0]. Did you mean 'user'? Known"
+            " keys: expect, script, user.",
+        ),
+        "error",
+    ),
+    Case(
+        "turns.script",
+        "skills: [skills]\nturns:\n  - user: Load.\n    script:\n  "
+        + LOAD_NOTES
+        + "      - say: Loaded.\n  - user: Again.\n    script: [{say: Still loaded? No.}]\n"
+        "expect: {requests: [{turn: 2, system_excludes: '[Loaded] notes'}]}\n",
+        "skills: [skills]\nturns:\n  - user: Load.\n    script:\n  "
+        + LOAD_NOTES
+        + "  - user: Again.\n    script: [{say: Fine.}]\n",
+        (
+            "scenario 'bad' (bad.scenario.yaml:1): ScriptExhaustedError: script exhausted:"
+            " turns[0] asked the model for its turn 1 but its script has only 1 turn(s); the last"
+            ' one was: call skill_load({"skill_name": "notes"}) (bad.scenario.yaml:5). End the'
+            " turn's script with a final turn {say: ...} or add the missing turns.",
+        ),
+    ),
+    Case(
+        "turns.expect",
+        "skills: [skills]\nturns:\n  - user: Load.\n    script: [{call: skill_load, args:"
+        " {skill_name: notes}}, {say: Loaded.}]\n    expect: {final: Loaded., requests: [{turn:"
+        " 1, system_contains: '[Loaded] notes'}]}\n  - user: Bye.\n    script: [{say: Bye.}]\n"
+        "    expect: {calls: [], requests: [{turn: 0, system_excludes: '[Loaded] notes'}]}\n",
+        "skills: [skills]\nturns:\n  - user: Load.\n    script: [{call: skill_load, args:"
+        " {skill_name: notes}}, {say: Loaded.}]\n  - user: Bye.\n    script: [{say: Bye.}]\n"
+        "    expect: {calls: [{name: skill_load}]}\n",
+        (
+            "- turns[1].expect.calls.items[0] (line 7): mode exact, args exact: item 0"
+            " (skill_load) was never called; only 0 call(s) were made",
+        ),
+    ),
+    Case(
+        "turns (a script in every turn)",
+        "skills: [skills]\nturns:\n  - {user: A., script: [{say: a}]}\n"
+        "  - {user: B., script: [{say: b}]}\nmodel: {transport: sdk}\n",
+        "skills: [skills]\nturns:\n  - {user: A., script: [{say: a}]}\n  - {user: B.}\n",
+        (
+            "*bad.scenario.yaml:4: turns[1]: 'script' is required, as the other turns have one"
+            " (or give model.script / model.cassette for the whole conversation)",
+        ),
+        "error",
+    ),
+    Case(
+        "load_mode",
+        "load_mode: session\nskills: [skills]\nturns:\n  - user: Load.\n    script: [{call:"
+        " skill_load, args: {skill_name: notes}}, {say: Loaded.}]\n  - user: Still?\n"
+        "    script: [{say: Yes.}]\n    expect: {requests: [{turn: 0, system_contains:"
+        " '[Loaded] notes'}], state: {'skill:loaded:notes': '1'}}\n",
+        "load_mode: forever\n" + HEAD + script(),
+        ("*bad.scenario.yaml:1: load_mode: 'forever' is not one of: turn, once, session",),
+        "error",
     ),
     Case(
         "scenarios",

@@ -71,6 +71,16 @@ SCENARIO_SETTINGS = settings.declare(
         " and a loopback server), sdk-stream (the same, streaming)",
     ),
     Setting(
+        ini="skills_load_mode",
+        kind="choice",
+        choices=("turn", "once", "session"),
+        default="turn",
+        section="scenarios",
+        help="how long loaded skills stay in the prompt (the reference's load modes): turn (until"
+        " the next user message; its default), once (one request), session (the whole"
+        " conversation, keys without the temp: prefix)",
+    ),
+    Setting(
         ini="skills_redact_env",
         kind="list",
         default=[],
@@ -225,14 +235,13 @@ class ScenarioItem(pytest.Item):
         self.user_properties.append(("scenario", scenario.name))
 
     def runtest(self) -> None:
-        from ..harness.expect import assert_trajectory
-
         scenario = self.scenario
-        trajectory = run_for_test(
+        run_for_test(
             self,
             roots=scenario.skills,
             directory=scenario.directory,
             user=scenario.user,
+            turns=scenario.turns,
             script=scenario.script,
             cassette=scenario.cassette,
             tools=scenario.tools,
@@ -245,11 +254,9 @@ class ScenarioItem(pytest.Item):
             allow_unused=scenario.allow_unused,
             model_name=scenario.model_name,
             match_ignore=scenario.match_ignore,
-        )
-        assert_trajectory(
-            trajectory,
-            scenario.expect,
-            where=lambda doc_path: f"line {scenario.line_of('expect', *doc_path)}",
+            load_mode=scenario.load_mode,
+            expect=scenario.expect,
+            where=lambda doc_path: f"line {scenario.line_of(*doc_path)}",
             title=self.title,
         )
 
@@ -296,11 +303,11 @@ def run_for_test(
     *,
     roots: Sequence[str] | None,
     directory: Path,
-    user: str,
     runtime: str | None,
     **kwargs: Any,
 ) -> Any:
-    """Run a conversation with the session's settings; count it and feed the coverage.
+    """Run a conversation with the session's settings and check its expectations; count it
+    and feed the coverage (also from a conversation that failed part-way).
 
     ``directory`` (the scenario file's or the test module's) anchors relative ``roots``
     and, without them, is where the enclosing skill is looked for.
@@ -315,19 +322,22 @@ def run_for_test(
     tally = config.stash[_TALLY_KEY]
     tally.conversations += 1
     use = None
+    trajectory = None
     try:
         outcome = run_conversation(
-            repository, user, options=model_options(config), runtime=engine, **kwargs
+            repository, options=model_options(config), runtime=engine, **kwargs
         )
-        use = outcome.cassette
+        use, trajectory = outcome.cassette, outcome.trajectory
     except AgentSkillsError as error:
         use = getattr(error, "cassette_use", None)
+        trajectory = getattr(error, "trajectory", None)
         raise
     finally:
         if use is not None:
             tally.add_cassette(str(use.path), use.recorded, use.replayed, use.unused)
-    coverage(config).record(repository, outcome.trajectory)
-    return outcome.trajectory
+        if trajectory is not None:
+            coverage(config).record(repository, trajectory)
+    return trajectory
 
 
 def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Path) -> list[Path]:
@@ -376,6 +386,7 @@ def model_options(config: pytest.Config) -> Any:
         secret_env=(key_env, "OPENAI_API_KEY", *settings.value(config, "skills_redact_env")),
         model_name=settings.value(config, "skills_model"),
         match_ignore=tuple(settings.value(config, "skills_match_ignore")),
+        load_mode=settings.value(config, "skills_load_mode"),
     )
 
 
@@ -392,8 +403,9 @@ class SkillAgent:
 
     def run(
         self,
-        user: str,
+        user: str | None = None,
         *,
+        turns: Sequence[Mapping[str, Any] | str] | None = None,
         script: Sequence[Any] | Callable[[dict[str, Any], int], Any] | None = None,
         cassette: str | Path | None = None,
         skills: Sequence[str | Path] | str | Path | None = None,
@@ -407,11 +419,13 @@ class SkillAgent:
         allow_unused: bool = False,
         model_name: str | None = None,
         match_ignore: Sequence[str] = (),
+        load_mode: str | None = None,
         expect: Mapping[str, Any] | None = None,
     ) -> Any:
-        """The trajectory of one conversation; ``expect`` (the YAML block as a dict) is checked."""
+        """The trajectory of one conversation: one ``user`` message, or several ``turns``
+        (``{"user": ..., "script": [...], "expect": {...}}`` each); ``expect`` (the YAML block
+        as a dict) and each turn's ``expect`` are checked."""
         from ..harness.errors import HarnessError
-        from ..harness.expect import assert_trajectory
         from ..harness.turns import DEFAULT_MAX_TURNS
 
         __tracebackhide__ = True
@@ -423,6 +437,7 @@ class SkillAgent:
                 roots=[str(root) for root in skills] if skills is not None else None,
                 directory=self.test_dir,
                 user=user,
+                turns=turns,
                 script=script,
                 cassette=(self.test_dir / cassette) if cassette is not None else None,
                 tools=tools,
@@ -435,13 +450,15 @@ class SkillAgent:
                 allow_unused=allow_unused,
                 model_name=model_name,
                 match_ignore=match_ignore,
+                load_mode=load_mode,
+                expect=expect,
             )
-            self.trajectories.append(trajectory)
-            if expect is not None:
-                assert_trajectory(trajectory, expect)
         except HarnessError as error:
             failure: HarnessError | None = error
+            if error.trajectory is not None:
+                self.trajectories.append(error.trajectory)
         else:
+            self.trajectories.append(trajectory)
             return trajectory
         # A conversation that went wrong is a test failure: its message (the unmet expectations
         # and the trajectory, or the closest cassette request) says it all. Failed outside the

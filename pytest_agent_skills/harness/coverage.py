@@ -102,9 +102,10 @@ class CoverageCollector:
 def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[Selection]]:
     """Whether the skill was ever loaded, and every docs selection stored for it."""
     # The protocol's own keys and values; imported here, the plugin loads this module at start-up.
-    from ..protocol.state import LOADED_VALUE, Selection, docs_key, loaded_key
+    from ..protocol.state import LOADED_VALUE, Selection, StateKeys
 
-    loaded_at, docs_at = loaded_key(name), docs_key(name)
+    keys = StateKeys(trajectory.load_mode)  # session mode drops the temp: prefix
+    loaded_at, docs_at = keys.loaded(name), keys.docs(name)
     loaded = trajectory.state.get(loaded_at) == LOADED_VALUE
     values = [trajectory.state[docs_at]] if docs_at in trajectory.state else []
     for call in trajectory.calls:

@@ -48,28 +48,42 @@ class ExpectationError(HarnessError, AssertionError):
         expect: Mapping[str, Any],
         where: Callable[[tuple[Any, ...]], str] | None = None,
         title: str = "",
+        turns: Sequence[Mapping[str, Any] | None] = (),
     ) -> None:
         self.failures = failures
         self.trajectory = trajectory
         lines = [f"{title or 'trajectory'}: {len(failures)} expectation(s) not met"]
         for failure in failures:
-            place = f" ({where(failure.path)})" if where else ""
+            place = f" ({where(failure.doc_path)})" if where else ""
             lines.append(f"- {failure.key}{place}: {failure.message}")
         lines.append("Expected:")
         dumped = yaml.safe_dump(dict(expect), sort_keys=False, allow_unicode=True, width=100)
         lines.extend("  " + line for line in dumped.rstrip().splitlines())
+        for index, check in enumerate(turns):
+            if check:
+                lines.append(f"Expected of turns[{index}]:")
+                dumped = yaml.safe_dump(dict(check), sort_keys=False, allow_unicode=True, width=100)
+                lines.extend("  " + line for line in dumped.rstrip().splitlines())
         lines.append(trajectory.format())
         super().__init__("\n".join(lines))
 
 
 @dataclass(frozen=True)
 class Failure:
+    #: The path inside the ``expect`` block checked.
     path: tuple[Any, ...]
     message: str
+    #: Where that ``expect`` block is: the scenario's, or ``("turns", i, "expect")``.
+    root: tuple[Any, ...] = ("expect",)
+
+    @property
+    def doc_path(self) -> tuple[Any, ...]:
+        """The path in the scenario document (``turns[1].expect.calls``)."""
+        return (*self.root, *self.path)
 
     @property
     def key(self) -> str:
-        return dotted(("expect", *self.path))
+        return dotted(self.doc_path)
 
 
 @cache
@@ -80,13 +94,13 @@ def _expect_validator() -> Any:
     return Draft202012Validator({"$ref": "#/$defs/expect", "$defs": schema["$defs"]})
 
 
-def validate_expect(expect: Mapping[str, Any]) -> None:
+def validate_expect(expect: Mapping[str, Any], root: tuple[Any, ...] = ("expect",)) -> None:
     """Check a Python-given ``expect`` mapping against the scenario schema."""
     from jsonschema.exceptions import best_match
 
     error = best_match(_expect_validator().iter_errors(dict(expect)))
     if error is not None:
-        where = dotted(("expect", *error.absolute_path))
+        where = dotted((*root, *error.absolute_path))
         raise HarnessError(f"{where}: {error.message}")
 
 
@@ -102,13 +116,34 @@ def assert_trajectory(
     trajectory: Trajectory,
     expect: Mapping[str, Any],
     *,
+    turns: Sequence[Mapping[str, Any] | None] = (),
     where: Callable[[tuple[Any, ...]], str] | None = None,
     title: str = "",
 ) -> None:
+    """Raise :class:`ExpectationError` listing every unmet expectation: of ``expect`` on the
+    whole conversation, and of ``turns[i]`` on the part answering user message ``i``
+    (:meth:`Trajectory.for_user_turn`).  ``where(doc_path)`` adds a location to each line."""
     validate_expect(expect)
-    failures = check(trajectory, expect)
+    for index, turn_expect in enumerate(turns):
+        if turn_expect is not None:
+            validate_expect(turn_expect, ("turns", index, "expect"))
+    if len(turns) > max(len(trajectory.user_turns), 1):
+        raise HarnessError(
+            f"{len(turns)} user turn expectation(s) for a conversation of"
+            f" {len(trajectory.users)} user message(s)"
+        )
+    failures: list[Failure] = []
+    for index, turn_expect in enumerate(turns):
+        if turn_expect:
+            part = trajectory.for_user_turn(index) if trajectory.user_turns else trajectory
+            root = ("turns", index, "expect")
+            failures += [
+                Failure(failure.path, failure.message, root)
+                for failure in check(part, turn_expect)
+            ]
+    failures += check(trajectory, expect)
     if failures:
-        raise ExpectationError(failures, trajectory, expect, where, title)
+        raise ExpectationError(failures, trajectory, expect, where, title, turns)
 
 
 # --- value matching ------------------------------------------------------------------------

@@ -40,6 +40,9 @@ class ScriptedModel:
     and the turn index, and returns a turn in any form :func:`scripted_turn`
     accepts, or a :class:`ModelTurn`; returning ``None`` means the script has
     no answer, which fails like a list that ran out.
+
+    :meth:`per_user_turn` builds one from a script per user turn: each user turn
+    then answers from its own script only, and must use it up.
     """
 
     def __init__(
@@ -51,6 +54,30 @@ class ScriptedModel:
         )
         self.allow_unused = allow_unused
         self.used = 0
+        #: (start, end) of each user turn's script in :attr:`turns`, when there is one each.
+        self.segments: list[tuple[int, int]] | None = None
+        self.user_turn: int | None = None
+
+    @classmethod
+    def per_user_turn(
+        cls, scripts: Sequence[Sequence[Any]], *, allow_unused: bool = False
+    ) -> ScriptedModel:
+        model = cls([turn for script in scripts for turn in script], allow_unused=allow_unused)
+        model.segments = []
+        start = 0
+        for script in scripts:
+            model.segments.append((start, start + len(script)))
+            start += len(script)
+        return model
+
+    def begin_user_turn(self, index: int) -> None:
+        """A new user message: with a script per user turn, the previous one must be used up."""
+        if self.segments is None:
+            return
+        if self.user_turn is not None:
+            self._check_used_up()
+        self.user_turn = index
+        self.used = self.segments[index][0]
 
     def complete(self, request: dict[str, Any]) -> ModelTurn:
         index = self.used
@@ -68,29 +95,51 @@ class ScriptedModel:
                 return scripted_turn(answer, f"script function, turn {index}").to_model_turn(index)
             except (TypeError, KeyError) as error:
                 raise ModelError(f"script function, turn {index}: {error}") from None
-        if index >= len(self.turns):
-            last = self.turns[-1].describe() if self.turns else "(the script is empty)"
+        start, end = self._segment()
+        if index >= end:
+            last = self.turns[end - 1].describe() if end > start else "(the script is empty)"
+            if self.user_turn is None:
+                raise ScriptExhaustedError(
+                    f"script exhausted: the model was asked for turn {index} but the script has"
+                    f" only {end} turn(s); the last one was: {last}. End the script with a"
+                    " final turn {say: ...} or add the missing turns."
+                )
             raise ScriptExhaustedError(
-                f"script exhausted: the model was asked for turn {index} but the script has only"
-                f" {len(self.turns)} turn(s); the last one was: {last}. End the script with a"
-                " final turn {say: ...} or add the missing turns."
+                f"script exhausted: turns[{self.user_turn}] asked the model for its turn"
+                f" {index - start} but its script has only {end - start} turn(s); the last one"
+                f" was: {last}. End the turn's script with a final turn {{say: ...}} or add the"
+                " missing turns."
             )
         self.used += 1
         return self.turns[index].to_model_turn(index)
 
-    def finish(self) -> None:
-        if self.function is not None or self.allow_unused or self.used >= len(self.turns):
+    def _segment(self) -> tuple[int, int]:
+        if self.segments is None or self.user_turn is None:
+            return 0, len(self.turns)
+        return self.segments[self.user_turn]
+
+    def _check_used_up(self) -> None:
+        start, end = self._segment()
+        if self.allow_unused or self.used >= end:
             return
         left = "\n".join(
-            f"  turn {i}: {self.turns[i].describe()}" for i in range(self.used, len(self.turns))
+            f"  turn {i - start}: {self.turns[i].describe()}" for i in range(self.used, end)
         )
+        if self.user_turn is None:
+            raise UnusedTurnsError(
+                f"unused turns: the conversation ended after turn {self.used - 1} but the script"
+                f" has {end - self.used} more:\n{left}\nRemove them, or find out why the"
+                " conversation ended early (a final text turn ends it)."
+            )
         raise UnusedTurnsError(
-            f"unused turns: the conversation ended after turn {self.used - 1} but the script has"
-            f" {len(self.turns) - self.used} more:\n{left}\nRemove them, or find out why the"
-            " conversation ended early (a final text turn ends it)."
+            f"unused turns: turns[{self.user_turn}] ended after its turn {self.used - 1 - start}"
+            f" but its script has {end - self.used} more:\n{left}\nRemove them, or find out"
+            " why the turn ended early (a final text turn ends it)."
         )
 
-
+    def finish(self) -> None:
+        if self.function is None:
+            self._check_used_up()
 class OpenAIClientModel:
     """The real ``openai`` client against any OpenAI-compatible ``base_url``."""
 

@@ -2,10 +2,12 @@
 
 :func:`run_conversation` is the library entry point behind both the
 ``*.scenario.yaml`` items and the ``skill_agent`` fixture; it works without
-pytest.  The model is chosen by the arguments: a ``script`` reached
-``direct``-ly (in process), or through the real ``openai`` client and the
-loopback server (``sdk``, ``sdk-stream``); or a ``cassette`` replayed (or
-recorded) behind the same loopback server.
+pytest.  The conversation is one ``user`` message or several ``turns``.  The
+model is chosen by the arguments: a ``script`` reached ``direct``-ly (in
+process), or through the real ``openai`` client and the loopback server
+(``sdk``, ``sdk-stream``); or a ``cassette`` replayed (or recorded) behind the
+same loopback server.  A conversation through the loopback server uses one
+client and one keep-alive connection from its first request to its last.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from ..redaction import Redactor
 from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Upstream
+from .conversation import UserTurn, split_scripts, user_turns
 from .errors import HarnessError
 from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
@@ -56,6 +59,8 @@ class ModelOptions:
     secret_env: Sequence[str] = ("OPENAI_API_KEY",)
     model_name: str = SCRIPTED_MODEL_NAME
     match_ignore: Sequence[str] = field(default_factory=tuple)
+    #: The skills' load mode: turn (the reference's default), once or session.
+    load_mode: str = "turn"
 
     def redactor(self) -> Redactor:
         """What hides these options' secrets in cassettes and in the messages shown."""
@@ -80,6 +85,11 @@ class ServedModel:
     def complete(self, request: dict[str, Any]) -> Any:
         return self.client.complete(request)
 
+    def begin_user_turn(self, index: int) -> None:
+        begin = getattr(self.backend, "begin_user_turn", None)
+        if begin is not None:
+            begin(index)
+
     def finish(self) -> None:
         self.backend.finish()
 
@@ -89,8 +99,9 @@ class ServedModel:
 
 def run_conversation(
     repository: Any,
-    user: str,
+    user: str | None = None,
     *,
+    turns: Sequence[UserTurn | Mapping[str, Any] | str] | None = None,
     script: Sequence[Any] | Callable[[dict[str, Any], int], Any] | None = None,
     cassette: Path | str | None = None,
     options: ModelOptions | None = None,
@@ -104,13 +115,25 @@ def run_conversation(
     allow_unused: bool = False,
     model_name: str | None = None,
     match_ignore: Sequence[str] = (),
+    load_mode: str | None = None,
+    expect: Mapping[str, Any] | None = None,
+    where: Callable[[tuple[Any, ...]], str] | None = None,
+    title: str = "",
 ) -> RunOutcome:
-    """One conversation; raises a :class:`HarnessError` carrying ``.trajectory`` on failure."""
-    from ..protocol import SkillSession, ToolPool
+    """One conversation; raises a :class:`HarnessError` carrying ``.trajectory`` on failure.
+
+    ``user`` is a single user message; ``turns`` a conversation of several, each a message
+    or a mapping ``{user, script, expect}`` (see :class:`~.conversation.UserTurn`).  The model
+    turns come from one ``script`` or ``cassette`` for the whole conversation, or from each
+    turn's own ``script``.  ``expect`` (the scenario ``expect:`` block) and the turns' own
+    ``expect`` are checked at the end: an :class:`~.expect.ExpectationError` lists every
+    unmet one (``where`` and ``title`` shape its lines).
+    """
+    from ..protocol import SessionConfigError, SkillSession, ToolPool
 
     options = options or ModelOptions()
-    if (script is None) == (cassette is None):
-        raise HarnessError("give exactly one of script=... or cassette=...")
+    conversation = user_turns(user, turns)
+    scripts = split_scripts(conversation, script, cassette)
     transport = transport or options.transport
     if transport not in TRANSPORTS:
         raise HarnessError(f"unknown transport {transport!r} (choose from {', '.join(TRANSPORTS)})")
@@ -118,21 +141,29 @@ def run_conversation(
     for name, spec in (tools or {}).items():
         parameters = spec.get("parameters") or {"type": "object", "properties": {}}
         pool.stub(name, spec.get("description", ""), dict(parameters), spec.get("returns"))
-    session = SkillSession(
-        repository,
-        runtime=runtime,
-        tool_pool=pool,
-        dynamic_tools=dynamic_tools,
-        inputs=inputs,
-        env=env,
-    )
+    try:
+        session = SkillSession(
+            repository,
+            runtime=runtime,
+            tool_pool=pool,
+            dynamic_tools=dynamic_tools,
+            inputs=inputs,
+            env=env,
+            load_mode=load_mode or options.load_mode,
+        )
+    except SessionConfigError as error:
+        raise HarnessError(str(error)) from None
     name = model_name or options.model_name
     use: CassetteUse | None = None
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(session.close)
-            if script is not None:
-                model = _scripted(script, transport, name, allow_unused, stack)
+            if scripts is not None:
+                scripted = ScriptedModel.per_user_turn(scripts, allow_unused=allow_unused)
+                model = _scripted(scripted, transport, name, stack)
+            elif script is not None:
+                scripted = ScriptedModel(script, allow_unused=allow_unused)
+                model = _scripted(scripted, transport, name, stack)
             else:
                 backend = CassetteBackend(
                     Path(cassette),  # type: ignore[arg-type]
@@ -150,7 +181,15 @@ def run_conversation(
                 use = CassetteUse(backend.path, backend.mode)
                 model = _served(backend, name, transport, stack)
                 stack.callback(_count, use, backend)
-            trajectory = AgentLoop(session, model, model_name=name, max_turns=max_turns).run(user)
+            loop = AgentLoop(session, model, model_name=name, max_turns=max_turns)
+            trajectory = loop.run(conversation)
+        turn_expects = [turn.expect for turn in conversation]
+        if expect is not None or any(check is not None for check in turn_expects):
+            from .expect import assert_trajectory
+
+            assert_trajectory(
+                trajectory, expect or {}, turns=turn_expects, where=where, title=title
+            )
     except HarnessError as error:
         error.cassette_use = use
         raise
@@ -158,9 +197,8 @@ def run_conversation(
 
 
 def _scripted(
-    script: Any, transport: str, name: str, allow_unused: bool, stack: contextlib.ExitStack
+    scripted: ScriptedModel, transport: str, name: str, stack: contextlib.ExitStack
 ) -> ChatModel:
-    scripted = ScriptedModel(script, allow_unused=allow_unused)
     if transport == "direct":
         return scripted
     return _served(ScriptedBackend(scripted), name, transport, stack)

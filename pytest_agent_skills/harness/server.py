@@ -169,5 +169,8 @@ class ScriptedBackend:
         self.count += 1
         return Reply(completion_body(turn, str(body.get("model", "")), f"chatcmpl-{self.count}"))
 
+    def begin_user_turn(self, index: int) -> None:
+        self.model.begin_user_turn(index)
+
     def finish(self) -> None:
         self.model.finish()

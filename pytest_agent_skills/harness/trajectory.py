@@ -10,10 +10,14 @@ prints it turn by turn for failure reports.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..protocol.coercion import Coercion
 
 #: Per-file cap when the workspace files are captured at the end of a run.
 FILE_CAPTURE_LIMIT = 1024 * 1024
@@ -30,6 +34,8 @@ class RequestRecord:
     system: str
     tools: tuple[str, ...]
     body: dict[str, Any]
+    #: State keys the request removed: at a new user turn, or in once mode (key -> None).
+    state_delta: dict[str, None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,8 @@ class CallRecord:
     result: Any
     is_error: bool = False
     state_delta: dict[str, str] = field(default_factory=dict)
+    #: Lax argument values converted before the tool ran (``"5"`` -> 5 for an integer).
+    coercions: tuple[Coercion, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,7 +63,25 @@ class TurnRecord:
 
 
 @dataclass
+class UserTurnRecord:
+    """One user message and the model turns ``start`` to ``end`` (exclusive) answering it."""
+
+    index: int
+    user: str
+    start: int
+    end: int
+    final: str | None = None
+    #: The session state and workspace files when this user turn ended.
+    state: dict[str, str] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
 class Trajectory:
+    """A whole conversation; with several user messages, :attr:`user_turns` splits it and
+    :meth:`for_user_turn` gives the part answering one of them."""
+
+    #: The first user message.
     user: str
     requests: list[RequestRecord] = field(default_factory=list)
     turns: list[TurnRecord] = field(default_factory=list)
@@ -64,6 +90,37 @@ class Trajectory:
     files: dict[str, bytes] = field(default_factory=dict)
     final: str | None = None
     workspace: Path | None = None
+    user_turns: list[UserTurnRecord] = field(default_factory=list)
+    load_mode: str = "turn"
+
+    @property
+    def users(self) -> list[str]:
+        """Every user message, in order."""
+        return [turn.user for turn in self.user_turns] or [self.user]
+
+    def for_user_turn(self, index: int) -> Trajectory:
+        """The part of the conversation answering user message ``index``: its requests and
+        model turns (numbered from 0), and the state, files and final text at its end."""
+        part = self.user_turns[index]
+        start = part.start
+
+        def shifted(turn: TurnRecord) -> TurnRecord:
+            calls = tuple(dataclasses.replace(call, turn=call.turn - start) for call in turn.calls)
+            return dataclasses.replace(turn, index=turn.index - start, calls=calls)
+
+        return Trajectory(
+            part.user,
+            requests=[
+                dataclasses.replace(request, turn=request.turn - start)
+                for request in self.requests[start : part.end]
+            ],
+            turns=[shifted(turn) for turn in self.turns[start : part.end]],
+            state=part.state,
+            files=part.files,
+            final=part.final,
+            workspace=self.workspace,
+            load_mode=self.load_mode,
+        )
 
     @property
     def calls(self) -> list[CallRecord]:
@@ -125,14 +182,24 @@ class Trajectory:
     def format(self) -> str:
         """The conversation turn by turn: calls, arguments, trimmed results, state changes."""
         lines = [f"Trajectory: {len(self.turns)} model turn(s), {len(self.calls)} tool call(s)"]
-        lines.append(f"  user: {_trim(self.user)}")
+        starts = {part.start: part for part in self.user_turns if len(self.user_turns) > 1}
+        if not starts:
+            lines.append(f"  user: {_trim(self.user)}")
         for turn in self.turns:
+            if turn.index in starts:
+                part = starts[turn.index]
+                lines.append(f"  user turn {part.index}: {_trim(part.user)}")
             request = self.requests[turn.index] if turn.index < len(self.requests) else None
+            if request is not None and request.state_delta:
+                cleared = ", ".join(request.state_delta)
+                lines.append(f"  (load mode {self.load_mode}: removed {_trim(cleared, 200)})")
             shown_tools = ", ".join(request.tools) if request else "?"
             lines.append(f"  turn {turn.index}: model saw tools [{shown_tools}]")
             for call in turn.calls:
                 flag = "ERROR " if call.is_error else ""
                 lines.append(f"    call {call.name} {_trim(call.raw_arguments)}")
+                for coercion in call.coercions:
+                    lines.append(f"      coerced {_trim(coercion.describe(), 120)}")
                 lines.append(f"      -> {flag}{_trim(_json(call.result))}")
                 for key, value in call.state_delta.items():
                     lines.append(f"      state {key} = {_trim(value, 80)}")

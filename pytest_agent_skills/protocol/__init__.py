@@ -10,27 +10,43 @@ Drive it without a model::
 
 from __future__ import annotations
 
+from .coercion import LEFT_OUT, Coercion, coerce_arguments
 from .outcome import ToolOutcome, error_result
 from .pool import PoolTool, ToolPool, ToolPoolError, schema_from_signature
 from .prompt import AssembledRequest, MissingTool
-from .session import MissingToolError, SkillSession
-from .state import Selection, docs_key, loaded_key, tools_key
+from .session import MissingToolError, SessionConfigError, SkillSession
+from .state import (
+    DEFAULT_LOAD_MODE,
+    LOAD_MODES,
+    Selection,
+    StateKeys,
+    docs_key,
+    loaded_key,
+    tools_key,
+)
 from .tools import ALL_TOOLS, BASE_TOOLS, DYNAMIC_TOOLS, SkillTool
 
 __all__ = [
     "ALL_TOOLS",
     "BASE_TOOLS",
+    "DEFAULT_LOAD_MODE",
     "DYNAMIC_TOOLS",
+    "LEFT_OUT",
+    "LOAD_MODES",
     "AssembledRequest",
+    "Coercion",
     "MissingTool",
     "MissingToolError",
     "PoolTool",
     "Selection",
+    "SessionConfigError",
     "SkillSession",
     "SkillTool",
+    "StateKeys",
     "ToolOutcome",
     "ToolPool",
     "ToolPoolError",
+    "coerce_arguments",
     "docs_key",
     "error_result",
     "loaded_key",

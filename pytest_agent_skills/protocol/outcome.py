@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .coercion import Coercion
 
 #: Error codes of error results; the message says what was wrong and how to recover.
 UNKNOWN_TOOL = "unknown_tool"
@@ -43,10 +46,13 @@ class ToolOutcome:
     """One tool call: what was asked, what came back, and the state it changed."""
 
     name: str
+    #: The arguments as the model sent them (parsed); None when not a JSON object.
     arguments: dict[str, Any] | None
     result: Any
     is_error: bool = False
     state_delta: dict[str, str] = field(default_factory=dict)
+    #: Lax values converted before the tool ran (``"5"`` -> 5 for an integer).
+    coercions: tuple[Coercion, ...] = ()
 
     @property
     def error_code(self) -> str | None:

@@ -137,6 +137,9 @@ class AssembledRequest:
     tools: list[dict[str, Any]]
     loaded_skills: list[str] = field(default_factory=list)
     missing_tools: list[MissingTool] = field(default_factory=list)
+    #: Keys the request removed (key -> None): at a new user turn, and in once mode the
+    #: skills it showed (see :mod:`.state`).
+    state_delta: dict[str, None] = field(default_factory=dict)
 
     @property
     def tool_names(self) -> list[str]:

@@ -3,7 +3,8 @@
 Where 1.2.0 is rough we do what a caller expects (see docs/protocol.md):
 ``replace`` with explicit names replaces a previous ``"*"`` (1.2.0 ignores
 the names and keeps ``"*"``), and ``add`` keeps the previous order and
-appends new names once (1.2.0 returns set order).
+appends new names once (1.2.0 returns set order).  ``replace`` keeps the
+names as given, duplicates included, as 1.2.0 does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def apply_selection(
             return previous
         before = previous.names if previous is not None else ()
         return Selection(names=_unique((*before, *names)))
-    return Selection(names=_unique(names))
+    return Selection(names=tuple(names))
 
 
 def _unique(names: Sequence[str]) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ import jsonschema
 from ..errors import AgentSkillsError
 from ..repository import SkillRepository
 from . import dynamic, prompt
+from .coercion import Coercion, coerce_arguments
 from .outcome import (
     INVALID_ARGUMENTS,
     TOOL_EXECUTION_ERROR,
@@ -28,11 +29,15 @@ from .outcome import (
 )
 from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
-from .state import SessionState
+from .state import DEFAULT_LOAD_MODE, SessionState, StateKeys, check_load_mode
 from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SkillTool, ToolContext
 
 if TYPE_CHECKING:
     from ..workspace import Runtime, Workspace
+
+
+class SessionConfigError(AgentSkillsError, ValueError):
+    """A :class:`SkillSession` option with a value it does not know."""
 
 
 class MissingToolError(AgentSkillsError):
@@ -64,8 +69,17 @@ class SkillSession:
         env: Mapping[str, str] | None = None,
         instruction: str = "",
         allow_missing_tools: bool = False,
+        lax_arguments: bool = True,
+        load_mode: str = DEFAULT_LOAD_MODE,
     ) -> None:
+        try:
+            self.load_mode = check_load_mode(load_mode)
+        except ValueError as error:
+            raise SessionConfigError(str(error)) from None
         self.repository = repository
+        #: Convert lax argument values (``"5"`` for an integer) as the reference's pydantic
+        #: does, reporting each in ``ToolOutcome.coercions`` (see :mod:`.coercion`).
+        self.lax_arguments = lax_arguments
         self.tool_pool = tool_pool if tool_pool is not None else ToolPool()
         self.dynamic_tools = dynamic_tools
         self.only_active_skills = only_active_skills
@@ -77,7 +91,9 @@ class SkillSession:
         self._runtime = runtime
         self._owns_runtime = runtime is None
         self._workspace: Workspace | None = None
-        self._state = SessionState()
+        self._state = SessionState(keys=StateKeys(self.load_mode))
+        #: User messages seen by build_request (a new one starts a user turn).
+        self._user_messages = 0
         self._context = ToolContext(
             repository,
             self._state,
@@ -99,12 +115,30 @@ class SkillSession:
     def loaded_skills(self) -> list[str]:
         return self._state.loaded_skills()
 
+    @property
+    def keys(self) -> StateKeys:
+        """The state key names of this session's load mode."""
+        return self._state.keys
+
     def begin_turn(self) -> None:
         """Start a new turn: no skill counts as touched for ``only_active_skills``.
 
         :meth:`build_request` calls it when the last message is a user message.
         """
         self._state.begin_turn()
+
+    def begin_user_turn(self) -> dict[str, None]:
+        """A new user message: ``temp:`` keys end (the reference never persists them from
+        one invocation to the next), in turn mode so do the loaded skills and selections;
+        then :meth:`begin_turn`.  Returns what was removed (key -> None).
+
+        :meth:`build_request` calls it when the conversation holds a user message more than
+        at the previous request, from the second user message on (calls made before the
+        first request are set-up, not an earlier turn).
+        """
+        removed = self._state.end_user_turn()
+        self._state.begin_turn()
+        return removed
 
     # --- tools ----------------------------------------------------------------------------------
 
@@ -155,31 +189,47 @@ class SkillSession:
         if parse_error is not None:
             return ToolOutcome(name, None, parse_error.result(), True)
         assert arguments is not None  # parsed, since there was no parse error
+        given = arguments
+        coercions: tuple[Coercion, ...] = ()
+        if self.lax_arguments:
+            arguments, coercions = coerce_arguments(
+                tool.parameters, arguments, lax_lists=getattr(tool, "lax_lists", ())
+            )
         try:
             _validate(name, tool.parameters, arguments)
         except ToolCallError as error:
-            return ToolOutcome(name, arguments, error.result(), True)
+            return ToolOutcome(name, given, error.result(), True, coercions=coercions)
         if isinstance(tool, PoolTool):
-            return self._call_pool_tool(tool, arguments)
+            return self._call_pool_tool(tool, given, arguments, coercions)
         try:
             result = tool.handler(self._context, arguments)
         except ToolCallError as error:
-            return ToolOutcome(name, arguments, error.result(), True)
+            return ToolOutcome(name, given, error.result(), True, coercions=coercions)
         else:
-            return ToolOutcome(name, arguments, result, False, self._state.commit())
+            return ToolOutcome(name, given, result, False, self._state.commit(), coercions)
         finally:
             self._state.pending.clear()  # a failed call leaves no trace
 
-    def _call_pool_tool(self, tool: PoolTool, arguments: dict[str, Any]) -> ToolOutcome:
+    def _call_pool_tool(
+        self,
+        tool: PoolTool,
+        given: dict[str, Any],
+        arguments: dict[str, Any],
+        coercions: tuple[Coercion, ...],
+    ) -> ToolOutcome:
         try:
             result = tool(**arguments)
         except Exception as error:  # a tool's own failure is reported to the model, as 1.2.0 does
             message = f"tool {tool.name!r} raised {type(error).__name__}: {error}"
             return ToolOutcome(
-                tool.name, arguments, error_result(TOOL_EXECUTION_ERROR, message), True
+                tool.name,
+                given,
+                error_result(TOOL_EXECUTION_ERROR, message),
+                True,
+                coercions=coercions,
             )
         require_json(tool.name, result)
-        return ToolOutcome(tool.name, arguments, result)
+        return ToolOutcome(tool.name, given, result, coercions=coercions)
 
     def _unknown_tool(self, name: str, exposed: Mapping[str, Any]) -> str:
         available = ", ".join(exposed)
@@ -197,8 +247,17 @@ class SkillSession:
 
         A leading system message in ``messages`` is kept as the instruction and
         the skills text is appended to it.  When the last message is a user
-        message a new turn begins (see :meth:`begin_turn`).
+        message a new turn begins (see :meth:`begin_turn`); a user message beyond
+        those of the previous request also ends the previous user turn (see
+        :meth:`begin_user_turn`).  In once mode the skills shown are unloaded after
+        this request; :attr:`AssembledRequest.state_delta` lists every key removed.
         """
+        cleared: dict[str, None] = {}
+        users = sum(1 for message in messages if message.get("role") == "user")
+        if users > self._user_messages:
+            if self._user_messages:
+                cleared.update(self.begin_user_turn())
+            self._user_messages = users
         if messages and messages[-1].get("role") == "user":
             self.begin_turn()
         rest = list(messages)
@@ -210,12 +269,16 @@ class SkillSession:
             self.repository, self._state, dynamic_tools=self.dynamic_tools, instruction=instruction
         )
         tools, missing = self._exposed()
+        loaded = self._state.loaded_skills()
+        if self.load_mode == "once" and loaded:
+            cleared.update(self._state.offload(loaded))
         return AssembledRequest(
             system=system,
             messages=[{"role": "system", "content": system}, *rest],
             tools=[tool.definition() for tool in tools],
-            loaded_skills=self._state.loaded_skills(),
+            loaded_skills=loaded,
             missing_tools=missing,
+            state_delta=cleared,
         )
 
     # --- workspace ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Session state of the skill protocol: the seed's ``temp:skill:*`` keys.
+"""Session state of the skill protocol: the seed's ``temp:skill:*`` keys, and the load modes.
 
 Tools never write the session state directly: each call returns a *state
 delta* that the session merges after the call, exactly as the reference
@@ -8,7 +8,19 @@ with the pending delta, as the seed's best practices ask.
 
 Values follow the seed, not 1.2.0: ``loaded`` is the string ``"1"`` (1.2.0
 stores ``True``); keys are not scoped by agent name (1.2.0's legacy form,
-used when the agent has no name).
+used when the agent has no name).  Selections are JSON arrays written as the
+reference writes them (``json.dumps``: non-ASCII escaped, duplicates kept).
+
+Load modes (1.2.0's ``SkillLoadModeNames``; ``turn`` is its default and ours):
+
+- ``turn``: the loaded skills and their selections are cleared when the next
+  user message starts a turn;
+- ``once``: a loaded skill is shown in one request, then its keys are cleared;
+- ``session``: the keys persist for the whole conversation and lose their
+  ``temp:`` prefix (``skill:loaded:<name>``), as 1.2.0 writes them.
+
+In every mode ``temp:`` keys do not outlive a user turn: the reference's
+session service never persists them from one invocation to the next.
 """
 
 from __future__ import annotations
@@ -16,6 +28,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+LOAD_MODES = ("turn", "once", "session")
+#: 1.2.0's default (``DEFAULT_SKILL_CONFIG["skill_processor"]["load_mode"]``).
+DEFAULT_LOAD_MODE = "turn"
+TEMP_PREFIX = "temp:"
 LOADED_PREFIX = "temp:skill:loaded:"
 DOCS_PREFIX = "temp:skill:docs:"
 TOOLS_PREFIX = "temp:skill:tools:"
@@ -23,16 +39,62 @@ LOADED_VALUE = "1"
 ALL_SELECTED = "*"
 
 
-def loaded_key(skill: str) -> str:
-    return LOADED_PREFIX + skill
+def check_load_mode(load_mode: str) -> str:
+    """``load_mode`` if it is one of :data:`LOAD_MODES`, else a ``ValueError`` listing them."""
+    if load_mode not in LOAD_MODES:
+        raise ValueError(f"unknown load mode {load_mode!r} (choose from {', '.join(LOAD_MODES)})")
+    return load_mode
 
 
-def docs_key(skill: str) -> str:
-    return DOCS_PREFIX + skill
+@dataclass(frozen=True)
+class StateKeys:
+    """The state key names of one load mode."""
+
+    load_mode: str = DEFAULT_LOAD_MODE
+
+    @property
+    def prefix(self) -> str:
+        """``temp:skill:`` (``skill:`` in session mode, which drops the ``temp:`` prefix)."""
+        return "skill:" if self.load_mode == "session" else "temp:skill:"
+
+    @property
+    def loaded_prefix(self) -> str:
+        return self.prefix + "loaded:"
+
+    @property
+    def docs_prefix(self) -> str:
+        return self.prefix + "docs:"
+
+    @property
+    def tools_prefix(self) -> str:
+        return self.prefix + "tools:"
+
+    def loaded(self, skill: str) -> str:
+        return self.loaded_prefix + skill
+
+    def docs(self, skill: str) -> str:
+        return self.docs_prefix + skill
+
+    def tools(self, skill: str) -> str:
+        return self.tools_prefix + skill
+
+    def of_skill(self, skill: str) -> tuple[str, str, str]:
+        return self.loaded(skill), self.docs(skill), self.tools(skill)
+
+    def is_skill_key(self, key: str) -> bool:
+        return key.startswith((self.loaded_prefix, self.docs_prefix, self.tools_prefix))
 
 
-def tools_key(skill: str) -> str:
-    return TOOLS_PREFIX + skill
+def loaded_key(skill: str, load_mode: str = DEFAULT_LOAD_MODE) -> str:
+    return StateKeys(load_mode).loaded(skill)
+
+
+def docs_key(skill: str, load_mode: str = DEFAULT_LOAD_MODE) -> str:
+    return StateKeys(load_mode).docs(skill)
+
+
+def tools_key(skill: str, load_mode: str = DEFAULT_LOAD_MODE) -> str:
+    return StateKeys(load_mode).tools(skill)
 
 
 @dataclass(frozen=True)
@@ -53,9 +115,10 @@ class Selection:
         return cls(names=tuple(str(name) for name in decoded))
 
     def encode(self) -> str:
+        """``"*"``, or the JSON array as the reference writes it (``json.dumps`` defaults)."""
         if self.include_all:
             return ALL_SELECTED
-        return json.dumps(list(self.names), ensure_ascii=False)
+        return json.dumps(list(self.names))
 
     def expand(self, universe: tuple[str, ...] | list[str]) -> list[str]:
         """The names selected, with ``"*"`` expanded to ``universe``."""
@@ -71,6 +134,7 @@ class SessionState:
     #: Keys written since :meth:`begin_turn` (what 1.2.0 calls the
     #: invocation's state delta; ``only_active_skills`` looks at it).
     turn_keys: set[str] = field(default_factory=set)
+    keys: StateKeys = field(default_factory=StateKeys)
 
     def get(self, key: str) -> str | None:
         if key in self.pending:
@@ -91,23 +155,46 @@ class SessionState:
     def begin_turn(self) -> None:
         self.turn_keys.clear()
 
+    def remove(self, keys: list[str]) -> dict[str, None]:
+        """Delete committed ``keys`` that are present; the removal as a delta (key -> None)."""
+        removed = {key: None for key in keys if key in self.committed}
+        for key in removed:
+            del self.committed[key]
+        return removed
+
+    def end_user_turn(self) -> dict[str, None]:
+        """What a new user turn removes: every ``temp:`` key (the reference never persists
+        them between invocations) and, in turn mode, every skill key."""
+        turn_mode = self.keys.load_mode == "turn"
+        return self.remove(
+            [
+                key
+                for key in self.committed
+                if key.startswith(TEMP_PREFIX) or (turn_mode and self.keys.is_skill_key(key))
+            ]
+        )
+
+    def offload(self, skills: list[str]) -> dict[str, None]:
+        """Once mode: the keys of ``skills``, just shown in a request, removed."""
+        return self.remove([key for skill in skills for key in self.keys.of_skill(skill)])
+
     def loaded_skills(self) -> list[str]:
         """Names of the loaded skills, sorted (the prompt order of the reference)."""
-        merged = self.merged()
+        prefix = self.keys.loaded_prefix
         return sorted(
-            key[len(LOADED_PREFIX) :]
-            for key, value in merged.items()
-            if key.startswith(LOADED_PREFIX) and value == LOADED_VALUE
+            key[len(prefix) :]
+            for key, value in self.merged().items()
+            if key.startswith(prefix) and value == LOADED_VALUE
         )
 
     def is_loaded(self, skill: str) -> bool:
-        return self.get(loaded_key(skill)) == LOADED_VALUE
+        return self.get(self.keys.loaded(skill)) == LOADED_VALUE
 
     def docs(self, skill: str) -> Selection | None:
-        return Selection.decode(self.get(docs_key(skill)))
+        return Selection.decode(self.get(self.keys.docs(skill)))
 
     def tools(self, skill: str) -> Selection | None:
-        return Selection.decode(self.get(tools_key(skill)))
+        return Selection.decode(self.get(self.keys.tools(skill)))
 
     def touched_this_turn(self, skill: str) -> bool:
-        return loaded_key(skill) in self.turn_keys or tools_key(skill) in self.turn_keys
+        return self.keys.loaded(skill) in self.turn_keys or self.keys.tools(skill) in self.turn_keys

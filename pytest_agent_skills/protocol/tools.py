@@ -28,7 +28,7 @@ from .outcome import (
 )
 from .pool import function_definition
 from .selection import DEFAULT_MODE, MODES, apply_selection
-from .state import LOADED_VALUE, Selection, SessionState, docs_key, loaded_key, tools_key
+from .state import LOADED_VALUE, Selection, SessionState, StateKeys
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -45,6 +45,10 @@ class ToolContext:
     #: Environment added to every skill_run (the call's own env wins).
     run_env: dict[str, str]
 
+    @property
+    def keys(self) -> StateKeys:
+        return self.state.keys
+
     def write(self, key: str, value: str) -> None:
         self.state.pending[key] = value
 
@@ -58,6 +62,9 @@ class SkillTool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
+    #: Array parameters that also take ``null`` (left out) or a lone string (a one-item
+    #: list), as the reference reads them (see :mod:`.coercion`).
+    lax_lists: tuple[str, ...] = ()
 
     def definition(self) -> dict[str, Any]:
         return function_definition(self.name, self.description, self.parameters)
@@ -159,29 +166,35 @@ def _skill_list(context: ToolContext, arguments: dict[str, Any]) -> list[str]:
 
 
 def _skill_load(context: ToolContext, arguments: dict[str, Any]) -> str:
-    skill = _skill(context, arguments["skill_name"])
-    docs: list[str] | None = arguments.get("docs")
+    requested = arguments["skill_name"]
+    skill = _skill(context, requested)
     include_all = arguments.get("include_all_docs", False)
+    docs: list[str] | None = None
+    if "docs" in arguments:
+        # As the reference: names stripped, blank ones dropped, duplicates kept.
+        docs = [doc.strip() for doc in arguments["docs"] if doc.strip()]
     if docs and not include_all:
         _check_docs(skill, docs)
     name = skill.name
+    keys = context.keys
     reload = context.state.is_loaded(name)
-    context.write(loaded_key(name), LOADED_VALUE)
+    context.write(keys.loaded(name), LOADED_VALUE)
     if include_all:
-        context.write(docs_key(name), Selection(include_all=True).encode())
+        context.write(keys.docs(name), Selection(include_all=True).encode())
     elif docs is not None:
-        context.write(docs_key(name), Selection(names=tuple(dict.fromkeys(docs))).encode())
-    elif not reload or context.state.get(docs_key(name)) is None:
-        context.write(docs_key(name), Selection().encode())
+        context.write(keys.docs(name), Selection(names=tuple(docs)).encode())
+    elif not reload or context.state.get(keys.docs(name)) is None:
+        context.write(keys.docs(name), Selection().encode())
     # The first load selects every declared tool; a reload keeps the selection (the seed:
     # "tool selection persists until modified by skill_select_tools").
-    if skill.tools and (not reload or context.state.get(tools_key(name)) is None):
-        context.write(tools_key(name), Selection(names=tuple(skill.tools)).encode())
+    if skill.tools and (not reload or context.state.get(keys.tools(name)) is None):
+        context.write(keys.tools(name), Selection(names=tuple(skill.tools)).encode())
     workspace = context.existing_workspace()
     if workspace is not None:
         with _workspace_errors():
             workspace.stage_skill(skill)
-    return f"skill '{name}' loaded"
+    # The name as asked for, padding included, in Python's repr: the reference's wording.
+    return f"skill {requested!r} loaded"
 
 
 # --- docs -------------------------------------------------------------------------------------
@@ -197,7 +210,7 @@ def _select(
     *,
     items_field: str,
     all_field: str,
-    key: Callable[[str], str],
+    key: Callable[[StateKeys, str], str],
     check: Callable[[Skill, Sequence[str]], None],
 ) -> dict[str, Any]:
     skill = _loaded_skill(context, arguments["skill_name"])
@@ -206,9 +219,10 @@ def _select(
     include_all = arguments.get(all_field, False)
     if mode != "clear" and not include_all:
         check(skill, items)
-    previous = Selection.decode(context.state.get(key(skill.name)))
+    state_key = key(context.keys, skill.name)
+    previous = Selection.decode(context.state.get(state_key))
     selection = apply_selection(previous, mode, items, include_all)
-    context.write(key(skill.name), selection.encode())
+    context.write(state_key, selection.encode())
     return {
         "skill": skill.name,
         "mode": mode,
@@ -218,7 +232,7 @@ def _select(
 
 
 _skill_select_docs = partial(
-    _select, items_field="docs", all_field="include_all_docs", key=docs_key, check=_check_docs
+    _select, items_field="docs", all_field="include_all_docs", key=StateKeys.docs, check=_check_docs
 )
 
 
@@ -226,12 +240,18 @@ _skill_select_docs = partial(
 
 
 def _skill_list_tools(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    skill = _skill(context, arguments["skill_name"])
-    return {"skill_name": skill.name, "available_tools": list(skill.tools)}
+    requested = arguments["skill_name"]
+    skill = _skill(context, requested)
+    # The name echoed as asked for, padding included (the reference's result).
+    return {"skill_name": requested, "available_tools": list(skill.tools)}
 
 
 _skill_select_tools = partial(
-    _select, items_field="tools", all_field="include_all_tools", key=tools_key, check=_check_tools
+    _select,
+    items_field="tools",
+    all_field="include_all_tools",
+    key=StateKeys.tools,
+    check=_check_tools,
 )
 
 
@@ -286,6 +306,7 @@ SKILL_LOAD = SkillTool(
         ["skill_name"],
     ),
     _skill_load,
+    lax_lists=("docs",),
 )
 
 SKILL_RUN = SkillTool(
@@ -361,6 +382,7 @@ SKILL_SELECT_DOCS = SkillTool(
         "docs", "Doc paths (see skill_list_docs).", "Select every doc of the skill."
     ),
     _skill_select_docs,
+    lax_lists=("docs",),
 )
 
 SKILL_LIST_TOOLS = SkillTool(
@@ -379,6 +401,7 @@ SKILL_SELECT_TOOLS = SkillTool(
         "tools", "Tool names (see skill_list_tools).", "Select every tool the skill declares."
     ),
     _skill_select_tools,
+    lax_lists=("tools",),
 )
 
 #: The tools of every session, in the order of 1.2.0's ``SkillToolSet``.
