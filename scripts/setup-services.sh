@@ -2,19 +2,15 @@
 # Installs and starts the services the workspace tests need, on a fresh Debian 12 machine, as root:
 #   - packages docker.io, bubblewrap, debootstrap (skipped when already installed);
 #   - dockerd (started in the background when `docker info` does not answer);
-#   - the offline Docker test image (debootstrap minbase + python3, then `docker import`), cached
-#     in /var/cache/pytest-agent-skills so a second run on the same machine is instant. The image
-#     carries a recipe label; changing RECIPE below rebuilds it.
-# Idempotent; a second run takes well under a second. No image registry is used.
+#   - the offline Docker test image, by `agent-skills docker-image` (debootstrap minbase + python3,
+#     then `docker import`), cached in /var/cache/pytest-agent-skills so a second run on the same
+#     machine is instant. The image carries a recipe label; a new recipe in the package rebuilds it.
+# Needs the package installed (scripts/test.sh installs it first). Idempotent; a second run takes
+# well under a second. No image registry is used.
 set -euo pipefail
 
 # Always our own name: SKILLS_DOCKER_IMAGE may name a user's image, which must never be replaced.
 IMAGE="pytest-agent-skills/test:bookworm"
-CACHE_DIR="${SKILLS_IMAGE_CACHE:-/var/cache/pytest-agent-skills}"
-# python3-minimal alone has no json/csv modules; python3 adds the standard library (~20 MB).
-PACKAGES="python3-minimal,python3"
-RECIPE="bookworm-minbase-${PACKAGES//,/-}-v1"
-TARBALL="$CACHE_DIR/$RECIPE.tar"
 DOCKERD_WAIT_SECONDS="${DOCKERD_WAIT_SECONDS:-60}"
 
 log() { echo "setup-services: $*" >&2; }
@@ -61,42 +57,10 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 # --- the offline test image -----------------------------------------------------------------
-# The Debian mirror as apt is configured (deb822 "URIs:" or one-line "deb URL suite ..."),
-# so debootstrap works wherever apt works (no other network is reachable).
-debian_mirror() {
-    local files=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources)
-    local url
-    url=$(cat "${files[@]}" 2>/dev/null | awk '
-        /^[[:space:]]*#/ { next }
-        /^deb[[:space:]]/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break } }
-        /^URIs:/ { print $2 }
-    ' | grep -E '/debian(/|$)' | grep -v security | head -n 1 || true)
-    echo "${url:-http://deb.debian.org/debian}"
-}
-
-current_recipe=$(docker image inspect --format '{{ index .Config.Labels "pytest-agent-skills.recipe" }}' \
-    "$IMAGE" 2>/dev/null || true)
-if [ "$current_recipe" != "$RECIPE" ]; then
-    mkdir -p "$CACHE_DIR"
-    if [ ! -s "$TARBALL" ]; then
-        mirror=$(debian_mirror)
-        rootfs=$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")
-        log "building $IMAGE with debootstrap from $mirror (one-time, a few minutes)"
-        if ! debootstrap --variant=minbase --include="$PACKAGES" bookworm "$rootfs" "$mirror" \
-            >"$CACHE_DIR/debootstrap.log" 2>&1; then
-            tail -n 20 "$CACHE_DIR/debootstrap.log" >&2 || true
-            rm -rf "$rootfs"
-            die "debootstrap failed (full log: $CACHE_DIR/debootstrap.log)"
-        fi
-        rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
-        tar -C "$rootfs" -c . >"$TARBALL.tmp"
-        mv -f "$TARBALL.tmp" "$TARBALL"
-        rm -rf "$rootfs"
-    fi
-    old_id=$(docker image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
-    log "importing $TARBALL as $IMAGE"
-    docker import --change 'CMD ["/bin/bash"]' --change "LABEL pytest-agent-skills.recipe=$RECIPE" \
-        - "$IMAGE" <"$TARBALL" >/dev/null
-    if [ -n "$old_id" ]; then docker rmi "$old_id" >/dev/null 2>&1 || true; fi  # the outdated recipe
-fi
+# Built by the package itself (agent-skills docker-image): debootstrap minbase + python3 from the
+# apt-configured Debian mirror, the tarball cached in $SKILLS_IMAGE_CACHE
+# (default /var/cache/pytest-agent-skills), imported with a recipe label; a matching image is
+# left alone, and an image of that name that the builder did not make is never replaced.
+python3 -m pytest_agent_skills.cli docker-image --image "$IMAGE" \
+    || die "agent-skills docker-image failed (see above)"
 log "ready: docker $(docker version --format '{{.Server.Version}}'), bwrap $(bwrap --version | cut -d' ' -f2), image $IMAGE"

@@ -235,8 +235,8 @@ def test_available_tools_and_profile(tree: Path, capsys: pytest.CaptureFixture[s
         ),
         (
             ["validate", "skills", "--rule-severity", "nope=off"],
-            "agent-skills validate: error: rule severity: unknown rule id 'nope' (the rule ids are"
-            " listed in docs/rules.md)",
+            "agent-skills validate: error: rule severity: unknown rule id 'nope' ('agent-skills"
+            " rules' lists every rule id)",
         ),
         (
             ["validate", "ftp://example.invalid/x.zip"],
@@ -258,7 +258,7 @@ def test_usage_errors_exit_two(
 
 
 def test_argparse_usage_errors_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
-    for args in ([], ["validate"], ["validate", "x", "--format", "xml"], ["frobnicate"]):
+    for args in ([], ["validate", "x", "--format", "xml"], ["frobnicate"]):
         with pytest.raises(SystemExit) as excinfo:
             main(args)
         assert excinfo.value.code == 2
@@ -303,3 +303,131 @@ def test_console_script_runs_as_a_real_process(tree: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["summary"] == {"skills": 1, "errors": 0, "warnings": 0}
+
+
+# --- what a linter user expects: --version, a default path, --exit-zero, CI formats, rule docs ---
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_agent_skills import __version__
+
+    with pytest.raises(SystemExit) as excinfo:
+        main(["--version"])
+    assert excinfo.value.code == 0
+    assert capsys.readouterr().out == f"agent-skills {__version__}\n"
+
+
+def test_the_default_path_is_the_current_folder(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "validate")
+    assert status == 1
+    assert out.endswith("3 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed\n")
+    status, out, _ = run(capsys, "validate", "--format", "json", ".", "skills", "skills/bad")
+    assert json.loads(out)["summary"]["skills"] == 3  # each skill once, however often named
+
+
+def test_exit_zero_reports_and_succeeds(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "--exit-zero", "skills")
+    assert status == 0
+    assert "error [name-charset]" in out
+
+
+def test_github_annotations(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "--format", "github", "skills/bad", "skills/warned")
+    assert status == 1
+    assert out.splitlines() == [
+        "::error file=skills/bad/SKILL.md,line=2,title=name-charset (Bad)::name 'Bad' may only"
+        " contain lowercase letters a-z, digits 0-9 and hyphens; found 'B'. Use e.g. 'bad'.",
+        "::error file=skills/bad/SKILL.md,line=2,title=name-directory (Bad)::name 'Bad' must"
+        " equal the skill's folder name 'bad'. Rename the folder or set 'name: bad'.",
+        "::error file=skills/bad/SKILL.md,line=4,title=field-unknown (Bad)::unknown top-level"
+        " field 'author': the spec profile allows only allowed-tools, compatibility, description,"
+        " license, metadata, name; move it under 'metadata:' (e.g. metadata: {author: \"...\"})"
+        " or remove it.",
+        "::warning file=skills/warned/SKILL.md,line=5,title=body-empty (warned)::SKILL.md has no"
+        " instructions after the front matter. Add the steps the agent should follow, with"
+        " examples.",
+        "2 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed",
+    ]
+
+
+def test_github_annotations_escape_workflow_command_characters() -> None:
+    from pytest_agent_skills.rules._formats import _workflow_escape
+
+    assert _workflow_escape("50% a\r\nb") == "50%25 a%0D%0Ab"
+    assert _workflow_escape("a:b,c", property_value=True) == "a%3Ab%2Cc"
+
+
+def test_junit_report_has_the_junit_10_shape(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from xml.etree import ElementTree
+
+    from junit_shape import problems
+
+    status, out, _ = run(capsys, "validate", "--format", "junit", "skills")
+    assert status == 1
+    assert problems(out) == []
+    suite = ElementTree.fromstring(out).find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures")) == ("21", "2")
+    failed = {
+        (case.get("classname"), case.get("name")): case.find("failure")
+        for case in suite.iter("testcase")
+        if case.find("failure") is not None
+    }
+    assert sorted(failed) == [("skills/bad/SKILL.md", "fields"), ("skills/bad/SKILL.md", "name")]
+    name_failure = failed[("skills/bad/SKILL.md", "name")]
+    assert name_failure.get("type") == "name-charset"
+    assert name_failure.text.splitlines() == [
+        "skills/bad/SKILL.md:2: error [name-charset] name 'Bad' may only contain lowercase"
+        " letters a-z, digits 0-9 and hyphens; found 'B'. Use e.g. 'bad'.",
+        "skills/bad/SKILL.md:2: error [name-directory] name 'Bad' must equal the skill's folder"
+        " name 'bad'. Rename the folder or set 'name: bad'.",
+    ]
+    (warned,) = [c for c in suite.iter("testcase") if c.find("system-out") is not None]
+    assert (warned.get("classname"), warned.get("name")) == ("skills/warned/SKILL.md", "body")
+
+
+def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_agent_skills.rules import RULES
+
+    status, out, _ = run(capsys, "rules")
+    assert status == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == list(RULES)
+    assert lines[0].split(maxsplit=3) == [
+        "skill-md-encoding", "frontmatter", "error", "SKILL.md is not valid UTF-8"
+    ]
+    assert lines[-1] == f"{len(RULES)} rules; 'agent-skills rule ID' shows one rule's documentation"
+
+
+def test_rule_prints_its_documentation(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "rule", "reference-missing")
+    assert status == 0
+    assert out.splitlines()[:5] == [
+        "reference-missing: error, check 'references', source: guidance",
+        "  a file the body refers to does not exist",
+        "",
+        "What it finds: a relative Markdown link (`[guide](docs/guide.md)`) or a bare path under"
+        " `scripts/`, `references/`, `assets/` or any top-level folder of the skill (`python"
+        " scripts/x.py`, `__BASE_DIR__/assets/t.txt`) that does not exist",
+        "How to fix: add the file or fix the path",
+    ]
+
+
+def test_every_rule_has_documentation() -> None:
+    from pytest_agent_skills.rules import RULES
+    from pytest_agent_skills.rules.docs import rule_docs
+
+    assert sorted(rule_docs()) == sorted(RULES)
+
+
+def test_an_unknown_rule_points_at_the_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "rule", "name-charst")
+    assert (status, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        "agent-skills rule: error: unknown rule id 'name-charst'; did you mean 'name-charset'?"
+        " 'agent-skills rules' lists every rule"
+    )

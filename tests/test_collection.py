@@ -207,8 +207,10 @@ def test_available_tools(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_junit_xml_carries_skill_name_and_path(pytester: pytest.Pytester, skills: Path) -> None:
-    run(pytester, "--junitxml=report.xml", "skills/Bad_Name")
+def test_junit_xml_carries_skill_name_and_path_under_xunit1(
+    pytester: pytest.Pytester, skills: Path
+) -> None:
+    run(pytester, "--junitxml=report.xml", "-o", "junit_family=xunit1", "skills/Bad_Name")
     tree = ET.parse(pytester.path / "report.xml")
     cases = tree.findall(".//testcase")
     assert len(cases) == CHECK_COUNT

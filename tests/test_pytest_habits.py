@@ -252,3 +252,21 @@ def test_a_bad_ini_boolean_names_the_file_and_the_option(pytester: pytest.Pytest
     result = run(pytester, "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: *tox.ini: option skills_coverage: *'maybe'*"])
+
+
+# --- 5. JUnit XML valid under the default junit_family=xunit2 -------------------------------------
+
+
+def test_junit_xml_has_the_junit_10_shape_under_xunit2(repo: pytest.Pytester) -> None:
+    from junit_shape import problems
+
+    write_skill(repo.path / ".claude" / "skills", "Bad_Name", front="name: Bad_Name\n")
+    run(repo, "--junitxml=report.xml")
+    xml = (repo.path / "report.xml").read_bytes()
+    assert b"<failure" in xml and b"<properties>" not in xml
+    assert problems(xml) == []
+    run(repo, "--junitxml=legacy.xml", "-o", "junit_family=xunit1")
+    legacy = (repo.path / "legacy.xml").read_text()
+    assert '<property name="skill_check" value="name" />' in legacy
+    assert '<property name="scenario"' in legacy
+    assert problems(legacy)  # per-case properties: valid only under xunit1

@@ -193,7 +193,7 @@ def test_severity_overrides_change_or_silence_a_rule(tmp_path: Path) -> None:
     [
         (
             ["nope=off"],
-            "rule severity: unknown rule id 'nope' (the rule ids are listed in docs/rules.md)",
+            "rule severity: unknown rule id 'nope' ('agent-skills rules' lists every rule id)",
         ),
         (
             ["body-empty=loud"],

@@ -178,7 +178,8 @@ def test_missing_engines_say_how_to_install(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(RuntimeUnavailableError) as docker:
         create_runtime("docker")
     assert "cannot reach the Docker engine" in str(docker.value)
-    assert "scripts/setup-services.sh" in str(docker.value)
+    assert "apt-get install docker.io" in str(docker.value)
+    assert "scripts/" not in str(docker.value)
 
 
 def test_missing_docker_image_says_how_to_build_it(tmp_path: Path) -> None:
@@ -188,7 +189,7 @@ def test_missing_docker_image_says_how_to_build_it(tmp_path: Path) -> None:
     with pytest.raises(RuntimeUnavailableError) as error:
         create_runtime("docker", image="pytest-agent-skills/no-such-image:1")
     assert "Docker image 'pytest-agent-skills/no-such-image:1' is not available" in str(error.value)
-    assert "sudo bash scripts/setup-services.sh" in str(error.value)
+    assert "'sudo agent-skills docker-image'" in str(error.value)
 
 
 def test_containers_of_vanished_workspaces_are_removed(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
+from .junit import with_testcase_properties
 from .roots import selected_root_files, skill_roots
 
 if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the first scenario file
@@ -232,7 +233,8 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
-        self.user_properties.append(("scenario", scenario.name))
+        if with_testcase_properties(self.config):
+            self.user_properties.append(("scenario", scenario.name))
 
     def runtest(self) -> None:
         scenario = self.scenario

@@ -23,6 +23,7 @@ from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
 from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES
 from ..settings import Setting
+from .junit import with_testcase_properties
 from .roots import selected_root_files, skill_roots
 
 if TYPE_CHECKING:  # the parser and the rules load when a check first runs
@@ -240,8 +241,9 @@ class SkillCheckItem(pytest.Item):
     def __init__(self, *, check: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.check = check
-        self.user_properties.extend(self.parent.skill_properties)
-        self.user_properties.append(("skill_check", check))
+        if with_testcase_properties(self.config):
+            self.user_properties.extend(self.parent.skill_properties)
+            self.user_properties.append(("skill_check", check))
 
     def runtest(self) -> None:
         from ..rules import validate_check  # the rule modules load when a check first runs

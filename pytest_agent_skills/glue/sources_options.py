@@ -7,13 +7,16 @@ so every caller (collection, fixtures, scenarios) uses the same cache.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .. import settings
+from ..errors import ConfigurationError
 from ..settings import Setting
 from ..sources import Limits, SourceOptions, use_options
 
@@ -44,16 +47,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def source_options(config: pytest.Config) -> SourceOptions:
-    """The :class:`SourceOptions` chosen by flags, ini options and environment."""
-    timeout = settings.value(config, "skills_download_timeout")
+    """The :class:`SourceOptions` chosen by flags, environment and ini options."""
+    try:
+        return options_from_settings(
+            lambda ini: settings.value(config, ini), config.invocation_params.dir
+        )
+    except ConfigurationError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def options_from_settings(setting_value: Callable[[str], Any], base_dir: Path) -> SourceOptions:
+    """The :class:`SourceOptions` of the settings (``setting_value(ini_name)`` gives each; the
+    plugin's or the CLI's); a relative cache folder is taken from ``base_dir``."""
+    timeout = setting_value("skills_download_timeout")
     if not 0 < timeout <= MAX_DOWNLOAD_TIMEOUT:
-        raise pytest.UsageError(
+        raise ConfigurationError(
             "--skills-download-timeout must be a positive number of seconds, at most"
             f" {MAX_DOWNLOAD_TIMEOUT}, got {timeout!r}"
         )
-    cache_dir = settings.value(config, "skills_cache_dir") or None
+    cache_dir = setting_value("skills_cache_dir") or None
     if cache_dir is not None:
-        cache_dir = config.invocation_params.dir / Path(cache_dir).expanduser()
+        cache_dir = base_dir / Path(cache_dir).expanduser()
     limits = replace(Limits(), connect_timeout=timeout, read_timeout=timeout)
     return SourceOptions(cache_dir=cache_dir, limits=limits)
 

@@ -65,7 +65,8 @@ WORKSPACE_SETTINGS = settings.declare(
         default=DEFAULT_DOCKER_IMAGE,
         env="SKILLS_DOCKER_IMAGE",
         metavar="IMAGE",
-        help="image of the docker runtime (needs bash; scripts/setup-services.sh builds it)",
+        help="image of the docker runtime (needs bash; 'agent-skills docker-image' builds the"
+        " default one)",
     ),
     Setting(
         ini="skills_stage_mode",

@@ -119,4 +119,76 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-FORMATTERS = {"text": to_text, "json": to_json, "sarif": to_sarif}
+def _workflow_escape(text: str, *, property_value: bool = False) -> str:
+    """GitHub workflow-command escaping (``%``, CR, LF; also ``:`` and ``,`` in properties)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def to_github(reports: Sequence[SkillReport], base: Path | None = None) -> str:
+    """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding
+    (shown inline on the pull request), then the text summary line."""
+    base = Path(os.path.abspath(base or Path.cwd()))
+    lines = []
+    for report in reports:
+        for finding in sorted(report.findings, key=lambda finding: finding.line or 0):
+            absolute = Path(os.path.abspath(finding.path))
+            shown = absolute.relative_to(base) if absolute.is_relative_to(base) else absolute
+            properties = [f"file={_workflow_escape(shown.as_posix(), property_value=True)}"]
+            if finding.line:
+                properties.append(f"line={finding.line}")
+            title = f"{finding.rule} ({report.skill.name})"
+            properties.append(f"title={_workflow_escape(title, property_value=True)}")
+            lines.append(
+                f"::{finding.severity} {','.join(properties)}::{_workflow_escape(finding.message)}"
+            )
+    lines.append(to_text(reports).splitlines()[-1])
+    return "\n".join(lines) + "\n"
+
+
+def to_junit(reports: Sequence[SkillReport]) -> str:
+    """JUnit XML (the junit-10 shape pytest's xunit2 writes): one test case per skill and
+    check, failed by its errors; warnings go to the case's system-out."""
+    from xml.etree import ElementTree
+
+    from ._catalogue import CHECKS
+
+    suite = ElementTree.Element("testsuite", name="agent-skills validate")
+    failures = cases = 0
+    for report in reports:
+        by_check: dict[str, list[Finding]] = {check: [] for check in CHECKS}
+        for finding in report.findings:
+            by_check[RULES[finding.rule].check].append(finding)
+        classname = report.skill.skill_file.as_posix()
+        for check, findings in by_check.items():
+            cases += 1
+            case = ElementTree.SubElement(suite, "testcase", classname=classname, name=check)
+            errors = [finding for finding in findings if finding.is_error]
+            if errors:
+                failures += 1
+                failure = ElementTree.SubElement(
+                    case, "failure", message=errors[0].format(), type=errors[0].rule
+                )
+                failure.text = "\n".join(finding.format() for finding in errors)
+            warned = [finding for finding in findings if not finding.is_error]
+            if warned:
+                output = ElementTree.SubElement(case, "system-out")
+                output.text = "\n".join(finding.format() for finding in warned)
+    suite.set("tests", str(cases))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    suite.set("skipped", "0")
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+FORMATTERS = {
+    "text": to_text,
+    "json": to_json,
+    "sarif": to_sarif,
+    "github": to_github,
+    "junit": to_junit,
+}

@@ -119,7 +119,7 @@ def check_severities(severities: Mapping[str, str], origin: str) -> None:
     for rule_id, level in severities.items():
         if rule_id not in RULES:
             raise ConfigurationError(
-                f"{origin}: unknown rule id {rule_id!r} (the rule ids are listed in docs/rules.md)"
+                f"{origin}: unknown rule id {rule_id!r} ('agent-skills rules' lists every rule id)"
             )
         if level not in LEVELS:
             raise ConfigurationError(

@@ -121,7 +121,11 @@ def validate_paths(
     paths: Iterable[Path], options: ValidationOptions = DEFAULT_OPTIONS
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included."""
-    skills = [Skill.load(directory) for path in paths for directory in skill_dirs(path)]
+    directories: dict[Path, Path] = {}
+    for path in paths:  # a skill under two of the paths (a root and its parent) counts once
+        for directory in skill_dirs(path):
+            directories.setdefault(directory.resolve(), directory)
+    skills = [Skill.load(directory) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
     return [
         SkillReport(skill, tuple(validate(skill, options) + duplicates.get(skill.skill_file, [])))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 RUNTIME_NAMES = ("local", "sandbox", "docker")
 STAGE_MODES = ("link", "copy")
-#: Built offline by scripts/setup-services.sh (debootstrap minbase + python3).
+#: Built offline by ``agent-skills docker-image`` (debootstrap minbase + python3).
 DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
 
 _LAZY = {

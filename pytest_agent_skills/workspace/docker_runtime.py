@@ -52,7 +52,8 @@ class DockerRuntime(Runtime):
         except Exception as error:
             raise RuntimeUnavailableError(
                 f"Docker image {self.image!r} is not available ({error.__class__.__name__});"
-                " build the default test image offline with 'sudo bash scripts/setup-services.sh',"
+                " build the default test image offline with 'sudo agent-skills docker-image'"
+                " (needs debootstrap),"
                 " or set --skills-docker-image / SKILLS_DOCKER_IMAGE to an image that has bash"
             ) from None
         self.remove_stale_containers()

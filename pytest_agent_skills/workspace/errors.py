@@ -26,7 +26,7 @@ INSTALL_BWRAP = (
     " bubblewrap'), or choose another runtime with --skills-runtime=local|docker"
 )
 INSTALL_DOCKER = (
-    "install and start Docker (Debian/Ubuntu as root: 'apt-get install docker.io && dockerd &'"
-    " or run scripts/setup-services.sh), check that 'docker info' answers for this user, or choose"
-    " another runtime with --skills-runtime=local|sandbox"
+    "install and start Docker (Debian/Ubuntu as root: 'apt-get install docker.io && dockerd &'),"
+    " check that 'docker info' answers for this user, or choose another runtime with"
+    " --skills-runtime=local|sandbox"
 )

@@ -1,0 +1,192 @@
+"""`agent-skills validate` and the pre-commit hook read the plugin's configuration (the
+skills_* options of the file pytest uses, the SKILLS_* variables, the same precedence), so
+pytest and the CLI agree on one repository."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from _skill_files import write_skill
+
+from pytest_agent_skills import settings
+from pytest_agent_skills.cli import main
+
+pytest_plugins = ["pytester"]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PYTEST_9 = pytest.version_tuple >= (9,)
+
+CONFIG = {
+    "tool.pytest.ini_options": """\
+[tool.pytest.ini_options]
+skills_roots = [".claude/skills"]
+skills_profile = "claude-code"
+skills_rule_severity = ["name-directory=warning"]
+""",
+    "tool.pytest": """\
+[tool.pytest]
+skills_roots = [".claude/skills"]
+skills_profile = "claude-code"
+skills_rule_severity = ["name-directory=warning"]
+""",
+    "pytest.ini": """\
+[pytest]
+skills_roots = .claude/skills
+skills_profile = claude-code
+skills_rule_severity =
+    name-directory=warning
+""",
+    "setup.cfg": """\
+[tool:pytest]
+skills_roots = .claude/skills
+skills_profile = claude-code
+skills_rule_severity = name-directory=warning
+""",
+}
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for setting in settings.load_all():
+        monkeypatch.delenv(setting.env_name, raising=False)
+
+
+def make_repo(path: Path, config: str) -> None:
+    """Three skills in a dot-folder root: one needs the claude-code profile, one has a name
+    that differs from its folder (a warning by the configured severity), one is broken."""
+    skills = path / ".claude" / "skills"
+    write_skill(skills, "cc", front="name: cc\ndescription: D.\nwhen_to_use: often\n")
+    write_skill(skills, "renamed", front="name: other-name\ndescription: D.\n")
+    write_skill(skills, "broken", front="name: broken\n")
+    name = "pyproject.toml" if config.startswith("tool.") else config
+    (path / name).write_text(CONFIG[config], encoding="utf-8")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["validate", *args])
+    return status, capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.skipif(
+                name == "tool.pytest" and not PYTEST_9, reason="[tool.pytest] is pytest 9's"
+            ),
+        )
+        for name in CONFIG
+    ],
+)
+def test_pytest_and_the_cli_agree_on_one_repository(
+    pytester: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    config: str,
+) -> None:
+    make_repo(pytester.path, config)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=7 + 7 + 6, failed=1)
+    result.stdout.fnmatch_lines(["FAILED .claude/skills/broken/SKILL.md::description*"])
+    monkeypatch.chdir(pytester.path)
+    capsys.readouterr()  # pytest's own report
+    status, out = cli(capsys)  # no path: '.' and the configured roots, as pytest runs
+    assert status == 1
+    lines = out.splitlines()
+    assert lines[-1] == "3 skill(s) checked: 1 error(s), 1 warning(s); 1 skill(s) failed"
+    assert ".claude/skills/broken/SKILL.md:1: error [description-missing]" in out
+    assert ".claude/skills/renamed/SKILL.md:2: warning [name-directory]" in out
+
+
+def test_the_cli_takes_flag_over_environment_over_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_repo(tmp_path, "tool.pytest.ini_options")
+    monkeypatch.chdir(tmp_path)
+    cc = ".claude/skills/cc"
+    assert cli(capsys, cc)[0] == 0  # the file's claude-code profile
+    monkeypatch.setenv("SKILLS_PROFILE", "spec")
+    status, out = cli(capsys, cc)
+    assert status == 1 and "[field-unknown] unknown top-level field 'when_to_use'" in out
+    assert cli(capsys, cc, "--profile", "claude-code")[0] == 0
+    monkeypatch.setenv("SKILLS_RULE_SEVERITY", "field-unknown=off")
+    assert cli(capsys, cc)[0] == 0
+
+
+def test_the_config_file_is_found_from_the_paths_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_repo(tmp_path / "repo", "pytest.ini")
+    monkeypatch.chdir(tmp_path)
+    status, out = cli(capsys, "repo/.claude/skills/renamed")
+    assert status == 0, out
+    assert "warning [name-directory]" in out
+
+
+def test_a_bad_value_in_the_file_is_a_usage_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "good")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nskills_profile = strict\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(["validate", "good"])
+    assert status == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"agent-skills validate: error: {tmp_path / 'pytest.ini'}: skills_profile: invalid choice"
+        " 'strict' for --skills-profile (choose from spec, claude-code)"
+    )
+
+
+# --- the pre-commit hook --------------------------------------------------------------------------
+
+
+def hook() -> dict:
+    (entry,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    return entry
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_the_hook_runs_on_every_commit_and_validates_the_configured_repository(
+    tmp_path: Path,
+) -> None:
+    entry = hook()
+    # A deletion passes pre-commit no file name, and any file of a skill can break it: the hook
+    # runs on every commit, over the repository as pytest sees it.
+    assert entry["always_run"] is True
+    assert entry["pass_filenames"] is False
+    assert "files" not in entry
+    repo = tmp_path / "repo"
+    write_skill(
+        repo / ".claude" / "skills",
+        "guide",
+        body="Read [the guide](docs/guide.md).\n",
+        files={"docs/guide.md": "# Guide\n"},
+    )
+    (repo / "pyproject.toml").write_text(CONFIG["tool.pytest.ini_options"])
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "skills")
+    script = Path(sys.executable).with_name("agent-skills")
+    command = [str(script), *shlex.split(entry["entry"])[1:]]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
+    passed = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=environment)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    git(repo, "rm", "-q", ".claude/skills/guide/docs/guide.md")  # a deletion-only commit
+    failed = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=environment)
+    assert failed.returncode == 1
+    assert ".claude/skills/guide/SKILL.md:5: error [reference-missing]" in failed.stdout
