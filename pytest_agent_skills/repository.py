@@ -2,11 +2,12 @@
 
 A root is a local folder (URL roots are resolved to a local folder first by
 :mod:`pytest_agent_skills.sources`).  Every folder under a root holding a
-``SKILL.md`` is a skill; the walk does not descend into a skill folder (a
-nested ``SKILL.md`` belongs to its parent skill's files, not to a second
-skill) nor into hidden folders below the root.  When two folders declare the
-same skill name, the first one found wins - roots in the order given, folders
-in sorted order inside a root - and the clash is kept in
+``SKILL.md`` is a skill, a folder inside another skill included (as in the
+reference runtime: a nested ``SKILL.md`` is a second skill, not one of its
+parent's files); the walk does not enter hidden folders below the root.  When
+two folders declare the same skill name, the first one found wins - roots in
+the order given, folders in sorted order inside a root (a parent before the
+skills nested in it) - and the clash is kept in
 :attr:`SkillRepository.duplicates` so that callers can report it.
 """
 
@@ -85,16 +86,13 @@ def walk_folders(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
 
 
 def find_skill_dirs(root: Path) -> Iterator[Path]:
-    """Skill folders under ``root``, in sorted walk order, following symlinks once."""
+    """Skill folders under ``root`` (``root`` itself included), in sorted walk order, following
+    symlinks once.  As in the reference, a ``SKILL.md`` inside another skill's folder is a skill
+    of its own: the walk goes on below a skill folder."""
     root = Path(root)
-    if (root / SKILL_FILE).is_file():
-        yield root
-        return
-    for current, dirnames, filenames in walk_folders(root):
-        skill_file = os.path.join(current, SKILL_FILE)
-        if current != str(root) and SKILL_FILE in filenames and os.path.isfile(skill_file):
-            dirnames[:] = []
-            yield Path(current)
+    for current, _dirnames, filenames in walk_folders(root):
+        if SKILL_FILE in filenames and os.path.isfile(os.path.join(current, SKILL_FILE)):
+            yield root if current == str(root) else Path(current)
 
 
 class SkillRepository:

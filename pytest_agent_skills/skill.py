@@ -99,11 +99,14 @@ class ParsedSkillFile:
     tools_section: ToolsSection | None
     problems: tuple[Finding, ...]
     line_count: int
+    #: The text as read (BOM and line ends untouched), for :func:`reference_reading`.
+    source: str = ""
 
 
 def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
     """Parse the text of a ``SKILL.md``; problems are returned, never raised."""
     problems: list[Finding] = []
+    source = text
 
     def problem(
         rule: str, line: int | None, message: str, severity: Severity = Severity.ERROR
@@ -131,7 +134,7 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
             "SKILL.md is empty. Start it with a line '---', the fields 'name:' and 'description:',"
             " and a closing line '---', then the instructions.",
         )
-        return ParsedSkillFile(None, "", 1, None, tuple(problems), line_count)
+        return ParsedSkillFile(None, "", 1, None, tuple(problems), line_count, source)
 
     if lines[0].rstrip() != "---":
         problem(
@@ -142,7 +145,7 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
             " at the top.",
         )
         tools = parse_tools_section(lines, 1)
-        return ParsedSkillFile(None, text, 1, tools, tuple(problems), line_count)
+        return ParsedSkillFile(None, text, 1, tools, tuple(problems), line_count, source)
 
     if lines[0] != "---":
         problem(
@@ -161,7 +164,7 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
             "the front matter opened on line 1 is never closed. Add a line '---' after the last"
             " field (name, description, ...).",
         )
-        return ParsedSkillFile(None, text, 1, None, tuple(problems), line_count)
+        return ParsedSkillFile(None, text, 1, None, tuple(problems), line_count, source)
     if lines[close_index] != "---":
         problem(
             "frontmatter-fence",
@@ -177,7 +180,68 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
     body = "\n".join(body_lines)
     body_line = close_index + 2
     tools = parse_tools_section(body_lines, body_line)
-    return ParsedSkillFile(front_matter, body, body_line, tools, tuple(problems), line_count)
+    return ParsedSkillFile(
+        front_matter, body, body_line, tools, tuple(problems), line_count, source
+    )
+
+
+@dataclass(frozen=True)
+class ReferenceReading:
+    """``SKILL.md`` as the reference runtime reads it (``FsSkillRepository.from_markdown``).
+
+    Its split is stricter than ours: the text must start with exactly ``---\\n`` and the front
+    matter ends at the first later ``\\n---\\n``; otherwise (a BOM, a fence with trailing
+    spaces, an empty front matter, a closing fence at the end without a newline) there is no
+    front matter and the whole text is the body.  Every value is ``str()``-ed (``yes`` ->
+    ``'True'``, ``123`` -> ``'123'``, null -> ``''``); YAML that does not parse gives no fields.
+    Our parser reads more and reports each such case as a finding; the protocol shows what
+    the reference would (name, description, body, ``Tools:``), so a skill behaves the same.
+    """
+
+    fields: dict[str, str]
+    body: str
+    #: The ``Tools:`` section of :attr:`body`, read with the reference grammar.
+    tools: tuple[str, ...]
+
+
+def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
+    """What the reference runtime reads from the text ``parsed`` came from."""
+    if not parsed.source:  # built by hand without its text: our reading is all there is
+        values = parsed.front_matter.values if parsed.front_matter else {}
+        return ReferenceReading(_stringified(values), parsed.body, _tool_names(parsed))
+    text = parsed.source.replace("\r\n", "\n")
+    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
+    if end < 0:
+        tools = parse_tools_section(text.split("\n"), 1)
+        return ReferenceReading({}, text, tuple(tools.names) if tools else ())
+    body = text[end + 5 :]
+    if "\r" not in text and body == parsed.body:
+        # The same split as ours (the common case): our YAML data is the reference's.
+        values = parsed.front_matter.values if parsed.front_matter else {}
+        return ReferenceReading(_stringified(values), body, _tool_names(parsed))
+    try:
+        data = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+    except Exception:  # the reference swallows every error here: no fields
+        data = {}
+    tools = parse_tools_section(body.split("\n"), 1)
+    return ReferenceReading(
+        _stringified(data if isinstance(data, dict) else {}),
+        body,
+        tuple(tools.names) if tools else (),
+    )
+
+
+def _stringified(values: dict[Any, Any]) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for key, value in values.items():
+        name = str(key).strip()
+        if name:
+            fields[name] = "" if value is None else str(value)
+    return fields
+
+
+def _tool_names(parsed: ParsedSkillFile) -> tuple[str, ...]:
+    return tuple(parsed.tools_section.names) if parsed.tools_section else ()
 
 
 def _parse_front_matter(
@@ -419,22 +483,34 @@ class Skill:
     def fields(self) -> dict[str, Any]:
         return self.parsed.front_matter.values if self.parsed.front_matter else {}
 
+    @cached_property
+    def reference(self) -> ReferenceReading:
+        """This SKILL.md as the reference runtime reads it (what the protocol shows)."""
+        return reference_reading(self.parsed)
+
     @property
     def name(self) -> str:
-        """The front-matter name (stripped) if it is a non-empty string, else the folder name."""
-        declared = self.fields.get("name")
-        if isinstance(declared, str) and declared.strip():
-            return declared.strip()
-        return self.directory.name
+        """The name the reference runtime gives the skill: its front-matter ``name`` as text
+        (``123`` -> ``'123'``), stripped, else the folder name."""
+        return self.reference.fields.get("name", "").strip() or self.directory.name.strip()
 
     @property
     def description(self) -> str:
-        declared = self.fields.get("description")
-        return declared.strip() if isinstance(declared, str) else ""
+        """The reference runtime's description: the front-matter value as text (``yes`` ->
+        ``'True'``), stripped."""
+        return self.reference.fields.get("description", "").strip()
 
     @property
     def body(self) -> str:
+        """The body after our front matter (with line numbers from :attr:`body_line`); the
+        prompt shows :attr:`runtime_body`."""
         return self.parsed.body
+
+    @property
+    def runtime_body(self) -> str:
+        """The body as the reference runtime cuts it (the whole text when it sees no front
+        matter)."""
+        return self.reference.body
 
     @property
     def body_line(self) -> int:
@@ -443,8 +519,7 @@ class Skill:
     @property
     def tools(self) -> list[str]:
         """Declared tool names, exactly as the reference runtime would expose them."""
-        section = self.parsed.tools_section
-        return section.names if section else []
+        return list(self.reference.tools)
 
     @property
     def problems(self) -> tuple[Finding, ...]:

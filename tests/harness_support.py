@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import ipaddress
 import socket
 from collections.abc import Iterator
@@ -31,12 +32,26 @@ def fixture_scenarios() -> list[Scenario]:
     ]
 
 
+def conversation_script(scenario: Scenario) -> tuple[Any, ...]:
+    """The scenario's model turns as one script (its turns' scripts one after the other)."""
+    if scenario.script is not None:
+        return scenario.script
+    return tuple(turn for part in scenario.turns or () for turn in part.script or ())
+
+
 def run_scenario(scenario: Scenario, **overrides: Any) -> RunOutcome:
-    """Run a fixture scenario as the scenario items do (without pytest)."""
+    """Run a fixture scenario as the scenario items do (without pytest); with a cassette given
+    in ``overrides``, its turns lose their own scripts (the cassette serves them all)."""
     from pytest_agent_skills.sources import resolve_root
 
     roots = [resolve_root(spec, base_dir=scenario.directory) for spec in scenario.skills or ()]
+    turns = scenario.turns
+    if turns is not None and overrides.get("cassette") is not None:
+        turns = tuple(dataclasses.replace(turn, script=None) for turn in turns)
     arguments: dict[str, Any] = {
+        "user": scenario.user,
+        "turns": turns,
+        "load_mode": scenario.load_mode,
         "script": scenario.script,
         "tools": scenario.tools,
         "dynamic_tools": scenario.dynamic_tools,
@@ -45,7 +60,7 @@ def run_scenario(scenario: Scenario, **overrides: Any) -> RunOutcome:
         "max_turns": scenario.max_turns,
     }
     arguments.update(overrides)
-    return run_conversation(SkillRepository(roots or [SKILLS]), scenario.user, **arguments)
+    return run_conversation(SkillRepository(roots or [SKILLS]), **arguments)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ import socket
 import pytest
 from harness_support import (
     OffLoopbackConnection,
+    conversation_script,
     fixture_scenarios,
     only_loopback,
     record_options,
@@ -35,7 +36,7 @@ def test_every_path_gives_the_same_trajectory(scenario, tmp_path, monkeypatch) -
         assert_trajectory(through_sdk, scenario.expect)
 
     cassette = tmp_path / "cassette.json"
-    with scripted_upstream(scenario.script) as upstream:
+    with scripted_upstream(conversation_script(scenario)) as upstream:
         recorded = run_scenario(
             scenario, script=None, cassette=cassette, options=record_options(upstream)
         )

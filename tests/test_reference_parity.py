@@ -4,7 +4,8 @@ The reference runs in its own virtualenv (``tests/reference/reference_venv.py``)
 ``tests/reference/oracle.py`` in one process for all sequences.  Each step is compared:
 results as the model sees them, the state delta and the merged state (1.2.0's ``True`` mapped
 to the seed's ``"1"``, its ``loaded_order`` key dropped), the overview lines and the
-loaded-skill text of the system message, and the tools the dynamic tool set exposes.  The
+loaded-skill text of the system message, the tools the dynamic tool set exposes, and the state
+after each request and at each new user message (the load modes clear it there).  The
 documented differences (docs/protocol.md, "Divergences") are asserted as such, each on the last
 step of its sequence so that the states compared before it are the same.
 """
@@ -33,7 +34,7 @@ from reference_venv import ReferenceUnavailable, ensure_reference_python
 pytestmark = pytest.mark.reference
 
 ORACLE = Path(__file__).parent / "reference" / "oracle.py"
-ORDER_KEY = "temp:skill:loaded_order:"
+ORDER_KEYS = ("temp:skill:loaded_order:", "skill:loaded_order:")
 MAPS_TOOLS = ["find_route", "find_place"]
 FULL_POOL = [*WEATHER_TOOLS, *MAPS_TOOLS, "unrelated_tool"]
 
@@ -47,6 +48,7 @@ class Sequence:
     pool: list[str] = field(default_factory=lambda: list(FULL_POOL))
     #: JSON arrays are compared as sets (1.2.0's mode=add returns set order).
     unordered: bool = False
+    load_mode: str = "turn"
 
     def oracle_spec(self) -> dict[str, Any]:
         return {
@@ -54,6 +56,7 @@ class Sequence:
             "dynamic": self.dynamic,
             "only_active_skills": self.only_active_skills,
             "pool": self.pool,
+            "load_mode": self.load_mode,
             "steps": self.steps,
         }
 
@@ -66,6 +69,8 @@ def call(name: str, diverges: str | None = None, **arguments: Any) -> dict[str, 
 
 
 TURN = {"turn": True}
+#: The next user message: a new invocation of the reference (its session fetched again).
+USER_TURN = {"user_turn": True}
 REQUEST = {"request": True}
 CHECKLIST, STYLE = "docs/checklist.md", "docs/style-guide.md"
 LOAD_WEATHER = call("skill_load", skill_name="weather-tools")
@@ -384,15 +389,190 @@ SEQUENCES = [
             )
         ],
     ),
+    # --- the reference's reading of SKILL.md and of the roots ---------------------------------
+    Sequence(
+        "nested-skill",
+        [
+            call("skill_list"),
+            call("skill_load", skill_name="inner"),
+            REQUEST,
+            call("skill_list_docs", skill_name="inner"),
+            call("skill_list_docs", "nested-docs-not-listed", skill_name="outer"),
+        ],
+    ),
+    Sequence(
+        "typed-yaml-values",
+        [call("skill_load", skill_name="123"), call("skill_load", skill_name="typed-yes"), REQUEST],
+    ),
+    Sequence("bom-front-matter", [call("skill_load", skill_name="bom-skill"), REQUEST]),
+    # --- lax argument types ---------------------------------------------------------------------
+    Sequence(
+        "lax-arguments",
+        [
+            call("skill_load", skill_name="release-notes", include_all_docs="yes"),
+            REQUEST,
+            call("skill_load", skill_name="weather-tools", docs=None),
+            call("skill_select_docs", skill_name="weather-tools", include_all_docs="true"),
+            REQUEST,
+            call("skill_run", skill="release-notes", command="echo five", timeout="5"),
+            call("skill_run", skill="release-notes", command="echo float", timeout=5.0),
+            call("skill_run", skill="release-notes", command="echo bool", timeout=True),
+            call("skill_run", skill="release-notes", command="echo no", save_as_artifacts="no"),
+        ],
+    ),
+    Sequence(
+        "lax-run-refused",
+        [
+            call("skill_run", skill="release-notes", command="true", timeout=5.5),
+            call("skill_run", skill="release-notes", command="true", timeout="soon"),
+            call("skill_run", skill="release-notes", command="true", env={"A": 1}),
+            call("skill_run", skill="release-notes", command="true", output_files="out/x.txt"),
+            call("skill_run", skill="release-notes", command=5),
+        ],
+    ),
+    Sequence(
+        "lax-docs-string",
+        [call("skill_load", "string-docs-one-item", skill_name="release-notes", docs=CHECKLIST)],
+    ),
+    Sequence(
+        "lax-boolean-text",
+        [
+            call(
+                "skill_load",
+                "boolean-text-as-pydantic",
+                skill_name="release-notes",
+                include_all_docs="no",
+            )
+        ],
+    ),
+    # --- duplicates, padding, non-ASCII ---------------------------------------------------------
+    Sequence(
+        "duplicate-docs",
+        [
+            call(
+                "skill_load",
+                skill_name="release-notes",
+                docs=[CHECKLIST, CHECKLIST, f" {CHECKLIST} "],
+            ),
+            REQUEST,
+            call("skill_select_docs", skill_name="release-notes", docs=[STYLE, STYLE]),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "padded-names",
+        [
+            call("skill_load", skill_name=" weather-tools "),
+            call("skill_list_tools", skill_name=" weather-tools "),
+            call("skill_list_docs", skill_name=" weather-tools "),
+            call("skill_select_tools", skill_name=" weather-tools ", tools=[WEATHER_TOOLS[1]]),
+            call("skill_run", skill=" weather-tools ", command='echo "$SKILL_NAME"'),
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "non-ascii-doc-names",
+        [
+            call("skill_list_docs", skill_name="cafe-notes"),
+            call("skill_load", skill_name="cafe-notes", docs=["docs/café.md"]),
+            REQUEST,
+            call(
+                "skill_select_docs", skill_name="cafe-notes", docs=["docs/café.md", "docs/menü.txt"]
+            ),
+            REQUEST,
+        ],
+    ),
+    # --- load modes over several user messages --------------------------------------------------
+    Sequence(
+        "turn-mode-user-turns",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
+            REQUEST,
+            USER_TURN,
+            REQUEST,
+            LOAD_NOTES,
+            TURN,
+            REQUEST,
+            USER_TURN,
+            REQUEST,
+        ],
+        dynamic=True,
+    ),
+    Sequence(
+        "once-mode",
+        [
+            call("skill_load", skill_name="release-notes", docs=[CHECKLIST]),
+            REQUEST,
+            REQUEST,
+            LOAD_WEATHER,
+            TURN,
+            REQUEST,
+            LOAD_MAPS,
+            USER_TURN,
+            REQUEST,
+        ],
+        dynamic=True,
+        load_mode="once",
+    ),
+    Sequence(
+        "session-mode",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[2]]),
+            REQUEST,
+            USER_TURN,
+            REQUEST,
+            call("skill_load", skill_name="release-notes", docs=[STYLE]),
+            call("skill_select_docs", skill_name="release-notes", docs=[CHECKLIST], mode="add"),
+            USER_TURN,
+            REQUEST,
+            call("skill_select_docs", skill_name="release-notes", mode="clear"),
+            REQUEST,
+        ],
+        dynamic=True,
+        load_mode="session",
+        unordered=True,
+    ),
+    Sequence(
+        "turn-mode-only-active-skills",
+        [LOAD_WEATHER, LOAD_MAPS, REQUEST, USER_TURN, REQUEST, LOAD_MAPS, REQUEST],
+        dynamic=True,
+    ),
 ]
 
 
 # --- running both sides ---------------------------------------------------------------------
 
 
+#: Skills the reference reads its own way: a skill nested in another, front-matter values
+#: that are not strings, a BOM before the front matter, doc names that are not ASCII.
+READING_SKILLS: dict[str, dict[str, str]] = {
+    "outer": {
+        "SKILL.md": "---\nname: outer\ndescription: A skill holding another.\n---\nOuter body.\n",
+        "docs/o.md": "outer doc\n",
+        "inner/SKILL.md": "---\nname: inner\ndescription: Nested in outer.\n---\nInner body.\n",
+        "inner/docs/i.md": "inner doc\n",
+    },
+    "typed-yes": {"SKILL.md": "---\nname: typed-yes\ndescription: yes\n---\nYes body.\n"},
+    "numbered": {"SKILL.md": "---\nname: 123\ndescription: 1.50\n---\nNumber body.\n"},
+    "bom-skill": {"SKILL.md": "\ufeff---\nname: bommed\ndescription: Has a BOM.\n---\nBOM body.\n"},
+    "cafe-notes": {
+        "SKILL.md": "---\nname: cafe-notes\ndescription: Docs named in Unicode.\n---\nSee docs.\n",
+        "docs/café.md": "Café au lait.\n",
+        "docs/menü.txt": "Menü\n",
+    },
+}
+
+
 @pytest.fixture(scope="module")
 def parity_roots(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    return [EXAMPLE_SKILLS, write_skills(tmp_path_factory.mktemp("parity-skills"))]
+    return [
+        EXAMPLE_SKILLS,
+        write_skills(tmp_path_factory.mktemp("parity-skills")),
+        write_skills(tmp_path_factory.mktemp("reading-skills"), READING_SKILLS),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -450,6 +630,7 @@ def our_session(
             only_active_skills=sequence.only_active_skills,
             session_id=sequence.id,
             allow_missing_tools=True,
+            load_mode=sequence.load_mode,
         )
         sessions.append(session)
         return session
@@ -469,7 +650,7 @@ def reference_value(value: Any) -> Any:
 
 
 def reference_state(state: dict[str, Any]) -> dict[str, Any]:
-    return {key: reference_value(value) for key, value in state.items() if key != ORDER_KEY}
+    return {key: reference_value(value) for key, value in state.items() if key not in ORDER_KEYS}
 
 
 def reference_result(result: Any) -> Any:
@@ -566,6 +747,12 @@ def compare_request(
         assert {m.tool for m in request.missing_tools} == declared
     else:
         assert request.missing_tools == []
+    compare_state(session, sequence, theirs)
+
+
+def compare_state(session: SkillSession, sequence: Sequence, theirs: dict[str, Any]) -> None:
+    normalise = unordered if sequence.unordered else (lambda value: value)
+    assert normalise(session.state) == normalise(reference_state(theirs["state"]))
 
 
 def _ours_rejects(code: str) -> Callable[[Any, dict[str, Any]], None]:
@@ -614,7 +801,30 @@ def _partial_output_kept_on_timeout(outcome: Any, theirs: dict[str, Any]) -> Non
     assert outcome.result["stdout"] == "started\n"
 
 
+def _nested_docs_not_listed(outcome: Any, theirs: dict[str, Any]) -> None:
+    assert outcome.result == ["docs/o.md"]
+    assert theirs["result"] == {"result": ["docs/o.md", "inner/docs/i.md"]}
+
+
+def _string_docs_one_item(outcome: Any, theirs: dict[str, Any]) -> None:
+    key = "temp:skill:docs:release-notes"
+    assert theirs["delta"][key] == json.dumps(list(CHECKLIST))  # its characters
+    assert outcome.state_delta[key] == json.dumps([CHECKLIST])
+    assert [c.describe() for c in outcome.coercions] == [f'docs: "{CHECKLIST}" -> ["{CHECKLIST}"]']
+    assert json.loads(outcome.content()) == theirs["result"]
+
+
+def _boolean_text_as_pydantic(outcome: Any, theirs: dict[str, Any]) -> None:
+    key = "temp:skill:docs:release-notes"
+    assert theirs["delta"][key] == "*"  # any non-empty text is true to it
+    assert outcome.state_delta[key] == "[]"
+    assert [c.describe() for c in outcome.coercions] == ['include_all_docs: "no" -> false']
+
+
 DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
+    "nested-docs-not-listed": _nested_docs_not_listed,
+    "string-docs-one-item": _string_docs_one_item,
+    "boolean-text-as-pydantic": _boolean_text_as_pydantic,
     "partial-output-kept-on-timeout": _partial_output_kept_on_timeout,
     "no-automatic-out-collection": _no_automatic_out_collection,
     "empty-list-as-object": _empty_list_as_object,
@@ -653,6 +863,12 @@ def test_same_calls_give_the_same_results_state_and_prompt(
                 raise AssertionError(f"{context}\n{error}") from None
         elif step.get("turn"):
             session.begin_turn()
+        elif step.get("user_turn"):
+            session.begin_user_turn()
+            try:
+                compare_state(session, sequence, theirs)
+            except AssertionError as error:
+                raise AssertionError(f"{context}\n{error}") from None
         else:
             try:
                 compare_request(session, sequence, step, theirs)

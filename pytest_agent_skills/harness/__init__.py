@@ -48,6 +48,8 @@ _EXPORTS = {
     "UnusedInteractionsError": "errors",
     "UnusedTurnsError": "errors",
     "Upstream": "cassette",
+    "UserTurn": "conversation",
+    "UserTurnRecord": "trajectory",
     "assert_trajectory": "expect",
     "expect_calls": "expect",
     "expect_files": "expect",

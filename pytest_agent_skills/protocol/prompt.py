@@ -55,7 +55,7 @@ def overview_text(repository: SkillRepository, *, dynamic_tools: bool) -> str:
 def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
     """The block of one loaded skill, byte for byte as 1.2.0 writes it."""
     parts: list[str] = []
-    body = skill.substitute_base_dir(skill.body)
+    body = skill.substitute_base_dir(skill.runtime_body)
     if body:
         parts.append(f"\n[Loaded] {skill.name}\n\n{body}\n")
     parts.append("Docs loaded: ")

@@ -5,20 +5,35 @@ document on stdin::
 
     {"roots": [...], "work_root": "...", "sequences": [
         {"id": "...", "dynamic": false, "only_active_skills": true, "pool": ["tool", ...],
-         "steps": [{"call": "skill_load", "args": {...}}, {"turn": true}, {"request": true}]}]}
+         "load_mode": "turn",
+         "steps": [{"call": "skill_load", "args": {...}}, {"turn": true}, {"request": true},
+                   {"user_turn": true}]}]}
 
 and prints one JSON document: for each sequence, one record per step.  A
 call gives the result as the model would see it (non-dict results wrapped as
 ``{"result": value}``, exceptions as the framework's ``tool_execution_error``
 dict, pydantic results dumped), the state delta and the merged state; a
 request gives the overview lines, the loaded-skill text of the system
-instruction and the names the dynamic tool set exposes.  The skills package
-is imported once (it takes seconds) and every sequence runs in this process.
+instruction, the names the dynamic tool set exposes and the state after it.
+The skills package is imported once (it takes seconds) and every sequence runs
+in this process.
+
+Each sequence is a conversation with one session in the reference's
+``InMemorySessionService``.  A ``turn`` step appends the pending state delta to
+the session as an event (the end of one model step); a ``user_turn`` step does
+that, then starts a new invocation as ``Runner.run_async`` does for the next
+user message: the session fetched again from the service (which never keeps
+``temp:`` keys), a new ``AgentContext`` and ``InvocationContext``.  Every
+invocation opens with one LLM request (a real agent asks the model before any
+tool call), which is where the ``turn`` load mode clears.  The load mode is set
+the way the reference reads it: in the agent context's skill config (copied,
+never the shared ``DEFAULT_SKILL_CONFIG``) and for the request processor.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import sys
@@ -28,6 +43,7 @@ from pydantic import BaseModel
 from trpc_agent_sdk.agents import LlmAgent
 from trpc_agent_sdk.agents.core._skill_processor import SkillsRequestProcessor
 from trpc_agent_sdk.context import AgentContext, InvocationContext
+from trpc_agent_sdk.events import Event, EventActions
 from trpc_agent_sdk.models import LlmRequest
 from trpc_agent_sdk.sessions import InMemorySessionService
 from trpc_agent_sdk.skills import (
@@ -36,9 +52,8 @@ from trpc_agent_sdk.skills import (
     SkillToolSet,
     SkillToolSetWithDynamicTools,
 )
+from trpc_agent_sdk.skills._skill_config import DEFAULT_SKILL_CONFIG, set_skill_config
 from trpc_agent_sdk.tools import FunctionTool
-
-OVERVIEW_HEADER = "Available skills:"
 
 
 def stub_tool(name: str) -> FunctionTool:
@@ -72,42 +87,69 @@ class Sequence:
         self.spec = spec
         self.repository = repository
         self.service = service
+        self.load_mode = spec.get("load_mode", "turn")
+        self.invocations = 0
 
     async def run(self) -> list[dict[str, Any]]:
         spec = self.spec
-        session = await self.service.create_session(
-            app_name="oracle", user_id="user", session_id=spec["id"]
-        )
-        ctx = InvocationContext(
-            session_service=self.service,
-            invocation_id=f"inv-{spec['id']}",
-            agent=LlmAgent(name="", model="gpt-4o"),
-            agent_context=AgentContext(),
-            session=session,
-        )
+        await self.service.create_session(app_name="oracle", user_id="user", session_id=spec["id"])
         toolset_class = SkillToolSetWithDynamicTools if spec.get("dynamic") else SkillToolSet
-        toolset = toolset_class(repository=self.repository)
-        tools = {tool.name: tool for tool in await toolset.get_tools(ctx)}
+        self.toolset = toolset_class(repository=self.repository)
         dynamic = DynamicSkillToolSet(
             self.repository,
             available_tools=[stub_tool(name) for name in spec.get("pool", [])],
             only_active_skills=spec.get("only_active_skills", True),
         )
+        ctx = await self.invocation()
+        tools = {tool.name: tool for tool in await self.toolset.get_tools(ctx)}
         records = []
         for step in spec["steps"]:
             if "call" in step:
                 records.append(await self.call(ctx, tools, step["call"], step.get("args", {})))
             elif step.get("turn"):
-                for key, value in ctx.actions.state_delta.items():
-                    if value is None:
-                        session.state.pop(key, None)
-                    else:
-                        session.state[key] = value
-                ctx.actions.state_delta.clear()
+                await self.commit(ctx)
                 records.append({"turn": True})
+            elif step.get("user_turn"):
+                await self.commit(ctx)
+                ctx = await self.invocation()
+                records.append({"user_turn": True, "state": jsonable(state_view(merged(ctx)))})
             elif step.get("request"):
                 records.append(await self.request(ctx, dynamic))
         return records
+
+    async def invocation(self) -> InvocationContext:
+        """A new invocation (the next user message), opened by its first LLM request."""
+        self.invocations += 1
+        session = await self.service.get_session(
+            app_name="oracle", user_id="user", session_id=self.spec["id"]
+        )
+        agent_context = AgentContext()
+        config = copy.deepcopy(DEFAULT_SKILL_CONFIG)
+        config["skill_processor"]["load_mode"] = self.load_mode
+        set_skill_config(agent_context, config)
+        ctx = InvocationContext(
+            session_service=self.service,
+            invocation_id=f"inv-{self.spec['id']}-{self.invocations}",
+            agent=LlmAgent(name="", model="gpt-4o"),
+            agent_context=agent_context,
+            session=session,
+        )
+        await self.toolset.get_tools(ctx)  # puts the repository into the agent context
+        await self.processor().process_llm_request(ctx, LlmRequest())
+        return ctx
+
+    def processor(self) -> SkillsRequestProcessor:
+        return SkillsRequestProcessor(self.repository, load_mode=self.load_mode)
+
+    async def commit(self, ctx: InvocationContext) -> None:
+        """The pending state delta appended to the session as one event."""
+        event = Event(
+            invocation_id=ctx.invocation_id,
+            author="oracle",
+            actions=EventActions(state_delta=dict(ctx.actions.state_delta)),
+        )
+        await self.service.append_event(ctx.session, event)
+        ctx.actions.state_delta.clear()
 
     async def call(
         self, ctx: InvocationContext, tools: dict[str, Any], name: str, args: dict[str, Any]
@@ -130,34 +172,38 @@ class Sequence:
         ctx.session.state.update(committed)
         ctx.actions.state_delta.clear()
         ctx.actions.state_delta.update({**pending, **delta})
-        merged = {**ctx.session_state, **ctx.actions.state_delta}
         return {
             "call": name,
             "result": result,
             "is_error": is_error,
             "delta": jsonable(delta),
-            "state": jsonable(state_view(merged)),
+            "state": jsonable(state_view(merged(ctx))),
         }
 
     async def request(self, ctx: InvocationContext, dynamic: DynamicSkillToolSet) -> dict[str, Any]:
-        processor = SkillsRequestProcessor(self.repository, load_mode="session")
+        # The reference's RequestProcessor adds the tools before the skills text.
+        exposed = [tool.name for tool in await dynamic.get_tools(ctx)]
+        processor = self.processor()
         full = LlmRequest()
         await processor.process_llm_request(ctx, full)
         system = str(full.config.system_instruction) if full.config else ""
-        # The overview guard: a system text already holding the header gets no overview,
-        # so what is appended after it is exactly the loaded-skill text.
-        guarded = LlmRequest()
-        guarded.append_instructions([OVERVIEW_HEADER])
-        await processor.process_llm_request(ctx, guarded)
-        loaded = str(guarded.config.system_instruction)[len(OVERVIEW_HEADER) :]
+        # The overview alone (no state effect), so that what follows it is the loaded text.
+        alone = LlmRequest()
+        processor._inject_overview(ctx, alone, self.repository)
+        overview = str(alone.config.system_instruction) if alone.config else ""
+        loaded = system[len(overview) :]
         loaded = loaded[2:] if loaded.startswith("\n\n") else loaded
-        exposed = [tool.name for tool in await dynamic.get_tools(ctx)]
         return {
             "request": True,
             "overview": system.split("\n\n", 1)[0],
             "loaded_text": loaded,
             "dynamic_tools": exposed,
+            "state": jsonable(state_view(merged(ctx))),
         }
+
+
+def merged(ctx: InvocationContext) -> dict[str, Any]:
+    return {**ctx.session_state, **ctx.actions.state_delta}
 
 
 async def main() -> None:
