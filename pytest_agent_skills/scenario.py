@@ -51,6 +51,7 @@ class Scenario:
     env: dict[str, str] = field(default_factory=dict)
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     dynamic_tools: bool = False
+    exec_tools: bool = False
     max_turns: int = DEFAULT_MAX_TURNS
     script: tuple[ScriptedTurn, ...] | None = None
     cassette: Path | None = None
@@ -309,6 +310,7 @@ def _build(
         env={name: _env_value(value) for name, value in (data.get("env") or {}).items()},
         tools=dict(data.get("tools") or {}),
         dynamic_tools=bool(data.get("dynamic_tools", False)),
+        exec_tools=bool(data.get("exec_tools", False)),
         max_turns=int(data.get("max_turns", DEFAULT_MAX_TURNS)),
         script=script_of(model["script"], "model", "script") if "script" in model else None,
         cassette=(path.parent / model["cassette"]) if "cassette" in model else None,

@@ -13,9 +13,6 @@ step of its sequence so that the states compared before it are the same.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,17 +20,15 @@ from typing import Any
 
 import pytest
 from protocol_support import EXAMPLE_SKILLS, WEATHER_TOOLS, write_skills
+from reference_support import REFERENCE_DIR, run_oracle
 
 from pytest_agent_skills.protocol import SkillSession, ToolPool
 from pytest_agent_skills.repository import SkillRepository
 from pytest_agent_skills.workspace import create_runtime
 
-sys.path.insert(0, str(Path(__file__).parent / "reference"))
-from reference_venv import ReferenceUnavailable, ensure_reference_python
-
 pytestmark = pytest.mark.reference
 
-ORACLE = Path(__file__).parent / "reference" / "oracle.py"
+ORACLE = REFERENCE_DIR / "oracle.py"
 ORDER_KEYS = ("temp:skill:loaded_order:", "skill:loaded_order:")
 MAPS_TOOLS = ["find_route", "find_place"]
 FULL_POOL = [*WEATHER_TOOLS, *MAPS_TOOLS, "unrelated_tool"]
@@ -579,30 +574,11 @@ def parity_roots(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 def reference_results(
     parity_roots: list[Path], tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Any]:
-    try:
-        python = ensure_reference_python()
-    except ReferenceUnavailable as error:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(str(error))
-        pytest.skip(f"the reference trpc-agent-py 1.2.0 cannot be installed here: {error}")
-    scratch = tmp_path_factory.mktemp("oracle-tmp")
     spec = {
         "roots": [str(root) for root in parity_roots],
         "sequences": [s.oracle_spec() for s in SEQUENCES],
     }
-    environment = {**os.environ, "TMPDIR": str(scratch), "HOME": str(scratch)}
-    completed = subprocess.run(
-        [str(python), str(ORACLE)],
-        input=json.dumps(spec),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=environment,
-        cwd=scratch,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr[-4000:]
-    return json.loads(completed.stdout)
+    return run_oracle(ORACLE, spec, tmp_path_factory.mktemp("oracle-tmp"))
 
 
 @pytest.fixture

@@ -116,6 +116,26 @@ CASES = [
         ),
     ),
     Case(
+        "exec_tools",
+        "exec_tools: true\n"
+        + HEAD
+        + script(
+            "    - {call: skill_exec, args: {skill: notes, yield_time_ms: 60000,"
+            " command: 'printf \"Name? \"; read n; echo hi $n'}}\n",
+            "    - {call: skill_write_stdin, args: {chars: Ada, submit: true, yield_time_ms: 60000,"
+            " session_id: 00000000-0000-4000-8000-000000000001}}\n",
+        )
+        + "expect: {results: [{call: skill_write_stdin, match: {status: exited,"
+        " output: \"hi Ada\\n\"}}]}\n",
+        HEAD
+        + script("    - {call: skill_exec, args: {skill: notes, command: 'true'}}\n")
+        + "expect: {results: [{call: skill_exec, is_error: false}]}\n",
+        (
+            "- expect.results[0] (line 7): skill_exec[0] result is an error:"
+            " {*unknown tool 'skill_exec'. Available tools: skill_load, skill_run, skill_list,*",
+        ),
+    ),
+    Case(
         "user",
         HEAD + script(),
         "skills: [skills]\n" + script(),

@@ -3,7 +3,7 @@
 A :class:`CoverageCollector` is fed a repository and a trajectory after each
 run, and merges plain JSON data, so that pytest-xdist workers can send their
 share to the controller.  Per skill: loaded or not, the docs selected, the
-scripts a successful ``skill_run`` mentioned in its command, and the tools of
+scripts a successful ``skill_run`` (or ``skill_exec``) mentioned in its command, and the tools of
 its ``Tools:`` section that the model called.
 """
 
@@ -56,7 +56,7 @@ class CoverageCollector:
                     called.add(call.name)
                 arguments = call.arguments or {}
                 if (
-                    call.name == "skill_run"
+                    call.name in ("skill_run", "skill_exec")
                     and not call.is_error
                     and arguments.get("skill") == skill.name
                 ):

@@ -17,6 +17,7 @@ SKILL_NOT_LOADED = "skill_not_loaded"
 UNKNOWN_DOC = "unknown_doc"
 UNDECLARED_TOOL = "undeclared_tool"
 WORKSPACE_ERROR = "workspace_error"
+UNKNOWN_SESSION = "unknown_session"
 TOOL_EXECUTION_ERROR = "tool_execution_error"
 
 

@@ -37,16 +37,25 @@ _GUIDANCE = (
     "- Prefer $WORK_DIR, $OUTPUT_DIR, $RUN_DIR and $WORKSPACE_DIR over hard-coded paths.\n"
     "- Do not rerun a command when you already have its result; answer instead.\n"
 )
+_EXEC_GUIDANCE = (
+    "- Use skill_exec only for a command that asks for input (a prompt, a menu, a terminal"
+    " program); answer it with skill_write_stdin (submit=true ends the line), read more with"
+    " skill_poll_session and stop it with skill_kill_session. Otherwise prefer skill_run.\n"
+)
 _DYNAMIC_GUIDANCE = (
     "- Loading a skill offers you the tools it declares; use skill_list_tools to see them"
     " and skill_select_tools to keep only those the task needs.\n"
 )
 
 
-def overview_text(repository: SkillRepository, *, dynamic_tools: bool) -> str:
+def overview_text(
+    repository: SkillRepository, *, dynamic_tools: bool, exec_tools: bool = False
+) -> str:
     lines = [OVERVIEW_HEADER, "\n"]
     lines.extend(f"- {summary.name}: {summary.description}\n" for summary in repository.summaries())
     lines.append(f"\n{GUIDANCE_HEADER}\n{_GUIDANCE}")
+    if exec_tools:
+        lines.append(_EXEC_GUIDANCE)
     if dynamic_tools:
         lines.append(_DYNAMIC_GUIDANCE)
     return "".join(lines)
@@ -101,12 +110,15 @@ def system_text(
     state: SessionState,
     *,
     dynamic_tools: bool,
+    exec_tools: bool = False,
     instruction: str = "",
 ) -> str:
     """``instruction``, the overview and the loaded skills, joined as 1.2.0 joins them."""
     sections = [instruction] if instruction else []
     if len(repository):
-        sections.append(overview_text(repository, dynamic_tools=dynamic_tools))
+        sections.append(
+            overview_text(repository, dynamic_tools=dynamic_tools, exec_tools=exec_tools)
+        )
     loaded = loaded_text(repository, state)
     if loaded:
         sections.append(loaded)

@@ -30,7 +30,7 @@ from .outcome import (
 from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
 from .state import DEFAULT_LOAD_MODE, SessionState, StateKeys, check_load_mode
-from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SkillTool, ToolContext
+from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SKILL_RUN, SkillTool, ToolContext
 
 if TYPE_CHECKING:
     from ..workspace import Runtime, Workspace
@@ -71,6 +71,7 @@ class SkillSession:
         allow_missing_tools: bool = False,
         lax_arguments: bool = True,
         load_mode: str = DEFAULT_LOAD_MODE,
+        exec_tools: bool = False,
     ) -> None:
         try:
             self.load_mode = check_load_mode(load_mode)
@@ -86,6 +87,7 @@ class SkillSession:
         self.session_id = session_id
         self.instruction = instruction
         self.allow_missing_tools = allow_missing_tools
+        self.exec_tools = exec_tools
         self.history: list[ToolOutcome] = []
         self._inputs = dict(inputs or {})
         self._runtime = runtime
@@ -101,9 +103,13 @@ class SkillSession:
             lambda: self._workspace,
             dict(env or {}),
         )
-        self._skill_tools: dict[str, SkillTool] = {
-            tool.name: tool for tool in BASE_TOOLS + (DYNAMIC_TOOLS if dynamic_tools else ())
-        }
+        skill_tools = list(BASE_TOOLS + (DYNAMIC_TOOLS if dynamic_tools else ()))
+        if exec_tools:  # after skill_run, where 1.2.0 puts skill_exec
+            from .exec_tools import EXEC_TOOLS
+
+            after_run = skill_tools.index(SKILL_RUN) + 1
+            skill_tools[after_run:after_run] = EXEC_TOOLS
+        self._skill_tools: dict[str, SkillTool] = {tool.name: tool for tool in skill_tools}
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -266,7 +272,11 @@ class SkillSession:
             given = str(rest.pop(0).get("content") or "")
             instruction = "\n\n".join(part for part in (instruction, given) if part)
         system = prompt.system_text(
-            self.repository, self._state, dynamic_tools=self.dynamic_tools, instruction=instruction
+            self.repository,
+            self._state,
+            dynamic_tools=self.dynamic_tools,
+            exec_tools=self.exec_tools,
+            instruction=instruction,
         )
         tools, missing = self._exposed()
         loaded = self._state.loaded_skills()

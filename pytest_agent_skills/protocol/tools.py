@@ -269,19 +269,24 @@ def _workspace_errors() -> Iterator[None]:
         raise ToolCallError(WORKSPACE_ERROR, str(error)) from None
 
 
+def run_options(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``Workspace.run`` (and ``exec``) from a call's arguments."""
+    return {
+        "output_files": tuple(arguments.get("output_files", ())),
+        "env": {**context.run_env, **arguments.get("env", {})} or None,
+        "timeout": arguments.get("timeout") or None,
+        "stdin": arguments.get("stdin", ""),
+        "save_as_artifacts": arguments.get("save_as_artifacts", False),
+        "omit_inline_content": arguments.get("omit_inline_content", False),
+        "cwd": arguments.get("cwd", ""),
+    }
+
+
 def _skill_run(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     skill = _skill(context, arguments["skill"], "skill")
     with _workspace_errors():
         result = context.workspace().run(
-            skill,
-            arguments["command"],
-            output_files=tuple(arguments.get("output_files", ())),
-            env={**context.run_env, **arguments.get("env", {})} or None,
-            timeout=arguments.get("timeout") or None,
-            stdin=arguments.get("stdin", ""),
-            save_as_artifacts=arguments.get("save_as_artifacts", False),
-            omit_inline_content=arguments.get("omit_inline_content", False),
-            cwd=arguments.get("cwd", ""),
+            skill, arguments["command"], **run_options(context, arguments)
         )
     return result.to_dict()
 

@@ -3,6 +3,7 @@
     runtime = create_runtime("local" | "sandbox" | "docker", work_root=..., image=...)
     with runtime.create_workspace("session-1") as ws:
         result = ws.run(skill, "python3 scripts/make.py", output_files=["out/*.txt"])
+        session = ws.exec(skill, "python3 scripts/ask.py")   # interactive: poll / write / kill
 
 See ``docs/workspace.md``.  Nothing here imports pytest; the classes are
 imported on first use (so the pytest plugin stays cheap to load) and the
@@ -18,6 +19,7 @@ from .._lazy import lazy_exports
 from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, WorkspacePathError
 
 if TYPE_CHECKING:
+    from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
     from .result import ArtifactFile, OutputFile, RunResult
     from .runtime import ExecSpec, Runtime
     from .staging import StagedSkill
@@ -29,6 +31,10 @@ STAGE_MODES = ("link", "copy")
 DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
 
 _LAZY = {
+    "ExecChunk": "interactive",
+    "ExecSession": "interactive",
+    "Interaction": "interactive",
+    "UnknownSessionError": "interactive",
     "ExecSpec": "runtime",
     "Runtime": "runtime",
     "Workspace": "workspace",
@@ -53,13 +59,17 @@ __all__ = [
     "STAGE_MODES",
     "STREAM_CAP_BYTES",
     "ArtifactFile",
+    "ExecChunk",
+    "ExecSession",
     "ExecSpec",
+    "Interaction",
     "OutputFile",
     "RunResult",
     "Runtime",
     "RuntimeUnavailableError",
     "StagedSkill",
     "StagingError",
+    "UnknownSessionError",
     "Workspace",
     "WorkspaceError",
     "WorkspacePathError",

@@ -41,14 +41,14 @@ class BoundedCapture:
 def decode_head(data: bytes, cut: bool) -> tuple[str, bool]:
     """Decode ``data`` (the head of something longer when ``cut``) as UTF-8."""
     if cut:
-        data = _drop_partial_tail(data)
+        data = drop_partial_tail(data)
     try:
         return data.decode("utf-8"), True
     except UnicodeDecodeError:
         return data.decode("utf-8", errors="replace"), False
 
 
-def _drop_partial_tail(data: bytes) -> bytes:
+def drop_partial_tail(data: bytes) -> bytes:
     """Remove an incomplete UTF-8 sequence at the end of ``data``."""
     for back in range(1, min(4, len(data)) + 1):
         byte = data[-back]

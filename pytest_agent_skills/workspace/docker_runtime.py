@@ -30,6 +30,7 @@ from .process import ProcessOutcome
 from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
+    from .interactive import InteractiveProcess, OutputStream
     from .workspace import Workspace
 
 LABEL = "pytest-agent-skills.workspace"
@@ -64,7 +65,7 @@ class DockerRuntime(Runtime):
         for container in self.client.containers.list(all=True, filters={"label": LABEL}):
             folder = container.labels.get(LABEL, "")
             if not (folder and Path(folder).is_dir()):
-                _remove(container)
+                remove_container(container)
                 removed += 1
         return removed
 
@@ -83,22 +84,36 @@ class DockerRuntime(Runtime):
         if current is not None and current[1] == wanted:
             return current[0]
         if current is not None:
-            _remove(current[0])
+            remove_container(current[0])
+        container = self.start_container(workspace, volumes)
+        self._containers[workspace.path] = (container, wanted)
+        return container
+
+    def start_container(
+        self, workspace: Workspace, volumes: dict[str, dict[str, str]] | None = None
+    ) -> Any:
+        """A new running container of the workspace (its mounts; PID 1 reaps orphans)."""
         container = self.client.containers.create(
             self.image,
             ["bash", "-c", KEEPALIVE],
             network_mode="none",
-            volumes=volumes,
+            volumes=volumes if volumes is not None else self._mounts(workspace),
             labels={LABEL: str(workspace.path)},
             working_dir=str(workspace.path),
         )
         try:
             container.start()
         except BaseException:
-            _remove(container)
+            remove_container(container)
             raise
-        self._containers[workspace.path] = (container, wanted)
         return container
+
+    def start_interactive(
+        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> InteractiveProcess:
+        from .interactive_docker import DockerProcess
+
+        return DockerProcess(self, workspace, spec, stream, tty=tty)
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
         from docker.errors import DockerException
@@ -161,7 +176,7 @@ class DockerRuntime(Runtime):
     def release(self, workspace: Workspace) -> None:
         current = self._containers.pop(workspace.path, None)
         if current is not None:
-            _remove(current[0])
+            remove_container(current[0])
 
     def close(self) -> None:
         super().close()
@@ -187,7 +202,8 @@ def _connect() -> Any:
     return client
 
 
-def _remove(container: Any) -> None:
+def remove_container(container: Any) -> None:
+    """Remove ``container`` and everything running in it (gone already: nothing to do)."""
     try:
         container.remove(force=True)
     except Exception as error:  # the engine went away: nothing left to free

@@ -19,6 +19,7 @@ from .process import ProcessOutcome, run_process
 from .runtime import ExecSpec, Runtime
 
 if TYPE_CHECKING:
+    from .interactive import InteractiveProcess, OutputStream
     from .workspace import Workspace
 
 
@@ -41,6 +42,13 @@ class LocalRuntime(Runtime):
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
         return run_on_host([self.bash, "-lc", spec.command], spec)
+
+    def start_interactive(
+        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> InteractiveProcess:
+        from .interactive_host import HostProcess
+
+        return HostProcess([self.bash, "-lc", spec.command], spec, stream, tty=tty)
 
 
 def run_on_host(argv: Sequence[str], spec: ExecSpec) -> ProcessOutcome:

@@ -13,6 +13,7 @@ group is killed, so no process of the command outlives the result.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import selectors
 import signal
@@ -21,8 +22,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .capture import BoundedCapture
+
+
+class Sink(Protocol):
+    """Where the bytes read from one pipe go (a :class:`BoundedCapture`, an output stream)."""
+
+    def feed(self, data: bytes) -> None: ...
+
 
 #: After the main process ended or was killed, how long to keep draining the pipes.
 DRAIN_GRACE_SECONDS = 1.0
@@ -63,38 +72,50 @@ def run_process(
     finally:
         if stdin is not subprocess.DEVNULL:
             stdin.close()
-    captures = {
-        process.stdout.fileno(): BoundedCapture(cap),
-        process.stderr.fileno(): BoundedCapture(cap),
-    }
-    open_fds = set(captures)
-    timed_out = _read_pipes(process, captures, open_fds, started + timeout, until_exit=True)
-    _kill_group(process.pid)
-    exit_code = process.wait()
-    if open_fds:
-        drain_until = time.monotonic() + DRAIN_GRACE_SECONDS
-        _read_pipes(process, captures, open_fds, drain_until, until_exit=False)
+    stdout, stderr = BoundedCapture(cap), BoundedCapture(cap)
+    exit_code, timed_out = supervise(
+        process, {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}, timeout
+    )
     process.stdout.close()
     process.stderr.close()
-    stdout, stderr = captures.values()
     return ProcessOutcome(
         stdout=stdout,
         stderr=stderr,
-        exit_code=-1 if timed_out else exit_code,
+        exit_code=exit_code,
         timed_out=timed_out,
         duration_ms=int((time.monotonic() - started) * 1000),
     )
 
 
+def supervise(
+    process: subprocess.Popen[bytes], sinks: dict[int, Sink], timeout: float
+) -> tuple[int, bool]:
+    """Feed ``sinks`` (by file descriptor) until the process exits or ``timeout`` passes.
+
+    Then kill what is left of its process group, and drain the descriptors
+    for at most :data:`DRAIN_GRACE_SECONDS`.  Returns the exit code (-1 on a
+    timeout) and whether it timed out.  The caller closes the descriptors.
+    """
+    open_fds = set(sinks)
+    deadline = time.monotonic() + timeout
+    timed_out = _read_pipes(process, sinks, open_fds, deadline, until_exit=True)
+    kill_group(process.pid)
+    exit_code = process.wait()
+    if open_fds:
+        drain_until = time.monotonic() + DRAIN_GRACE_SECONDS
+        _read_pipes(process, sinks, open_fds, drain_until, until_exit=False)
+    return (-1 if timed_out else exit_code), timed_out
+
+
 def _read_pipes(
     process: subprocess.Popen[bytes],
-    captures: dict[int, BoundedCapture],
+    sinks: dict[int, Sink],
     open_fds: set[int],
     deadline: float,
     *,
     until_exit: bool,
 ) -> bool:
-    """Feed the captures from the pipes in ``open_fds`` (removed at EOF); True on a timeout.
+    """Feed the sinks from the pipes in ``open_fds`` (removed at EOF); True on a timeout.
 
     With ``until_exit`` it stops as soon as the main process has exited (a
     background child may keep the pipes open); otherwise it stops at EOF.
@@ -116,10 +137,10 @@ def _read_pipes(
                 for key, _ in selector.select(remaining if tick is None else min(remaining, tick)):
                     if key.fd == exit_fd:
                         continue
-                    chunk = os.read(key.fd, _READ_SIZE)
+                    chunk = _read_chunk(key.fd)
                     if chunk:
-                        captures[key.fd].feed(chunk)
-                    else:
+                        sinks[key.fd].feed(chunk)
+                    elif chunk is not None:
                         selector.unregister(key.fd)
                         open_fds.discard(key.fd)
                 if until_exit and process.poll() is not None:
@@ -130,6 +151,19 @@ def _read_pipes(
             os.close(exit_fd)
 
 
+def _read_chunk(fd: int) -> bytes | None:
+    """What is readable on ``fd``: b"" at its end (for a pty master: EIO once the slave is
+    closed everywhere), None when a non-blocking ``fd`` has nothing after all."""
+    try:
+        return os.read(fd, _READ_SIZE)
+    except BlockingIOError:
+        return None
+    except OSError as error:
+        if error.errno == errno.EIO:
+            return b""
+        raise
+
+
 def _pidfd(pid: int) -> int | None:
     try:
         return os.pidfd_open(pid)
@@ -137,6 +171,7 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
-def _kill_group(pgid: int) -> None:
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of the process group ``pgid`` (gone already: nothing to do)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)

@@ -1,9 +1,10 @@
 """The runtime interface: a :class:`Runtime` executes one prepared command (:class:`ExecSpec`).
 
 A runtime only knows how to run ``bash -lc COMMAND`` - on the host, in
-bubblewrap or in a Docker container - and how to release what it holds for a
-workspace; everything else (layout, staging, environment, outputs, the
-result) belongs to :class:`~pytest_agent_skills.workspace.workspace.Workspace`.
+bubblewrap or in a Docker container, to completion or interactively - and how
+to release what it holds for a workspace; everything else (layout, staging,
+environment, outputs, the result) belongs to
+:class:`~pytest_agent_skills.workspace.workspace.Workspace`.
 Paths are the same inside and outside every runtime (the sandbox and the
 container mount the workspace at its host path), so ``$WORKSPACE_DIR`` and
 output names never differ.
@@ -25,6 +26,7 @@ from .result import STREAM_CAP_BYTES
 from .staging import check_stage_mode
 
 if TYPE_CHECKING:
+    from .interactive import InteractiveProcess, OutputStream
     from .workspace import Workspace
 
 
@@ -88,6 +90,12 @@ class Runtime(ABC):
     @abstractmethod
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
         """Run ``spec`` for ``workspace``; never raises for a failing or timed-out command."""
+
+    @abstractmethod
+    def start_interactive(
+        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> InteractiveProcess:
+        """Start ``spec`` with its stdin open, its output going to ``stream`` (``skill_exec``)."""
 
     def release(self, workspace: Workspace) -> None:  # noqa: B027 - optional hook
         """Free what the runtime holds for ``workspace`` (a container, ...)."""

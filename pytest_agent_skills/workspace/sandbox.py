@@ -21,6 +21,7 @@ from .process import ProcessOutcome
 from .runtime import ExecSpec, Runtime, read_only_folders
 
 if TYPE_CHECKING:
+    from .interactive import InteractiveProcess, OutputStream
     from .workspace import Workspace
 
 ISOLATION_FLAGS = (
@@ -76,3 +77,10 @@ class SandboxRuntime(Runtime):
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
         return run_on_host(self.argv(workspace, spec), spec)
+
+    def start_interactive(
+        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> InteractiveProcess:
+        from .interactive_host import HostProcess
+
+        return HostProcess(self.argv(workspace, spec), spec, stream, tty=tty)

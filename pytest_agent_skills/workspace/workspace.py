@@ -11,7 +11,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ..skill import Skill
 from .environment import build_environment
 from .errors import StagingError, WorkspaceError
+from .interactive import ExecSession, ExecSessions, OutputCollection, OutputStream
 from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome
@@ -44,6 +45,17 @@ if TYPE_CHECKING:
     from .runtime import Runtime
 
 InputValue = bytes | str | Path
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A command ready to execute: its spec, the staged skill, its run folder, and the
+    skill-tree snapshots to compare after it (runtimes that do not guard the tree)."""
+
+    spec: ExecSpec
+    staged: StagedSkill
+    run_dir: Path
+    before: list[tuple[Path, Snapshot]]
 #: ``save(name, data, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes.
 ArtifactSaver = Callable[[str, bytes, str], int]
 
@@ -62,6 +74,7 @@ class Workspace:
         self.closed = False
         self._lock = threading.RLock()
         self._artifact_versions: dict[str, int] = {}
+        self.exec_sessions = ExecSessions(self)
         self._metadata: dict = {
             "version": 1,
             "created_at": _now(),
@@ -174,14 +187,67 @@ class Workspace:
     ) -> RunResult:
         """Run ``bash -lc command`` in the staged skill folder (staging it first if needed)."""
         self._check_open()
-        if not isinstance(command, str) or not command.strip():
-            raise WorkspaceError("skill_run needs a non-empty command")
-        _check_text("command", command)
-        _check_text("cwd", cwd)
         if isinstance(stdin, str):
-            _check_text("stdin", stdin, nul_allowed=True)
+            check_text("stdin", stdin, nul_allowed=True)
+        with self._lock:
+            prepared = self.prepare_run(skill, command, env=env, timeout=timeout, cwd=cwd)
+            spec = replace(prepared.spec, stdin_path=self._stdin_file(stdin, prepared.run_dir))
+            outcome = self.runtime.execute(self, spec)
+            return self.finish_run(
+                prepared, outcome, output_files, save_as_artifacts, omit_inline_content
+            )
+
+    def exec(
+        self,
+        skill: Skill | str,
+        command: str,
+        *,
+        output_files: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        stdin: str = "",
+        save_as_artifacts: bool = False,
+        omit_inline_content: bool = False,
+        cwd: str = "",
+        tty: bool = False,
+    ) -> ExecSession:
+        """Start ``bash -lc command`` as an interactive session (see :mod:`.interactive`).
+
+        The command is prepared exactly as :meth:`run` prepares it; the session
+        keeps the process running, takes stdin and yields its output as it comes.
+        """
+        check_text("stdin", stdin, nul_allowed=True)
         if isinstance(output_files, str):
             output_files = [output_files]
+        session_id = self.exec_sessions.reserve()
+        prepared = self.prepare_run(
+            skill, command, env=env, timeout=timeout, cwd=cwd, tool="skill_exec"
+        )
+        stream = OutputStream(prepared.spec.cap)
+        process = self.runtime.start_interactive(self, prepared.spec, stream, tty=tty)
+        collect = OutputCollection(tuple(output_files), save_as_artifacts, omit_inline_content)
+        session = ExecSession(session_id, self, prepared, stream, process, collect)
+        self.exec_sessions.add(session)
+        if stdin:
+            session.send(stdin.encode("utf-8"))
+        return session
+
+    def prepare_run(
+        self,
+        skill: Skill | str,
+        command: str,
+        *,
+        env: Mapping[str, str] | None,
+        timeout: float | None,
+        cwd: str,
+        tool: str = "skill_run",
+    ) -> PreparedRun:
+        """Check the arguments, stage the skill, make the run folder and the :class:`ExecSpec`."""
+        self._check_open()
+        if not isinstance(command, str) or not command.strip():
+            raise WorkspaceError(f"{tool} needs a non-empty command")
+        check_text("command", command)
+        check_text("cwd", cwd)
         with self._lock:
             if isinstance(skill, str):
                 skill = Skill.load(self._staged_by_name(skill).source)
@@ -203,18 +269,35 @@ class Workspace:
                     home=str(self.layout.home),
                     extra=env,
                 ),
-                stdin_path=self._stdin_file(stdin, run_dir),
+                stdin_path=None,
                 timeout=_timeout_seconds(timeout),
                 run_dir=run_dir,
             )
-            outcome = self.runtime.execute(self, spec)
+            return PreparedRun(spec, staged, run_dir, before)
+
+    def finish_run(
+        self,
+        prepared: PreparedRun,
+        outcome: ProcessOutcome,
+        output_files: Sequence[str],
+        save_as_artifacts: bool,
+        omit_inline_content: bool,
+    ) -> RunResult:
+        """The :class:`RunResult` of a finished command: outputs collected, warnings made."""
+        if isinstance(output_files, str):
+            output_files = [output_files]
+        with self._lock:
             modified = sorted(
-                {name for path, state in before for name in changed_files(state, snapshot(path))}
+                {
+                    name
+                    for path, state in prepared.before
+                    for name in changed_files(state, snapshot(path))
+                }
             )
             return self._result(
                 outcome,
-                staged,
-                run_dir,
+                prepared.staged,
+                prepared.run_dir,
                 output_files,
                 modified,
                 save_as_artifacts,
@@ -373,11 +456,13 @@ class Workspace:
         os.replace(temporary, self.layout.metadata)
 
     def close(self) -> None:
-        """Release the runtime's resources and delete the folder (unless ``keep``)."""
+        """Stop its interactive sessions, release the runtime's resources, delete the folder
+        (unless ``keep``)."""
         if self.closed:
             return
         self.closed = True
         try:
+            self.exec_sessions.close()
             self.runtime.release(self)
         finally:
             self.runtime.forget(self)
@@ -410,7 +495,7 @@ def _timeout_seconds(timeout: float | None) -> float:
     return float(timeout)
 
 
-def _check_text(name: str, value: str, *, nul_allowed: bool = False) -> None:
+def check_text(name: str, value: str, *, nul_allowed: bool = False) -> None:
     """Refuse text no process can be given: NUL bytes in argv/paths, lone surrogates."""
     if not nul_allowed and "\x00" in value:
         raise WorkspaceError(f"{name} must not contain NUL bytes")

@@ -1,0 +1,171 @@
+"""An interactive command in Docker: a container of its own, one ``exec`` with stdin attached.
+
+The session's container has the workspace's mounts (see :mod:`.docker_runtime`);
+its own, because every ``run`` in the workspace's container ends by killing
+every process there, and because removing it is a kill that nothing started
+by the command survives (at the timeout, by ``skill_kill_session``, when the
+workspace closes).  The exec runs ``bash -lc COMMAND`` as the host user and,
+like a run, kills the container's other processes when the command's shell
+ends.  Its attached socket carries stdin one way and the output the other,
+demultiplexed into stdout and stderr (with ``tty``, one terminal stream).
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import struct
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from .errors import WorkspaceError
+from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
+from .runtime import ExecSpec
+
+if TYPE_CHECKING:
+    from .docker_runtime import DockerRuntime
+    from .workspace import Workspace
+
+WRAPPER = 'bash -lc "$1"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
+_STREAMS = {1: "stdout", 2: "stderr"}
+_HEADER = struct.Struct(">BxxxL")
+
+
+class DockerProcess(InteractiveProcess):
+    def __init__(
+        self,
+        runtime: DockerRuntime,
+        workspace: Workspace,
+        spec: ExecSpec,
+        stream: OutputStream,
+        *,
+        tty: bool,
+    ) -> None:
+        from docker.errors import DockerException
+
+        from .docker_runtime import remove_container
+
+        self._stream = stream
+        self._api = runtime.client.api
+        self._write_lock = threading.Lock()
+        self._remove_lock = threading.Lock()
+        self._removed = False
+        self._container = runtime.start_container(workspace)
+        try:
+            self._exec_id = self._api.exec_create(
+                self._container.id,
+                ["bash", "-c", WRAPPER, "bash", spec.command],
+                stdin=True,
+                tty=tty,
+                environment=spec.env,
+                workdir=str(spec.cwd),
+                user=runtime.user,
+            )["Id"]
+            self._response = self._api.exec_start(self._exec_id, socket=True, tty=tty)
+        except DockerException as error:
+            remove_container(self._container)
+            raise WorkspaceError(
+                f"cannot start the interactive command in a container of image"
+                f" {runtime.image!r}: {error}"
+            ) from error
+        # The SDK hands back the connection's socket (wrapped in a SocketIO on a Unix socket).
+        self._socket: Any = getattr(self._response, "_sock", self._response)
+        self._frames = _Demultiplexer(stream, tty)
+        self.reader = threading.Thread(
+            target=self._pump, args=(spec.timeout,), name="skills-exec-docker", daemon=True
+        )
+        self.reader.start()
+
+    def _pump(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        timed_out = False
+        exit_code = -1
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                ready, _, _ = select.select([self._socket], [], [], remaining)
+                if not ready:
+                    continue
+                try:
+                    data = self._socket.recv(65536)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:  # the container was removed under us (a kill)
+                    break
+                if not data:
+                    break
+                self._frames.feed(data)
+            if not timed_out:
+                exit_code = self._exit_code()
+        finally:
+            self._remove()
+            self._close_socket()
+            self._stream.finish(exit_code, timed_out)
+
+    def _exit_code(self) -> int:
+        try:
+            code = self._api.exec_inspect(self._exec_id).get("ExitCode")
+        except Exception:  # the container is gone (killed): no exit code to report
+            return -1
+        return -1 if code is None else int(code)
+
+    def _remove(self) -> None:
+        from .docker_runtime import remove_container
+
+        with self._remove_lock:
+            if not self._removed:
+                self._removed = True
+                remove_container(self._container)
+
+    def _close_socket(self) -> None:
+        with self._write_lock:
+            if self._socket is not None:
+                self._socket.close()
+                self._response.close()
+                self._socket = None
+
+    def write(self, data: bytes, timeout: float) -> int:
+        with self._write_lock:
+            if self._socket is None:
+                raise ProcessGoneError
+            return write_within(self._socket, self._send, data, timeout)
+
+    def _send(self, data: bytes) -> int:
+        try:
+            return self._socket.send(data, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            raise
+        except OSError:  # the container is gone
+            raise ProcessGoneError from None
+
+    def terminate(self) -> None:
+        self._remove()
+
+    def __repr__(self) -> str:
+        return f"<DockerProcess in container {self._container.short_id}>"
+
+
+class _Demultiplexer:
+    """Splits Docker's attach stream (8-byte frame headers) into stdout and stderr."""
+
+    def __init__(self, stream: OutputStream, tty: bool) -> None:
+        self._stream = stream
+        self._tty = tty
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        if self._tty:
+            self._stream.feed("stdout", data)
+            return
+        self._buffer += data
+        while len(self._buffer) >= _HEADER.size:
+            kind, size = _HEADER.unpack_from(self._buffer)
+            if len(self._buffer) < _HEADER.size + size:
+                return
+            payload = bytes(self._buffer[_HEADER.size : _HEADER.size + size])
+            del self._buffer[: _HEADER.size + size]
+            self._stream.feed(_STREAMS.get(kind, "stdout"), payload)

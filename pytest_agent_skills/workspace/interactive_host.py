@@ -1,0 +1,118 @@
+"""An interactive command as a host process (the ``local`` and ``sandbox`` runtimes).
+
+The process gets pipes for stdin, stdout and stderr, or with ``tty`` one
+pseudo-terminal for all three (24x80; its echo and ``\\r\\n`` are what a
+terminal shows).  It runs in its own session, and a reader thread supervises
+it exactly as a ``run`` is supervised (:func:`~.process.supervise`): output
+into the stream, the timeout, and when the command's shell ends, whatever is
+left of its process group killed, so nothing it started outlives it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import termios
+import threading
+from collections.abc import Sequence
+from typing import IO
+
+from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
+from .process import Sink, kill_group, supervise
+from .runtime import ExecSpec
+
+TERMINAL_ROWS, TERMINAL_COLUMNS = 24, 80
+
+
+class HostProcess(InteractiveProcess):
+    """``argv`` (which runs ``spec.command``) as a host process with its stdin open."""
+
+    def __init__(
+        self, argv: Sequence[str], spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> None:
+        self._stream = stream
+        self._write_lock = threading.Lock()
+        self._files: list[IO[bytes]] = []
+        sinks: dict[int, Sink]
+        if tty:
+            master, slave = pty.openpty()
+            size = struct.pack("HHHH", TERMINAL_ROWS, TERMINAL_COLUMNS, 0, 0)
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
+            try:
+                self._process = self._popen(argv, spec, slave)
+            except BaseException:
+                os.close(master)
+                raise
+            finally:
+                os.close(slave)
+            self._input: int | None = master
+            self._owned_fd: int | None = master
+            sinks = {master: stream.sink("stdout")}
+        else:
+            self._process = self._popen(argv, spec, subprocess.PIPE)
+            stdin, stdout, stderr = self._process.stdin, self._process.stdout, self._process.stderr
+            assert stdin is not None and stdout is not None and stderr is not None
+            self._files = [stdin, stdout, stderr]
+            self._input = stdin.fileno()
+            self._owned_fd = None
+            sinks = {stdout.fileno(): stream.sink("stdout"), stderr.fileno(): stream.sink("stderr")}
+        os.set_blocking(self._input, False)
+        self.reader = threading.Thread(
+            target=self._supervise, args=(sinks, spec.timeout), name="skills-exec", daemon=True
+        )
+        self.reader.start()
+
+    @staticmethod
+    def _popen(argv: Sequence[str], spec: ExecSpec, stdio: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            list(argv),
+            cwd=spec.cwd,
+            env=dict(spec.env),
+            stdin=stdio,
+            stdout=stdio,
+            stderr=stdio,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+    def _supervise(self, sinks: dict[int, Sink], timeout: float) -> None:
+        exit_code, timed_out = -1, False
+        try:
+            exit_code, timed_out = supervise(self._process, sinks, timeout)
+        finally:
+            kill_group(self._process.pid)
+            self._close()
+            self._stream.finish(exit_code, timed_out)
+
+    def _close(self) -> None:
+        with self._write_lock:
+            self._input = None
+            for file in self._files:
+                file.close()
+            if self._owned_fd is not None:
+                os.close(self._owned_fd)
+                self._owned_fd = None
+
+    def write(self, data: bytes, timeout: float) -> int:
+        with self._write_lock:
+            if self._input is None:
+                raise ProcessGoneError
+            return write_within(self._input, self._send, data, timeout)
+
+    def _send(self, data: bytes) -> int:
+        try:
+            return os.write(self._input, data)  # type: ignore[arg-type]
+        except OSError as error:  # EPIPE: no reader left; EIO: the terminal is gone
+            if error.errno in (errno.EPIPE, errno.EIO):
+                raise ProcessGoneError from None
+            raise
+
+    def terminate(self) -> None:
+        kill_group(self._process.pid)
+
+    def __repr__(self) -> str:
+        return f"<HostProcess {self._process.pid}>"
