@@ -381,3 +381,27 @@ def test_the_skill_agent_fixture_takes_exec_tools(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("-p", "no:cacheprovider", "-k", "greets")
 
     result.assert_outcomes(passed=1)
+
+
+def test_lax_argument_types_are_converted_as_for_every_tool(session: SkillSession) -> None:
+    outcome = call_ok(
+        session,
+        "skill_exec",
+        {"skill": "interactive-greeter", "command": GREET, "yield_time_ms": "60000", "tty": "no"},
+    )
+    answered = call_ok(
+        session,
+        "skill_write_stdin",
+        {"session_id": FIRST, "chars": "Ada", "submit": "yes", "yield_time_ms": " 60000 "},
+    )
+
+    assert [(c.path, c.value) for c in outcome.coercions] == [
+        (("yield_time_ms",), 60000),
+        (("tty",), False),
+    ]
+    assert outcome.result["output"] == "Name? "
+    assert answered.result["output"] == MENU
+    assert [(c.path, c.value) for c in answered.coercions] == [
+        (("submit",), True),
+        (("yield_time_ms",), 60000),
+    ]
