@@ -247,3 +247,14 @@ def test_a_closed_workspace_starts_no_session(runtime: Runtime, tmp_path: Path) 
 
     with pytest.raises(WorkspaceError, match=r"is closed$"):
         workspace.exec(make_skill(tmp_path), "true")
+
+
+def test_a_session_kept_after_its_workspace_closed_has_no_result(runtime: Runtime) -> None:
+    workspace = runtime.create_workspace("exec-kept")
+    session = workspace.exec(greeter(), "printf 'Name? '; read x")
+    session.poll(YIELD_MS)
+
+    workspace.close()
+    chunk = session.poll(YIELD_MS)
+
+    assert (chunk.status, chunk.result, session.result) == ("exited", None, None)

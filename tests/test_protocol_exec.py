@@ -405,3 +405,28 @@ def test_lax_argument_types_are_converted_as_for_every_tool(session: SkillSessio
         (("submit",), True),
         (("yield_time_ms",), 60000),
     ]
+
+
+def test_a_session_started_in_one_user_turn_is_answered_in_the_next(local: Runtime) -> None:
+    answer = {"session_id": FIRST, "submit": True, "yield_time_ms": YIELD_MS}
+    exec_arguments = {"skill": "interactive-greeter", "command": GREET, "yield_time_ms": YIELD_MS}
+    turns = [
+        {
+            "user": "Greet me.",
+            "script": [{"call": "skill_exec", "args": exec_arguments}, {"say": "Your name?"}],
+        },
+        {
+            "user": "Ada; I like green.",
+            "script": [
+                {"call": "skill_write_stdin", "args": {**answer, "chars": "Ada"}},
+                {"call": "skill_write_stdin", "args": {**answer, "chars": "2"}},
+                {"say": "Done."},
+            ],
+        },
+    ]
+
+    outcome = run_conversation(example_repository(), turns=turns, runtime=local, exec_tools=True)
+
+    statuses = [call.result["status"] for call in outcome.trajectory.calls]
+    assert statuses == ["running", "running", "exited"]
+    assert outcome.trajectory.files["out/greeting.txt"] == b"Hello, Ada! You like green.\n"

@@ -399,9 +399,10 @@ class ExecSession:
 
     @property
     def result(self) -> RunResult | None:
-        """The run's result once the process has exited (output files collected), else None."""
+        """The run's result once the process has exited (output files collected), else None
+        (also when the workspace closed before anything asked for it)."""
         with self._lock:
-            if self._result is None and self._stream.finished:
+            if self._result is None and self._stream.finished and not self._workspace.closed:
                 self._result = self._workspace.finish_run(
                     self._prepared,
                     self._stream.outcome(),
@@ -532,12 +533,18 @@ class ExecSessions:
             return list(self._sessions)
 
     def close(self) -> None:
-        """Kill every session (the workspace is closing)."""
+        """Kill every session (the workspace is closing); the first failure is raised after."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
+        failures: list[WorkspaceError] = []
         for session in sessions:
-            session.kill()
+            try:
+                session.kill()
+            except WorkspaceError as error:
+                failures.append(error)
+        if failures:
+            raise failures[0]
 
     def __len__(self) -> int:
         return len(self._sessions)
