@@ -22,7 +22,7 @@ from exec_support import (
     wait_for,
 )
 from protocol_support import call_error, call_ok, content, example_repository
-from workspace_support import runtime, work_root  # noqa: F401
+from workspace_support import RUNTIME_PARAMS, get_runtime, runtime, work_root  # noqa: F401
 
 from pytest_agent_skills.harness import run_conversation
 from pytest_agent_skills.harness.coverage import CoverageCollector
@@ -336,13 +336,18 @@ def _suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_a_scenario_file_drives_an_interactive_skill(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("kind", RUNTIME_PARAMS)
+def test_a_scenario_file_drives_an_interactive_skill(
+    pytester: pytest.Pytester, kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    get_runtime(kind, tmp_path_factory.mktemp("probe"))  # skips (fails in CI) without its engine
     _suite(pytester)
     script = json.dumps(_greeting_script())
     (pytester.path / "greet.scenario.yaml").write_text(
         textwrap.dedent(
             f"""\
             skills: [skills]
+            runtime: {kind}
             exec_tools: true
             user: Greet me; I am Ada and like red.
             model:
