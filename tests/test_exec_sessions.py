@@ -258,3 +258,14 @@ def test_a_session_kept_after_its_workspace_closed_has_no_result(runtime: Runtim
     chunk = session.poll(YIELD_MS)
 
     assert (chunk.status, chunk.result, session.result) == ("exited", None, None)
+
+
+def test_output_printed_at_once_is_not_lost(workspace: Workspace) -> None:
+    # Docker: the first output can arrive with the HTTP response that opens the exec's stream.
+    session = workspace.exec(greeter(), "printf 'Now? '; read x; echo \"got $x\"")
+
+    asked = session.poll(YIELD_MS)
+    last = answer_until_exit(session, "it")[-1]
+
+    assert asked.output == "Now? "
+    assert (last.status, session.result.stdout) == ("exited", "Now? got it\n")

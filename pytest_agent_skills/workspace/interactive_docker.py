@@ -72,6 +72,7 @@ class DockerProcess(InteractiveProcess):
         # The SDK hands back the connection's socket (wrapped in a SocketIO on a Unix socket).
         self._socket: Any = getattr(self._response, "_sock", self._response)
         self._frames = _Demultiplexer(stream, tty)
+        self._frames.feed(_read_ahead(self._response, self._socket))
         self.reader = threading.Thread(
             target=self._pump, args=(spec.timeout,), name="skills-exec-docker", daemon=True
         )
@@ -147,6 +148,30 @@ class DockerProcess(InteractiveProcess):
 
     def __repr__(self) -> str:
         return f"<DockerProcess in container {self._container.short_id}>"
+
+
+def _read_ahead(response: Any, sock: Any) -> bytes:
+    """The exec's first output if the HTTP client read it along with the response headers.
+
+    The headers are read through a buffered reader; output that arrived in the same read
+    (a loaded machine) sits in its buffer, not in the socket.  A non-blocking peek takes what
+    is there without waiting.
+    """
+    try:
+        reader = response._response.raw._fp.fp
+    except AttributeError:
+        return b""
+    if reader is None:
+        return b""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        buffered = reader.peek()
+    except (BlockingIOError, ValueError, OSError):
+        buffered = b""
+    finally:
+        sock.settimeout(timeout)
+    return reader.read(len(buffered)) if buffered else b""
 
 
 class _Demultiplexer:
