@@ -28,7 +28,7 @@ from pytest_agent_skills.harness import run_conversation
 from pytest_agent_skills.harness.coverage import CoverageCollector
 from pytest_agent_skills.protocol import SkillSession
 from pytest_agent_skills.protocol.prompt import GUIDANCE_HEADER
-from pytest_agent_skills.workspace import Runtime, create_runtime
+from pytest_agent_skills.workspace import Runtime, create_runtime, interactive
 from pytest_agent_skills.workspace.interactive import session_id_for
 
 FIRST = session_id_for(1)
@@ -435,3 +435,23 @@ def test_a_session_started_in_one_user_turn_is_answered_in_the_next(local: Runti
     statuses = [call.result["status"] for call in outcome.trajectory.calls]
     assert statuses == ["running", "running", "exited"]
     assert outcome.trajectory.files["out/greeting.txt"] == b"Hello, Ada! You like green.\n"
+
+
+def test_a_workspace_holds_a_bounded_number_of_sessions(
+    session: SkillSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(interactive, "MAX_SESSIONS", 2)
+    for _ in range(2):
+        exec_greeter(session, command="true")
+
+    refused = session.call("skill_exec", {"skill": "interactive-greeter", "command": "true"})
+    call_ok(session, "skill_kill_session", {"session_id": FIRST})
+    again = exec_greeter(session, command="true")
+
+    assert refused.result == {
+        "error": "workspace_error",
+        "message": "this workspace already holds 2 skill_exec sessions; end one with"
+        " skill_kill_session before starting another",
+        "status": "failed",
+    }
+    assert again["session_id"] == session_id_for(3)
