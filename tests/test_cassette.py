@@ -273,16 +273,15 @@ class NotJsonBackend(ScriptedBackend):
 
 
 def test_an_upstream_answer_that_is_not_json_is_a_model_error(tmp_path, monkeypatch) -> None:
-    from werkzeug.wrappers import Response
-
     from pytest_agent_skills.harness import LoopbackServer, ModelError
+    from pytest_agent_skills.harness.server import HttpAnswer
 
-    def html_page(self, environ, start_response):
-        return Response("<html>Sign in</html>", 200, mimetype="text/html")(environ, start_response)
+    def html_page(method, target, headers, data):
+        return HttpAnswer(200, "text/html", b"<html>Sign in</html>")
 
-    monkeypatch.setattr(LoopbackServer, "_app", html_page)
     cassette = tmp_path / "tape.json"
     with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
+        monkeypatch.setattr(upstream, "_answer", html_page)  # this server only
         options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url))
         run_conversation(REPOSITORY, "Hi.", cassette=cassette, options=options)
     assert str(caught.value) == (

@@ -6,7 +6,7 @@ Public API::
     outcome = run_conversation(repository, "Weather in Paris?", script=[...])
     expect_calls(outcome.trajectory, ["skill_load", "skill_run"], mode="in_order")
 
-The ``openai`` client, httpx and werkzeug are imported only when a run uses them, and
+The ``openai`` client, httpx and the HTTP server are imported only when a run uses them, and
 the submodules of this package only when one of their names is first used.
 """
 

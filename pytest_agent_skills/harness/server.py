@@ -1,4 +1,4 @@
-"""A loopback OpenAI-compatible server: werkzeug's WSGI server in a thread.
+"""A loopback OpenAI-compatible server: an HTTP/1.1 keep-alive server in a thread.
 
 It answers ``POST /v1/chat/completions`` from a *backend* (scripted turns,
 cassette replay, or a recording proxy to an upstream endpoint), as a
@@ -7,16 +7,23 @@ server-sent events of ``chat.completion.chunk`` objects ending in
 ``data: [DONE]``.  A backend exception becomes an HTTP 500 for the client and
 is kept, so the harness re-raises the real failure (script exhausted,
 cassette miss) instead of a generic API error.
+
+Connections are kept alive (every answer has a ``Content-Length``), so a
+conversation's requests share one TCP connection of the client's pool: a new
+connection per request cost more than the rest of the server's work.  The
+standard library's ``http.server`` does it; werkzeug's development server
+closes every connection.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import socket
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
 from .turns import completion_chunks
@@ -35,6 +42,79 @@ class Backend(Protocol):
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply: ...
 
 
+@dataclass(frozen=True)
+class HttpAnswer:
+    """What goes back on the wire for one request."""
+
+    status: int
+    content_type: str
+    payload: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes: without this, Nagle's
+        # algorithm holds the body back until the client acknowledges the headers.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.connections.add(self.connection)
+        self.server.loopback.connections_opened += 1
+
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)
+        super().finish()
+
+    def do_POST(self) -> None:
+        self._answer()
+
+    def do_GET(self) -> None:
+        self._answer()
+
+    def _answer(self) -> None:
+        answer = self.server.loopback._answer(
+            self.command, self.path, dict(self.headers), self._body()
+        )
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.content_type)
+        self.send_header("Content-Length", str(len(answer.payload)))
+        for name, value in answer.headers.items():
+            if name.lower() not in ("content-type", "content-length", "transfer-encoding"):
+                self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(answer.payload)
+
+    def _body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
+                if not size:
+                    while self.rfile.readline().strip():  # trailers, up to the blank line
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], loopback: LoopbackServer) -> None:
+        self.loopback = loopback
+        #: Open client connections, closed by :meth:`LoopbackServer.stop`.
+        self.connections: set[socket.socket] = set()
+        super().__init__(address, _Handler)
+
+
 class LoopbackServer:
     """Serve backends on ``127.0.0.1`` on a free port until :meth:`stop`.
 
@@ -44,38 +124,25 @@ class LoopbackServer:
     """
 
     def __init__(self, backend: Backend | None = None, *, host: str = "127.0.0.1") -> None:
-        from werkzeug.serving import WSGIRequestHandler, make_server
-
-        class KeepAliveHandler(WSGIRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self) -> None:
-                super().setup()
-                # Headers and body go out in separate writes: without this, Nagle's
-                # algorithm holds the body back until the client acknowledges the headers.
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-            def log_request(self, *args: Any, **kwargs: Any) -> None:
-                return None
-
         self.backends: dict[str, Backend | None] = {"": backend}
         self.errors: dict[str, BaseException] = {}
         self.requests = 0
+        #: TCP connections accepted so far (kept alive, one serves many requests).
+        self.connections_opened = 0
         self._mounted = itertools.count(1)
-        self._server = make_server(
-            host, 0, self._app, threaded=True, request_handler=KeepAliveHandler
-        )
+        self._server = _Server((host, 0), self)
         self._thread = threading.Thread(
-            target=self._serve, name="agent-skills-loopback", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="agent-skills-loopback",
+            daemon=True,
         )
         self._thread.start()
 
-    def _serve(self) -> None:
-        self._server.serve_forever(poll_interval=0.05)
-
     @property
     def origin(self) -> str:
-        return f"http://{self._server.host}:{self._server.port}"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
 
     @property
     def base_url(self) -> str:
@@ -94,6 +161,9 @@ class LoopbackServer:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        for connection in list(self._server.connections):
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)  # ends the handler blocked on it
         self._thread.join(timeout=5)
 
     def __enter__(self) -> LoopbackServer:
@@ -108,36 +178,31 @@ class LoopbackServer:
         if error is not None:
             raise error
 
-    def _app(self, environ: dict[str, Any], start_response: Any) -> Iterator[bytes]:
-        from werkzeug.wrappers import Request, Response
-
-        request = Request(environ)
-        key, _, rest = request.path.rpartition("/v1/")
-        if request.method != "POST" or rest.rstrip("/") != "chat/completions":
-            return Response(
-                json.dumps({"error": {"message": f"no route {request.method} {request.path}"}}),
-                404,
-                mimetype="application/json",
-            )(environ, start_response)
+    def _answer(
+        self, method: str, target: str, headers: dict[str, str], data: bytes
+    ) -> HttpAnswer:
+        path = target.split("?", 1)[0]
+        key, _, rest = path.rpartition("/v1/")
+        if method != "POST" or rest.rstrip("/") != "chat/completions":
+            message = {"error": {"message": f"no route {method} {path}"}}
+            return HttpAnswer(404, "application/json", json.dumps(message).encode())
         self.requests += 1
+        body: dict[str, Any] = {}
         try:
-            body = json.loads(request.get_data(as_text=True) or "{}")
+            body = json.loads(data.decode("utf-8") or "{}")
             backend = self.backends.get(key)
             if backend is None:
                 raise RuntimeError(f"the loopback server has no backend at {key or '/'}")
-            reply = backend.respond(body, dict(request.headers))
+            reply = backend.respond(body, headers)
         except Exception as error:  # handed to the harness through raise_error()
             self.errors[key] = error
             reply = Reply({"error": {"message": str(error), "type": type(error).__name__}}, 500)
         if reply.status != 200 or not body.get("stream"):
-            response = Response(
-                json.dumps(reply.body), reply.status, reply.headers, mimetype="application/json"
-            )
-        else:
-            events = (f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(reply.body))
-            payload = "".join(events) + "data: [DONE]\n\n"
-            response = Response(payload, 200, reply.headers, mimetype="text/event-stream")
-        return response(environ, start_response)
+            payload = json.dumps(reply.body).encode()
+            return HttpAnswer(reply.status, "application/json", payload, reply.headers)
+        events = (f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(reply.body))
+        payload = ("".join(events) + "data: [DONE]\n\n").encode()
+        return HttpAnswer(200, "text/event-stream", payload, reply.headers)
 
 
 _SHARED: list[LoopbackServer] = []
