@@ -61,7 +61,9 @@ def test_layout_and_metadata_match_the_reference(workspace: Workspace, skill: Sk
     metadata = json.loads((workspace.path / "metadata.json").read_text())
     assert metadata["version"] == 1
     assert metadata["skills"]["demo"]["rel_path"] == "skills/demo"
-    assert metadata["skills"]["demo"]["mode"] == "link"
+    # The local runtime copies: its commands could write through links into the user's folder.
+    expected_mode = "copy" if workspace.runtime.name == "local" else "link"
+    assert metadata["skills"]["demo"]["mode"] == expected_mode
 
 
 def test_failure_keeps_stdout_stderr_and_exit_code(workspace: Workspace, skill: Skill) -> None:

@@ -28,36 +28,6 @@ from pytest_agent_skills.workspace import (
 GIB = 1024**3
 
 
-def test_command_cannot_write_into_the_skill_tree(
-    runtime: Runtime, workspace: Workspace, skill: Skill
-) -> None:
-    source = skill.directory
-    before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file()}
-    attempts = [
-        "echo evil >> scripts/hello.sh",
-        f"echo evil >> {source}/SKILL.md",
-        "touch new-file",
-        "rm -f scripts/hello.sh",
-    ]
-
-    results = [workspace.run(skill, command) for command in attempts]
-
-    if runtime.name == "local":
-        # The honest guarantee of the local runtime: every change is detected and reported.
-        assert [r.modified_skill_files for r in results] == [
-            ("scripts/hello.sh",),
-            ("SKILL.md",),
-            ("new-file",),
-            ("scripts", "scripts/hello.sh"),
-        ]
-        assert "the local runtime cannot prevent this" in results[0].warnings[0]
-        return
-    assert [r.exit_code for r in results] == [1, 1, 1, 1], [r.stderr for r in results]
-    assert all("Read-only file system" in r.stderr for r in results), [r.stderr for r in results]
-    assert {p: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
-    assert not (workspace.path / "skills" / "demo" / "new-file").exists()
-
-
 def test_inputs_are_read_only_to_commands(
     runtime: Runtime, workspace: Workspace, skill: Skill
 ) -> None:
@@ -267,3 +237,55 @@ def test_the_host_stdin_is_not_inherited(kind: str, skill: Skill, tmp_path: Path
     )
 
     assert probe.stdout.decode() == "'' False\n"
+
+
+_ARTIFACT_PROBE = """
+import resource, sys
+from pathlib import Path
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import create_runtime
+mib = int(sys.argv[3])
+with create_runtime("local", work_root=Path(sys.argv[2])) as runtime:
+    workspace = runtime.create_workspace("artifacts")
+    command = (
+        f"head -c {mib * 1024 * 1024} /dev/zero | tr '\\\\0' a > out/saved.txt"
+        f" && truncate -s {4 * mib}M out/too-big.bin"
+    )
+    result = workspace.run(Skill.load(sys.argv[1]), command, output_files=["out/*"],
+                           save_as_artifacts=True)
+    saved = workspace.path / "artifacts" / "0" / "out" / "saved.txt"
+    print(result.exit_code, [a.name for a in result.artifact_files], saved.stat().st_size)
+    for warning in result.warnings:
+        print(warning)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_artifacts_and_outputs_are_streamed_within_their_caps(skill: Skill, tmp_path: Path) -> None:
+    from pytest_agent_skills.workspace import ARTIFACT_CAP_BYTES, INLINE_FILE_CAP_BYTES
+
+    def probe(mib: int) -> tuple[list[str], int]:
+        done = subprocess.run(
+            [sys.executable, "-c", _ARTIFACT_PROBE, str(skill.directory), str(tmp_path), str(mib)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        *lines, peak = done.stdout.splitlines()
+        return lines, int(peak) * 1024  # ru_maxrss is in KiB
+
+    small_lines, small_peak = probe(1)
+    big = (ARTIFACT_CAP_BYTES // (1024 * 1024)) - 4  # fits the artifact cap; 4x that does not
+    lines, peak = probe(big)
+
+    assert small_lines == ["0 ['out/saved.txt', 'out/too-big.bin'] 1048576"]
+    assert lines[0] == f"0 ['out/saved.txt'] {big * 1024 * 1024}"
+    assert lines[1:] == [
+        f"output file 'out/saved.txt' is {big * 1024 * 1024} bytes; inline content cut at"
+        f" {INLINE_FILE_CAP_BYTES} bytes",
+        f"output file 'out/too-big.bin' ({4 * big * 1024 * 1024} bytes) not saved as an artifact:"
+        f" the artifacts of one run are capped at {ARTIFACT_CAP_BYTES} bytes",
+    ]
+    # Memory: the inline cap (4 MiB, decoded) and 1 MiB copy chunks, not the files (60+240 MiB).
+    assert peak - small_peak < 24 * 1024 * 1024

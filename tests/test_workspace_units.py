@@ -206,7 +206,9 @@ def test_containers_of_vanished_workspaces_are_removed(tmp_path: Path) -> None:
         labels={LABEL: str(tmp_path / "ws_gone_1")},
     )
 
-    assert runtime.remove_stale_containers() >= 1  # type: ignore[attr-defined]
+    # Another test process's runtime may remove it first (each cleans up at start): either way
+    # it must be gone.
+    runtime.remove_stale_containers()  # type: ignore[attr-defined]
     ids = [c.id for c in runtime.client.containers.list(all=True)]  # type: ignore[attr-defined]
     assert stale.id not in ids
 

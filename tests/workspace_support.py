@@ -22,11 +22,23 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 _RUNTIMES: dict[str, Runtime | str] = {}
 
 
+#: The local runtime without namespaces: what a machine without root or user namespaces gets.
+LOCAL_PROCESS_GROUP = "local-process-group"
+
+
+def _create(kind: str, work_root: Path) -> Runtime:
+    if kind == LOCAL_PROCESS_GROUP:
+        from pytest_agent_skills.workspace.local import LocalRuntime
+
+        return LocalRuntime(work_root=work_root, isolate=False)
+    return create_runtime(kind, work_root=work_root)
+
+
 def get_runtime(kind: str, work_root: Path) -> Runtime:
     """One runtime per kind for the session; skip (or fail in CI) when its engine is missing."""
     if kind not in _RUNTIMES:
         try:
-            _RUNTIMES[kind] = create_runtime(kind, work_root=work_root)
+            _RUNTIMES[kind] = _create(kind, work_root)
         except RuntimeUnavailableError as error:
             _RUNTIMES[kind] = str(error)
     runtime = _RUNTIMES[kind]
@@ -50,8 +62,17 @@ RUNTIME_PARAMS = [
 assert [param.values[0] for param in RUNTIME_PARAMS] == list(RUNTIME_NAMES)
 
 
+#: Every runtime, and the local runtime in both of its process modes.
+ISOLATION_PARAMS = [RUNTIME_PARAMS[0], pytest.param(LOCAL_PROCESS_GROUP), *RUNTIME_PARAMS[1:]]
+
+
 @pytest.fixture(params=RUNTIME_PARAMS, scope="session")
 def runtime(request: pytest.FixtureRequest, work_root: Path) -> Iterator[Runtime]:
+    yield get_runtime(request.param, work_root)
+
+
+@pytest.fixture(params=ISOLATION_PARAMS, scope="session")
+def any_runtime(request: pytest.FixtureRequest, work_root: Path) -> Iterator[Runtime]:
     yield get_runtime(request.param, work_root)
 
 

@@ -73,7 +73,8 @@ WORKSPACE_SETTINGS = settings.declare(
         kind="choice",
         choices=STAGE_MODES,
         default="link",
-        help="stage skills into workspaces by links (cost independent of size) or by copy",
+        help="stage skills by links (sandbox, docker; cost independent of size) or by copy"
+        " (local always copies)",
     ),
     Setting(
         ini="skills_runtime_missing",

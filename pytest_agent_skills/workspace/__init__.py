@@ -20,7 +20,7 @@ from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, Works
 
 if TYPE_CHECKING:
     from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
-    from .result import ArtifactFile, OutputFile, RunResult
+    from .result import ARTIFACT_CAP_BYTES, ArtifactFile, OutputFile, RunResult
     from .runtime import ExecSpec, Runtime
     from .staging import StagedSkill
     from .workspace import Workspace
@@ -41,6 +41,7 @@ _LAZY = {
     "ArtifactFile": "result",
     "OutputFile": "result",
     "RunResult": "result",
+    "ARTIFACT_CAP_BYTES": "result",
     "DEFAULT_TIMEOUT_SECONDS": "result",
     "INLINE_FILE_CAP_BYTES": "result",
     "INLINE_TOTAL_CAP_BYTES": "result",
@@ -50,6 +51,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "ARTIFACT_CAP_BYTES",
     "DEFAULT_DOCKER_IMAGE",
     "DEFAULT_TIMEOUT_SECONDS",
     "INLINE_FILE_CAP_BYTES",

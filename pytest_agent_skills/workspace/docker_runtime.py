@@ -7,16 +7,22 @@ mounts cannot be added to a running container, so the first run after staging
 a skill whose source is not mounted yet replaces it (files live in the
 workspace, nothing is lost); every other run only execs.  PID 1 is a small
 bash loop that reaps orphans.  Each run execs, as the host user, a wrapper
-that runs ``bash -lc COMMAND`` and then kills every other process of the
-container (``kill -KILL -1`` spares PID 1 and the caller), so nothing the
-command started in the background survives it; on a timeout a second exec
-does the same.
+that checks the workspace is visible (an engine on another machine would
+mount empty folders), runs ``bash -lc COMMAND`` and then kills every other
+process of the container (``kill -KILL -1`` spares PID 1 and the caller), so
+nothing the command started in the background survives it; on a timeout, or
+when the workspace closes during the run, a second exec does the same.  Runs
+of one workspace never overlap, and interactive sessions have containers of
+their own (:mod:`.interactive_docker`).
 
-The Docker SDK is imported only when this runtime is created.
+The engine is the one the Docker SDK finds (``DOCKER_HOST``, else the local
+socket); it must run on this machine, since the workspace is bind-mounted at
+its host path.  The Docker SDK is imported only when this runtime is created.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -35,8 +41,29 @@ if TYPE_CHECKING:
 
 LABEL = "pytest-agent-skills.workspace"
 KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
-WRAPPER = 'bash -lc "$1" <"$2"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
+#: Exit status and stderr of the wrapper when the workspace is not visible in the container.
+NOT_SHARED_STATUS = 97
+NOT_SHARED = "pytest-agent-skills: workspace not visible in the container"
+#: $1 command, $2 stdin file, $3 cwd, $4 metadata.json of the workspace.
+WRAPPER = (
+    f'[ -e "$4" ] || {{ echo "{NOT_SHARED}" >&2; exit {NOT_SHARED_STATUS}; }}; cd "$3" || exit 1;'
+    ' bash -lc "$1" <"$2"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
+)
 KILL_ALL = ["bash", "-c", "kill -KILL -1 2>/dev/null; exit 0"]
+
+
+class _RunningExec:
+    """A run's exec, as ``workspace.processes`` holds it: ``kill()`` ends all its processes."""
+
+    def __init__(self, container: Any, user: str) -> None:
+        self.container = container
+        self.user = user
+
+    def kill(self) -> None:
+        from docker.errors import DockerException
+
+        with contextlib.suppress(DockerException):  # the container is gone: so is the run
+            self.container.exec_run(KILL_ALL, user=self.user)
 
 
 class DockerRuntime(Runtime):
@@ -46,6 +73,8 @@ class DockerRuntime(Runtime):
         super().__init__(**options)
         self.image = image or DEFAULT_DOCKER_IMAGE
         self.client = _connect()
+        #: The engine, as DOCKER_HOST names it (what the Docker SDK connected to).
+        self.engine = os.environ.get("DOCKER_HOST") or "the default socket"
         self.user = f"{os.getuid()}:{os.getgid()}"
         self._containers: dict[Path, tuple[Any, frozenset[str]]] = {}
         try:
@@ -60,13 +89,18 @@ class DockerRuntime(Runtime):
         self.remove_stale_containers()
 
     def remove_stale_containers(self) -> int:
-        """Remove containers of ours whose workspace folder is gone (a killed test run)."""
+        """Remove containers of ours whose workspace folder is gone (a killed test run).
+
+        A folder this user cannot see (another user's workspace) is not gone; a
+        container another process removes meanwhile is skipped.
+        """
         removed = 0
-        for container in self.client.containers.list(all=True, filters={"label": LABEL}):
-            folder = container.labels.get(LABEL, "")
-            if not (folder and Path(folder).is_dir()):
-                remove_container(container)
-                removed += 1
+        for summary in self.client.api.containers(all=True, filters={"label": LABEL}):
+            folder = (summary.get("Labels") or {}).get(LABEL, "")
+            if folder and not _vanished(folder):
+                continue
+            remove_container(self.client.containers.prepare_model({"Id": summary["Id"]}))
+            removed += 1
         return removed
 
     def _mounts(self, workspace: Workspace) -> dict[str, dict[str, str]]:
@@ -123,9 +157,18 @@ class DockerRuntime(Runtime):
             container = self.container_for(workspace)
             exec_id = self.client.api.exec_create(
                 container.id,
-                ["bash", "-c", WRAPPER, "bash", spec.command, str(spec.stdin_path or "/dev/null")],
+                [
+                    "bash",
+                    "-c",
+                    WRAPPER,
+                    "bash",
+                    spec.command,
+                    str(spec.stdin_path or "/dev/null"),
+                    str(spec.cwd),
+                    str(workspace.layout.metadata),
+                ],
                 environment=spec.env,
-                workdir=str(spec.cwd),
+                workdir="/",
                 user=self.user,
             )["Id"]
         except DockerException as error:
@@ -133,7 +176,23 @@ class DockerRuntime(Runtime):
                 f"cannot run the command in a container of image {self.image!r}: {error}"
                 " (the image needs bash and coreutils' sleep; see docs/workspace.md)"
             ) from error
-        return self._stream(container, exec_id, spec, started)
+        running = _RunningExec(container, self.user)
+        workspace.processes.add(running)
+        try:
+            outcome = self._stream(container, exec_id, spec, started)
+        finally:
+            workspace.processes.discard(running)
+        if outcome.exit_code == NOT_SHARED_STATUS and outcome.stderr.data().startswith(
+            NOT_SHARED.encode()
+        ):
+            raise WorkspaceError(
+                f"the Docker engine ({self.engine}) does not see this machine's files: the"
+                f" workspace {workspace.path} is empty inside its containers. The docker runtime"
+                " bind-mounts the workspace at its host path, so it needs an engine running on"
+                " this machine (DOCKER_HOST may name another socket or a TCP forward to it, not a"
+                " remote machine)"
+            )
+        return outcome
 
     def _stream(
         self, container: Any, exec_id: str, spec: ExecSpec, started: float
@@ -200,6 +259,16 @@ def _connect() -> Any:
             f" {INSTALL_DOCKER}"
         ) from None
     return client
+
+
+def _vanished(folder: str) -> bool:
+    try:
+        os.stat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:  # not ours to judge (permission denied, ...)
+        return False
+    return False
 
 
 def remove_container(container: Any) -> None:

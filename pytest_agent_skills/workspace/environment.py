@@ -1,5 +1,6 @@
 """The environment a skill command sees: a small allowlist of host variables, the workspace
-variables, ``HOME`` inside the workspace, then the caller's explicit ``env``.
+variables, ``HOME`` inside the workspace, the caller's explicit ``env``, and the tag that marks
+the command's processes (:data:`~.process.TAG_VARIABLE`, which ``env`` cannot set).
 
 Nothing else from the host reaches the command: an ``OPENAI_API_KEY`` (or any
 other secret) in the test process stays there unless the caller passes it in
@@ -12,6 +13,7 @@ import os
 from collections.abc import Mapping
 
 from .errors import WorkspaceError
+from .process import TAG_VARIABLE
 
 #: Host variables passed through when set (locale, time zone, terminal type).
 #: ``PATH`` is passed for non-login use; ``bash -l`` resets it from /etc/profile on Debian.
@@ -24,6 +26,7 @@ def build_environment(
     workspace_vars: Mapping[str, str],
     home: str,
     extra: Mapping[str, str] | None,
+    tag: str,
     host: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     host = os.environ if host is None else host
@@ -36,5 +39,11 @@ def build_environment(
             raise WorkspaceError(f"invalid environment variable name {key!r} in env")
         if not isinstance(value, str) or "\0" in value:
             raise WorkspaceError(f"environment variable {key!r} must be a string without NUL bytes")
+        if key == TAG_VARIABLE:
+            raise WorkspaceError(
+                f"env cannot set {TAG_VARIABLE}: the workspace sets it to find every process of"
+                " the command"
+            )
         environment[key] = value
+    environment[TAG_VARIABLE] = tag
     return environment

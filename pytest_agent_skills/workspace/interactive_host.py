@@ -4,8 +4,9 @@ The process gets pipes for stdin, stdout and stderr, or with ``tty`` one
 pseudo-terminal for all three (24x80; its echo and ``\\r\\n`` are what a
 terminal shows).  It runs in its own session, and a reader thread supervises
 it exactly as a ``run`` is supervised (:func:`~.process.supervise`): output
-into the stream, the timeout, and when the command's shell ends, whatever is
-left of its process group killed, so nothing it started outlives it.
+into the stream, the timeout, and when the command's shell ends, every process
+it started killed (:func:`~.process.kill_tree`: its PID namespace, or its
+process group and the ``/proc`` sweep for its tag), so nothing outlives it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
-from .process import Sink, kill_group, supervise
+from .process import TAG_VARIABLE, Sink, kill_tree, supervise
 from .runtime import ExecSpec
 
 TERMINAL_ROWS, TERMINAL_COLUMNS = 24, 80
@@ -32,9 +33,17 @@ class HostProcess(InteractiveProcess):
     """``argv`` (which runs ``spec.command``) as a host process with its stdin open."""
 
     def __init__(
-        self, argv: Sequence[str], spec: ExecSpec, stream: OutputStream, *, tty: bool
+        self,
+        argv: Sequence[str],
+        spec: ExecSpec,
+        stream: OutputStream,
+        *,
+        tty: bool,
+        sweep: bool = False,
     ) -> None:
         self._stream = stream
+        self._tag = spec.env[TAG_VARIABLE]
+        self._sweep = sweep
         self._write_lock = threading.Lock()
         self._files: list[IO[bytes]] = []
         sinks: dict[int, Sink]
@@ -82,9 +91,9 @@ class HostProcess(InteractiveProcess):
     def _supervise(self, sinks: dict[int, Sink], timeout: float) -> None:
         exit_code, timed_out = -1, False
         try:
-            exit_code, timed_out = supervise(self._process, sinks, timeout)
+            exit_code, timed_out = supervise(self._process, sinks, timeout, kill=self.terminate)
         finally:
-            kill_group(self._process.pid)
+            self.terminate()
             self._close()
             self._stream.finish(exit_code, timed_out)
 
@@ -112,7 +121,7 @@ class HostProcess(InteractiveProcess):
             raise
 
     def terminate(self) -> None:
-        kill_group(self._process.pid)
+        kill_tree(self._process.pid, self._tag, sweep=self._sweep)
 
     def __repr__(self) -> str:
         return f"<HostProcess {self._process.pid}>"

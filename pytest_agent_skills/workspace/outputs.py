@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .capture import decode_head
+from .confined import open_inside
 from .globbing import is_inside, iter_matches
 from .result import INLINE_FILE_CAP_BYTES, INLINE_TOTAL_CAP_BYTES, MAX_OUTPUT_FILES, OutputFile
 
@@ -84,7 +85,7 @@ def collect_outputs(
                 )
                 return collection
             try:
-                output, used = read_output(name, real, inline_budget)
+                output, used = read_output(name, real, inline_budget, allowed)
             except OSError as error:
                 collection.warnings.append(f"output file {name!r} cannot be read: {error}")
                 continue
@@ -130,14 +131,17 @@ def _name_inside(real: Path, real_root: Path, outside: list[tuple[Path, str]]) -
     return None
 
 
-def read_output(name: str, path: Path, budget: int) -> tuple[OutputFile, int]:
-    """Read one file: MIME type, text or binary, inline content within the caps.
+def read_output(
+    name: str, path: Path, budget: int, allowed: Sequence[Path]
+) -> tuple[OutputFile, int]:
+    """Read the head of one file (never more than the inline cap): MIME type, text or binary,
+    inline content within the caps.  The file must really lie in one of ``allowed``.
 
     Returns the entry and the number of inline bytes it used.
     """
-    size = path.stat().st_size
     limit = max(0, min(INLINE_FILE_CAP_BYTES, budget))
-    with path.open("rb") as handle:
+    with open_inside(path, allowed) as handle:
+        size = os.fstat(handle.fileno()).st_size
         head = handle.read(max(limit, 8192))
     mime = detect_mime(name, head)
     is_text = _looks_text(mime, head)

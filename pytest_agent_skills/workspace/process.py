@@ -1,13 +1,20 @@
-"""Run a host process with bounded output capture and a timeout that kills its whole group.
+"""Host processes of a command: start, supervise with bounded capture, and kill the whole tree.
 
-Used by the ``local`` and ``sandbox`` runtimes.  The child gets its own
-session (so its process group holds everything it starts unless it calls
-``setsid`` itself), stdin from a file or ``/dev/null`` (never the test
-process's stdin), and two pipes read in this thread with a selector; each
-stream keeps its first ``cap`` bytes and only counts the rest, so a command
-printing a gibibyte costs a few kilobytes of memory.  When the command's
-shell ends - normally or at the timeout - whatever is left of its process
-group is killed, so no process of the command outlives the result.
+Used by the ``local`` and ``sandbox`` runtimes (runs and interactive sessions).
+The child gets its own session, stdin from a file, a pipe or ``/dev/null``
+(never the test process's stdin), and its output read in one thread with a
+selector; each stream of a run keeps its first ``cap`` bytes and only counts
+the rest, so a command printing a gibibyte costs a few kilobytes of memory.
+
+When the command's shell ends - normally, at the timeout, or when the
+workspace closes - every process it started is killed (:func:`kill_tree`),
+``nohup``, double forks and ``setsid`` daemons included:
+
+- in a PID namespace (the sandbox always; the local runtime where root or user
+  namespaces allow), killing the first process kills the namespace;
+- otherwise the process group, plus a sweep of ``/proc`` for the processes
+  whose environment holds the command's tag (``SKILLS_PROCESS_TAG=<random>``,
+  which every process it starts inherits - ``setsid`` and double forks too).
 """
 
 from __future__ import annotations
@@ -15,16 +22,26 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import selectors
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from .capture import BoundedCapture
+
+#: The environment variable that marks every process of one command.
+TAG_VARIABLE = "SKILLS_PROCESS_TAG"
+#: After the main process ended or was killed, how long to keep draining the pipes.
+DRAIN_GRACE_SECONDS = 1.0
+#: How many times a sweep looks again for tagged processes (a forking loop refills the list).
+SWEEP_PASSES = 50
+_READ_SIZE = 256 * 1024
 
 
 class Sink(Protocol):
@@ -33,9 +50,13 @@ class Sink(Protocol):
     def feed(self, data: bytes) -> None: ...
 
 
-#: After the main process ended or was killed, how long to keep draining the pipes.
-DRAIN_GRACE_SECONDS = 1.0
-_READ_SIZE = 256 * 1024
+class Killable(Protocol):
+    def kill(self) -> None: ...
+
+
+def new_tag() -> str:
+    """A fresh tag for one command (the value of :data:`TAG_VARIABLE`)."""
+    return secrets.token_hex(16)
 
 
 @dataclass
@@ -47,64 +68,179 @@ class ProcessOutcome:
     duration_ms: int
 
 
-def run_process(
-    argv: Sequence[str],
-    *,
-    cwd: Path,
-    env: Mapping[str, str],
-    stdin_path: Path | None,
-    timeout: float,
-    cap: int,
-) -> ProcessOutcome:
-    started = time.monotonic()
-    stdin = open(stdin_path, "rb") if stdin_path is not None else subprocess.DEVNULL  # noqa: SIM115
-    try:
-        process = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=dict(env),
-            stdin=stdin,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
+class ProcessRegistry:
+    """What runs in one workspace (anything with ``kill()``); ``close()`` kills it all, and
+    whatever is added after."""
+
+    def __init__(self) -> None:
+        self._items: set[Killable] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def add(self, item: Killable) -> None:
+        with self._lock:
+            if not self._closed:
+                self._items.add(item)
+                return
+        item.kill()
+
+    def discard(self, item: Killable) -> None:
+        with self._lock:
+            self._items.discard(item)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            items, self._items = list(self._items), set()
+        for item in items:
+            item.kill()
+
+
+class HostProcessTree:
+    """A command started on this machine (directly, in ``unshare`` or in bubblewrap) and every
+    process it starts; ``kill()`` ends them all (idempotent, from any thread)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], tag: str, *, sweep: bool) -> None:
+        self.popen = popen
+        self.tag = tag
+        self.sweep = sweep
+        self._lock = threading.Lock()
+        self._killed = False
+
+    @classmethod
+    def start(
+        cls,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        stdin: Path | None,
+        sweep: bool,
+    ) -> HostProcessTree:
+        """Start ``argv`` with pipes for stdout and stderr; stdin is a file, or empty."""
+        source = open(stdin, "rb") if stdin is not None else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            popen = subprocess.Popen(
+                list(argv),
+                cwd=cwd,
+                env=dict(env),
+                stdin=source,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+            )
+        finally:
+            if stdin is not None:
+                source.close()  # type: ignore[union-attr]
+        return cls(popen, env[TAG_VARIABLE], sweep=sweep)
+
+    def kill(self) -> None:
+        with self._lock:
+            if self._killed:  # once reaped, the pid may belong to someone else
+                return
+            self._killed = True
+            kill_tree(self.popen.pid, self.tag, sweep=self.sweep)
+            self.popen.wait()
+
+    def collect(self, *, timeout: float, cap: int) -> ProcessOutcome:
+        """Read the output until the shell exits (or ``timeout``); then kill the whole tree."""
+        started = time.monotonic()
+        process = self.popen
+        assert process.stdout is not None and process.stderr is not None
+        stdout, stderr = BoundedCapture(cap), BoundedCapture(cap)
+        exit_code, timed_out = supervise(
+            process,
+            {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr},
+            timeout,
+            kill=self.kill,
         )
-    finally:
-        if stdin is not subprocess.DEVNULL:
-            stdin.close()
-    stdout, stderr = BoundedCapture(cap), BoundedCapture(cap)
-    exit_code, timed_out = supervise(
-        process, {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}, timeout
-    )
-    process.stdout.close()
-    process.stderr.close()
-    return ProcessOutcome(
-        stdout=stdout,
-        stderr=stderr,
-        exit_code=exit_code,
-        timed_out=timed_out,
-        duration_ms=int((time.monotonic() - started) * 1000),
-    )
+        process.stdout.close()
+        process.stderr.close()
+        return ProcessOutcome(
+            stdout=stdout,
+            stderr=stderr,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
 
 
 def supervise(
-    process: subprocess.Popen[bytes], sinks: dict[int, Sink], timeout: float
+    process: subprocess.Popen[bytes],
+    sinks: dict[int, Sink],
+    timeout: float,
+    *,
+    kill: Callable[[], None] | None = None,
 ) -> tuple[int, bool]:
     """Feed ``sinks`` (by file descriptor) until the process exits or ``timeout`` passes.
 
-    Then kill what is left of its process group, and drain the descriptors
-    for at most :data:`DRAIN_GRACE_SECONDS`.  Returns the exit code (-1 on a
-    timeout) and whether it timed out.  The caller closes the descriptors.
+    Then ``kill`` what is left of it (default: its process group), and drain the
+    descriptors for at most :data:`DRAIN_GRACE_SECONDS`.  Returns the exit code
+    (-1 on a timeout) and whether it timed out.  The caller closes the descriptors.
     """
     open_fds = set(sinks)
     deadline = time.monotonic() + timeout
     timed_out = _read_pipes(process, sinks, open_fds, deadline, until_exit=True)
-    kill_group(process.pid)
+    if kill is None:
+        kill_group(process.pid)
+    else:
+        kill()
     exit_code = process.wait()
     if open_fds:
         drain_until = time.monotonic() + DRAIN_GRACE_SECONDS
         _read_pipes(process, sinks, open_fds, drain_until, until_exit=False)
     return (-1 if timed_out else exit_code), timed_out
+
+
+def kill_tree(pid: int, tag: str, *, sweep: bool) -> None:
+    """Kill the process group ``pid`` (a namespace's first process takes the namespace along)
+    and, with ``sweep``, every process carrying ``tag``."""
+    kill_group(pid)
+    if sweep:
+        kill_tagged(tag)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of the process group ``pgid`` (gone already: nothing to do)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def kill_tagged(tag: str, proc: Path = Path("/proc")) -> int:
+    """SIGKILL every process whose environment holds ``TAG_VARIABLE=tag``; how many were found.
+
+    Only processes whose environment this user may read are seen (its own,
+    or all as root); the sweep repeats until a pass finds none.
+    """
+    entry = f"{TAG_VARIABLE}={tag}".encode()
+    own = os.getpid()
+    killed = 0
+    for _ in range(SWEEP_PASSES):
+        found = [pid for pid in _tagged_pids(proc, entry) if pid != own]
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed += len(found)
+        if not found:
+            break
+    return killed
+
+
+def _tagged_pids(proc: Path, entry: bytes) -> list[int]:
+    pids: list[int] = []
+    with os.scandir(proc) as entries:
+        for item in entries:
+            if not item.name.isdigit():
+                continue
+            try:
+                with open(f"{item.path}/environ", "rb") as handle:
+                    environ = handle.read()
+            except OSError:  # gone, or another user's process
+                continue
+            if entry in environ.split(b"\0"):
+                pids.append(int(item.name))
+    return pids
 
 
 def _read_pipes(
@@ -169,9 +305,3 @@ def _pidfd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
-
-
-def kill_group(pgid: int) -> None:
-    """SIGKILL every process of the process group ``pgid`` (gone already: nothing to do)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)

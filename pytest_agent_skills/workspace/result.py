@@ -23,6 +23,9 @@ INLINE_FILE_CAP_BYTES = 4 * 1024 * 1024
 INLINE_TOTAL_CAP_BYTES = 16 * 1024 * 1024
 #: At most this many output files are reported per run (the reference ``outputs`` default).
 MAX_OUTPUT_FILES = 100
+#: ``save_as_artifacts`` saves at most this many bytes per run (the reference's
+#: ``max_total_bytes``); a file that does not fit is not saved (a warning says so), never cut.
+ARTIFACT_CAP_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class OutputFile:
         }
 
     def read_bytes(self) -> bytes:
+        """The file's whole content (not capped: for files you know are small)."""
         return self.path.read_bytes()
 
 

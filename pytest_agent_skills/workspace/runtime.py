@@ -4,7 +4,10 @@ A runtime only knows how to run ``bash -lc COMMAND`` - on the host, in
 bubblewrap or in a Docker container, to completion or interactively - and how
 to release what it holds for a workspace; everything else (layout, staging,
 environment, outputs, the result) belongs to
-:class:`~pytest_agent_skills.workspace.workspace.Workspace`.
+:class:`~pytest_agent_skills.workspace.workspace.Workspace`.  Whatever a
+command starts dies with it (see :mod:`.process`): when its shell ends, at its
+timeout, and when the workspace closes (``workspace.processes`` for runs,
+``workspace.exec_sessions`` for interactive sessions).
 Paths are the same inside and outside every runtime (the sandbox and the
 container mount the workspace at its host path), so ``$WORKSPACE_DIR`` and
 output names never differ.
@@ -32,7 +35,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ExecSpec:
-    """One command, ready for a runtime: ``bash -lc command`` in ``cwd`` with exactly ``env``."""
+    """One command, ready for a runtime: ``bash -lc command`` in ``cwd`` with exactly ``env``.
+
+    ``env`` holds the command's tag (:data:`~.process.TAG_VARIABLE`).
+    """
 
     command: str
     cwd: Path
@@ -60,6 +66,9 @@ class Runtime(ABC):
     #: False when the runtime cannot stop a command writing into the skill tree (then every run
     #: compares the tree before and after and reports changes).
     guards_skill_tree: ClassVar[bool] = True
+    #: True when the runtime stages every skill by copy, whatever ``stage_mode`` says (its
+    #: commands could write through links into the user's skill folder).
+    copies_skills: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -89,7 +98,12 @@ class Runtime(ABC):
 
     @abstractmethod
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        """Run ``spec`` for ``workspace``; never raises for a failing or timed-out command."""
+        """Run ``spec`` to its end (or timeout); never raises for a failing or timed-out command.
+
+        Registers what it runs in ``workspace.processes`` (so closing the
+        workspace kills it); every process the command started is dead when
+        this returns.
+        """
 
     @abstractmethod
     def start_interactive(

@@ -2,13 +2,20 @@
 
 Link staging makes ``skills/<name>`` a real folder whose entries are absolute
 symlinks to the source's direct children, so its cost depends on the number
-of top-level entries, not on the skill's size.  The runtimes then make the
-source read-only to the command: ``sandbox`` and ``docker`` bind-mount it
-read-only; ``local`` cannot stop a root process from writing through the
-links, so it compares a cheap fingerprint (paths, sizes, mtimes) before and
-after each run and reports any change (see ``docs/workspace.md``).
+of top-level entries, not on the skill's size.  Only runtimes that mount the
+source read-only use it (``sandbox``, ``docker``): nothing can write through
+the links there, root included.  The ``local`` runtime always copies, since
+a command could write through links (or hard links) into the user's folder;
+it compares a cheap fingerprint (paths, sizes, mtimes) of the copy and of
+the source before and after each run and reports any change (see
+``docs/workspace.md``).
 
-Copy staging copies the tree (symlinks resolved, like the reference).
+Copy staging copies the tree: regular files with their mode; a symlink that
+resolves inside the skill becomes a relative link inside the copy (never a
+way back to the source); one that leads outside is copied as what it points
+to, like the reference does.  Anything else (a FIFO, a socket, a device, a
+dangling link out of the skill, a link to a folder that holds the skill) is
+refused with a :class:`StagingError` instead of hanging or copying the host.
 
 Both modes add the links ``out -> ../../out``, ``work -> ../../work`` and
 ``inputs -> ../../work/inputs``.  Unlike the reference, a skill that ships
@@ -30,6 +37,7 @@ from pathlib import Path
 from ..skill import Skill
 from . import STAGE_MODES
 from .errors import StagingError
+from .globbing import is_inside
 
 WORKSPACE_LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -115,27 +123,103 @@ def stage_skill(skill: Skill, skills_dir: Path, mode: str, digest: str) -> Stage
         for entry in sorted(os.listdir(source)):
             os.symlink(source / entry, target / entry)
     else:
-        shutil.copytree(source, target, symlinks=False, dirs_exist_ok=True)
+        copy_tree(source, target)
     for link, destination in WORKSPACE_LINKS.items():
         os.symlink(destination, target / link)
-    make_read_only(target)
+    _drop_write(str(target))
     return StagedSkill(name, source, target, mode, digest)
 
 
-def make_read_only(root: Path) -> None:
-    """``chmod a-w`` on a staged tree (symlinks untouched: that would follow them)."""
-    for current, dirnames, filenames in os.walk(root):
-        for filename in filenames:
-            _drop_write(Path(current) / filename)
-        for dirname in dirnames:
-            _drop_write(Path(current) / dirname)
-    _drop_write(root)
+def copy_tree(source: Path, target: Path) -> None:
+    """Copy the real folder ``source`` into the existing folder ``target`` (see the module doc).
+
+    Files and sub-folders of the copy are read-only (``chmod a-w``); ``target`` itself is left
+    writable for the caller to finish.
+    """
+    _copy_folder(str(source), str(target), str(source), str(target), (str(source),))
 
 
-def _drop_write(path: Path) -> None:
-    info = path.lstat()
+def _copy_folder(
+    folder: str, into: str, root: str, target_root: str, ancestors: tuple[str, ...]
+) -> None:
+    with os.scandir(folder) as iterator:
+        entries = sorted(iterator, key=lambda entry: entry.name)
+    for entry in entries:
+        destination = os.path.join(into, entry.name)
+        if entry.is_symlink():
+            _copy_link(entry.path, destination, root, target_root, ancestors)
+        elif entry.is_dir(follow_symlinks=False):
+            os.mkdir(destination)
+            _copy_folder(entry.path, destination, root, target_root, ancestors)
+            _drop_write(destination)
+        elif entry.is_file(follow_symlinks=False):
+            _copy_file(entry.path, destination)
+        else:
+            raise StagingError(f"{entry.path}: {_UNCOPYABLE}")
+
+
+def _copy_link(
+    link: str, destination: str, root: str, target_root: str, ancestors: tuple[str, ...]
+) -> None:
+    real = os.path.realpath(link)
+    if is_inside(real, [Path(root)]):
+        inside = os.path.join(target_root, os.path.relpath(real, root))
+        os.symlink(os.path.relpath(inside, os.path.dirname(destination)), destination)
+    elif os.path.isdir(real):
+        if is_inside_any(ancestors, real):
+            raise StagingError(
+                f"{link}: symlink to {real}, a folder that holds the skill (a loop); point it at"
+                " a folder beside the skill or inside it"
+            )
+        os.mkdir(destination)
+        _copy_folder(real, destination, root, target_root, (*ancestors, real))
+        _drop_write(destination)
+    elif os.path.isfile(real):
+        _copy_file(real, destination)
+    elif not os.path.lexists(real):
+        raise StagingError(
+            f"{link}: symlink to {real}, which does not exist and lies outside the skill; remove"
+            " it or make it point inside the skill"
+        )
+    else:
+        raise StagingError(f"{link}: symlink to {real}, {_UNCOPYABLE}")
+
+
+def is_inside_any(folders: tuple[str, ...], container: str) -> bool:
+    """Whether one of ``folders`` is ``container`` or lies below it."""
+    return any(is_inside(folder, [Path(container)]) for folder in folders)
+
+
+def _copy_file(source: str, destination: str) -> None:
+    """Copy the bytes (in the kernel where it can) and the mode, without the write bits."""
+    with open(source, "rb") as reader, open(destination, "xb") as writer:
+        info = os.fstat(reader.fileno())
+        try:
+            remaining = info.st_size
+            while remaining > 0:
+                copied = os.copy_file_range(reader.fileno(), writer.fileno(), remaining)
+                if copied == 0:
+                    break
+                remaining -= copied
+        except OSError:  # no copy_file_range between these file systems: copy in user space
+            reader.seek(0)
+            writer.seek(0)
+            writer.truncate()
+            shutil.copyfileobj(reader, writer)
+        os.fchmod(writer.fileno(), stat.S_IMODE(info.st_mode) & ~0o222)
+
+
+_UNCOPYABLE = (
+    "not a regular file, folder or symlink (a FIFO, socket or device); the workspace cannot copy"
+    " it - remove it from the skill"
+)
+
+
+def _drop_write(path: str) -> None:
+    """``chmod a-w`` (never on a symlink: that would change what it points to)."""
+    info = os.lstat(path)
     if not stat.S_ISLNK(info.st_mode):
-        path.chmod(stat.S_IMODE(info.st_mode) & ~0o222)
+        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o222)
 
 
 def remove_tree(path: Path) -> None:

@@ -7,23 +7,27 @@ prepared command (see :mod:`.runtime`).
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import TYPE_CHECKING
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, BinaryIO
 
 from ..skill import Skill
+from .confined import open_folder, open_inside, relative_parts, replace_file, write_file
 from .environment import build_environment
-from .errors import StagingError, WorkspaceError
+from .errors import StagingError, WorkspaceError, WorkspacePathError
 from .interactive import ExecSession, ExecSessions, OutputCollection, OutputStream
 from .layout import Layout
 from .outputs import collect_outputs
-from .process import ProcessOutcome
+from .process import ProcessOutcome, ProcessRegistry, new_tag
 from .result import (
+    ARTIFACT_CAP_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
     MAX_TIMEOUT_SECONDS,
     ArtifactFile,
@@ -49,15 +53,19 @@ InputValue = bytes | str | Path
 
 @dataclass(frozen=True)
 class PreparedRun:
-    """A command ready to execute: its spec, the staged skill, its run folder, and the
-    skill-tree snapshots to compare after it (runtimes that do not guard the tree)."""
+    """A command ready to execute: its spec, the staged skill, its run folder, and what to
+    compare after it where the runtime does not guard the skill tree: ``watched`` maps
+    ``"staged"`` (the workspace's copy) and ``"source"`` (the user's folder) to a snapshot."""
 
     spec: ExecSpec
     staged: StagedSkill
     run_dir: Path
-    before: list[tuple[Path, Snapshot]]
-#: ``save(name, data, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes.
-ArtifactSaver = Callable[[str, bytes, str], int]
+    watched: dict[str, tuple[Path, Snapshot]]
+
+
+#: ``save(name, stream, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes; the
+#: stream is a binary file object holding the file's bytes (read it in chunks).
+ArtifactSaver = Callable[[str, BinaryIO, str], int]
 
 
 class Workspace:
@@ -72,6 +80,8 @@ class Workspace:
         self.staged: dict[str, StagedSkill] = {}
         self.artifact_saver: ArtifactSaver = self._save_artifact_in_workspace
         self.closed = False
+        #: The runs in progress (their processes); closing the workspace kills them.
+        self.processes = ProcessRegistry()
         self._lock = threading.RLock()
         self._artifact_versions: dict[str, int] = {}
         self.exec_sessions = ExecSessions(self)
@@ -122,9 +132,12 @@ class Workspace:
                     f"{skill.directory}: a different skill named {skill.name!r} is already staged"
                     f" in this workspace from {current.source}; use another workspace"
                 )
-            if current is not None and current.digest == digest and current.target.is_dir():
+            if current is not None and current.digest == digest and _real_folder(current.target):
                 return current
-            staged = stage_skill(skill, self.layout.skills, self.runtime.stage_mode, digest)
+            mode = "copy" if self.runtime.copies_skills else self.runtime.stage_mode
+            with open_folder(self.path, "skills", create=True, what="skills folder"):
+                pass  # a real folder of the workspace, not a link a command left there
+            staged = stage_skill(skill, self.layout.skills, mode, digest)
             self.staged[staged.name] = staged
             self._metadata["skills"][staged.name] = {
                 "name": staged.name,
@@ -139,29 +152,25 @@ class Workspace:
             return staged
 
     def put_inputs(self, files: Mapping[str, InputValue]) -> list[Path]:
-        """Write files into ``work/inputs`` (bytes, text, or a host file to copy), read-only."""
+        """Write files into ``work/inputs`` (bytes, text, or a host file to copy), read-only.
+
+        A name is a relative path inside ``work/inputs``; ``..``, absolute paths,
+        NUL bytes and a symlink on the way are refused before anything is written.
+        """
         self._check_open()
         written: list[Path] = []
         for relative, value in files.items():
-            target = self.layout.confine(relative, self.layout.inputs, "input name")
-            if target == self.layout.inputs or not target.is_relative_to(self.layout.inputs):
-                raise WorkspaceError(
-                    f"input name {relative!r} must name a file inside work/inputs"
-                    " (a relative path without '..')"
-                )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if target.exists():
-                target.chmod(0o600)
-            data = value.read_bytes() if isinstance(value, Path) else value
-            if isinstance(data, str):
-                target.write_text(data, encoding="utf-8")
+            destination = f"work/inputs/{_input_name(relative)}"
+            if isinstance(value, Path):
+                with open(value, "rb") as source:
+                    target = write_file(self.path, destination, source, mode=0o444, what="input")
             else:
-                target.write_bytes(data)
-            target.chmod(0o444)
+                data = value.encode("utf-8") if isinstance(value, str) else value
+                target = write_file(self.path, destination, data, mode=0o444, what="input")
             self._metadata["inputs"].append(
                 {
                     "src": str(value) if isinstance(value, Path) else "inline",
-                    "dst": target.relative_to(self.path).as_posix(),
+                    "dst": destination,
                     "mode": "copy",
                     "timestamp": _now(),
                 }
@@ -189,6 +198,7 @@ class Workspace:
         self._check_open()
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
+        output_files = _output_patterns(output_files)
         with self._lock:
             prepared = self.prepare_run(skill, command, env=env, timeout=timeout, cwd=cwd)
             spec = replace(prepared.spec, stdin_path=self._stdin_file(stdin, prepared.run_dir))
@@ -217,8 +227,7 @@ class Workspace:
         keeps the process running, takes stdin and yields its output as it comes.
         """
         check_text("stdin", stdin, nul_allowed=True)
-        if isinstance(output_files, str):
-            output_files = [output_files]
+        output_files = _output_patterns(output_files)
         session_id = self.exec_sessions.reserve()
         prepared = self.prepare_run(
             skill, command, env=env, timeout=timeout, cwd=cwd, tool="skill_exec"
@@ -253,13 +262,7 @@ class Workspace:
                 skill = Skill.load(self._staged_by_name(skill).source)
             source_state = snapshot(skill.directory.resolve())
             staged = self._stage(skill, source_state)
-            # What the run could change unnoticed: the staged folder and, for link staging, the
-            # source its links lead to (only where the runtime does not mount them read-only).
-            before: list[tuple[Path, Snapshot]] = []
-            if not self.runtime.guards_skill_tree:
-                before.append((staged.target, snapshot(staged.target)))
-                if staged.mode == "link":
-                    before.append((staged.source, source_state))
+            watched = self._watch(staged, source_state)
             run_dir = self._new_run_dir()
             spec = ExecSpec(
                 command=command,
@@ -268,12 +271,25 @@ class Workspace:
                     workspace_vars=self._variables(run_dir, staged),
                     home=str(self.layout.home),
                     extra=env,
+                    tag=new_tag(),
                 ),
                 stdin_path=None,
                 timeout=_timeout_seconds(timeout),
                 run_dir=run_dir,
             )
-            return PreparedRun(spec, staged, run_dir, before)
+            return PreparedRun(spec, staged, run_dir, watched)
+
+    def _watch(
+        self, staged: StagedSkill, source_state: Snapshot
+    ) -> dict[str, tuple[Path, Snapshot]]:
+        """What a run could change unnoticed: nothing where the runtime mounts the skill tree
+        read-only; else the staged folder and the skill's own folder."""
+        if self.runtime.guards_skill_tree:
+            return {}
+        return {
+            "staged": (staged.target, snapshot(staged.target)),
+            "source": (staged.source, source_state),
+        }
 
     def finish_run(
         self,
@@ -284,22 +300,21 @@ class Workspace:
         omit_inline_content: bool,
     ) -> RunResult:
         """The :class:`RunResult` of a finished command: outputs collected, warnings made."""
-        if isinstance(output_files, str):
-            output_files = [output_files]
+        output_files = _output_patterns(output_files)
         with self._lock:
-            modified = sorted(
-                {
-                    name
-                    for path, state in prepared.before
-                    for name in changed_files(state, snapshot(path))
-                }
-            )
+            changes = {
+                kind: changed_files(state, snapshot(path))
+                for kind, (path, state) in prepared.watched.items()
+            }
+            staged = prepared.staged
+            if changes.get("staged") and self.staged.get(staged.name) == staged:
+                self.staged[staged.name] = replace(staged, digest="")  # next run: a fresh copy
             return self._result(
                 outcome,
-                prepared.staged,
+                staged,
                 prepared.run_dir,
                 output_files,
-                modified,
+                changes,
                 save_as_artifacts,
                 omit_inline_content,
             )
@@ -321,13 +336,14 @@ class Workspace:
 
     def _new_run_dir(self) -> Path:
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")
-        for attempt in range(1000):
-            candidate = self.layout.runs / f"run_{stamp}{f'_{attempt}' if attempt else ''}"
-            try:
-                candidate.mkdir()
-            except FileExistsError:
-                continue
-            return candidate
+        with open_folder(self.path, "runs", create=True, what="run folder") as runs:
+            for attempt in range(1000):
+                name = f"run_{stamp}{f'_{attempt}' if attempt else ''}"
+                try:
+                    os.mkdir(name, dir_fd=runs)
+                except FileExistsError:
+                    continue
+                return self.layout.runs / name
         raise WorkspaceError(f"cannot create a run folder under {self.layout.runs}")
 
     def _resolve_cwd(self, cwd: str, staged: StagedSkill, run_dir: Path) -> Path:
@@ -335,21 +351,22 @@ class Workspace:
             return staged.target
         sources = [item.source for item in self.link_staged]
         resolved = self.layout.confine(cwd, staged.target, "cwd", run_dir, sources)
+        real, real_root = resolved.resolve(), self.path.resolve()
+        if real.is_relative_to(real_root) and not real.is_relative_to(real_root / "skills"):
+            # Made (or checked) one folder at a time, never through a link planted meanwhile.
+            with open_folder(real_root, real.relative_to(real_root).as_posix(), create=True):
+                return resolved
         if not resolved.is_dir():
-            if resolved.is_relative_to(self.layout.skills) or resolved.exists():
-                raise WorkspaceError(
-                    f"cwd {cwd!r} ({resolved}) is not an existing folder of the staged skill"
-                )
-            resolved.mkdir(parents=True)
+            raise WorkspaceError(
+                f"cwd {cwd!r} ({resolved}) is not an existing folder of the staged skill"
+            )
         return resolved
 
-    @staticmethod
-    def _stdin_file(stdin: str | bytes, run_dir: Path) -> Path | None:
+    def _stdin_file(self, stdin: str | bytes, run_dir: Path) -> Path | None:
         if not stdin:
             return None
-        path = run_dir / ".stdin"
-        path.write_bytes(stdin.encode("utf-8") if isinstance(stdin, str) else stdin)
-        return path
+        data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+        return write_file(self.path, f"runs/{run_dir.name}/.stdin", data, what="stdin file")
 
     def _result(
         self,
@@ -357,7 +374,7 @@ class Workspace:
         staged: StagedSkill,
         run_dir: Path,
         patterns: Sequence[str],
-        modified: list[str],
+        changes: Mapping[str, list[str]],
         save_as_artifacts: bool,
         omit_inline_content: bool,
     ) -> RunResult:
@@ -377,12 +394,24 @@ class Workspace:
                 f"command timed out after {_timeout_text(outcome)}; all its processes were killed"
                 " (stdout and stderr keep what was printed before)"
             )
-        if modified:
-            shown = ", ".join(modified[:10]) + (" ..." if len(modified) > 10 else "")
+        if self.closed:
             warnings.append(
-                f"the command modified the skill tree of {staged.name!r} ({staged.source}):"
-                f" {shown};"
-                " the local runtime cannot prevent this - use the sandbox or docker runtime"
+                "the workspace was closed while the command ran; all its processes were killed"
+            )
+        staged_changes, source_changes = changes.get("staged", []), changes.get("source", [])
+        if staged_changes:
+            warnings.append(
+                f"the command modified the skill tree of {staged.name!r} in the workspace"
+                f" (skills/{staged.name}): {_shown(staged_changes)}; the skill's own folder"
+                f" {staged.source} is unchanged and the next run gets a fresh copy; skills must"
+                " write into $OUTPUT_DIR or $WORK_DIR"
+            )
+        if source_changes:
+            warnings.append(
+                f"the command modified the skill's own folder {staged.source}:"
+                f" {_shown(source_changes)}; the {self.runtime.name} runtime cannot stop a command"
+                " that writes to the folder's host path on purpose - use the sandbox or docker"
+                " runtime"
             )
         collection = collect_outputs(
             patterns,
@@ -402,9 +431,7 @@ class Workspace:
                 )
         artifacts: list[ArtifactFile] = []
         if save_as_artifacts:
-            for output in files:
-                version = self.artifact_saver(output.name, output.read_bytes(), output.mime_type)
-                artifacts.append(ArtifactFile(output.name, version))
+            artifacts = self._save_artifacts(files, warnings)
         if omit_inline_content:
             files = [_without_content(output) for output in files]
         if patterns:  # like the reference, metadata records output collections, not every run
@@ -430,17 +457,43 @@ class Workspace:
             stderr_truncated=outcome.stderr.truncated,
             stdout_bytes=outcome.stdout.total,
             stderr_bytes=outcome.stderr.total,
-            modified_skill_files=tuple(modified),
+            modified_skill_files=tuple(sorted({*staged_changes, *source_changes})),
             run_dir=run_dir,
         )
 
-    def _save_artifact_in_workspace(self, name: str, data: bytes, mime_type: str) -> int:
+    def _save_artifacts(
+        self, files: Sequence[OutputFile], warnings: list[str]
+    ) -> list[ArtifactFile]:
+        """Stream each file's bytes to ``artifact_saver``, within :data:`ARTIFACT_CAP_BYTES`."""
+        saved: list[ArtifactFile] = []
+        budget = ARTIFACT_CAP_BYTES
+        allowed = [self.path.resolve(), *(item.source for item in self.link_staged)]
+        for output in files:
+            try:
+                with open_inside(output.path, allowed) as handle:
+                    size = os.fstat(handle.fileno()).st_size
+                    if size > budget:
+                        warnings.append(
+                            f"output file {output.name!r} ({size} bytes) not saved as an artifact:"
+                            f" the artifacts of one run are capped at {ARTIFACT_CAP_BYTES} bytes"
+                        )
+                        continue
+                    budget -= size
+                    version = self.artifact_saver(
+                        output.name, LimitedReader(handle, size), output.mime_type
+                    )
+            except (OSError, WorkspaceError) as error:
+                warnings.append(f"output file {output.name!r} not saved as an artifact: {error}")
+                continue
+            saved.append(ArtifactFile(output.name, version))
+        return saved
+
+    def _save_artifact_in_workspace(self, name: str, data: BinaryIO, mime_type: str) -> int:
         """Default artifact store: ``artifacts/<version>/<name>`` inside the workspace."""
+        relative_parts(name, "artifact name")  # no '..', not absolute, no NUL
         version = self._artifact_versions.get(name, -1) + 1
+        write_file(self.path, f"artifacts/{version}/{name}", data, what="artifact name")
         self._artifact_versions[name] = version
-        target = self.layout.artifacts / str(version) / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
         return version
 
     # -- lifetime -----------------------------------------------------------------------------
@@ -451,23 +504,31 @@ class Workspace:
 
     def _write_metadata(self) -> None:
         self._metadata["updated_at"] = _now()
-        temporary = self.layout.root / ".metadata.tmp"
-        temporary.write_text(json.dumps(self._metadata, indent=2), encoding="utf-8")
-        os.replace(temporary, self.layout.metadata)
+        data = json.dumps(self._metadata, indent=2).encode("utf-8")
+        write_file(self.path, ".metadata.tmp", data, mode=0o600, what="metadata")
+        replace_file(self.path, ".metadata.tmp", self.layout.metadata.name)
 
     def close(self) -> None:
-        """Stop its interactive sessions, release the runtime's resources, delete the folder
-        (unless ``keep``)."""
+        """Kill every command still running (runs and interactive sessions), release the
+        runtime's resources, delete the folder (unless ``keep``).
+
+        Safe from another thread while a ``run`` is in progress: its command is
+        killed, and the folder is removed once that run has returned.
+        """
         if self.closed:
             return
         self.closed = True
         try:
+            self.processes.close()
             self.exec_sessions.close()
-            self.runtime.release(self)
         finally:
-            self.runtime.forget(self)
-            if not self.keep:
-                remove_tree(self.path)
+            with self._lock:
+                try:
+                    self.runtime.release(self)
+                finally:
+                    self.runtime.forget(self)
+                    if not self.keep:
+                        remove_tree(self.path)
 
     def __enter__(self) -> Workspace:
         return self
@@ -477,6 +538,59 @@ class Workspace:
 
     def __repr__(self) -> str:
         return f"<Workspace {self.runtime.name} {self.path}>"
+
+
+def _real_folder(path: Path) -> bool:
+    """A folder, not a link to one (a command may have swapped the staged folder for a link)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _input_name(relative: object) -> str:
+    if not isinstance(relative, str):
+        raise WorkspacePathError(f"input name {relative!r} must be a string")
+    check_text("input name", relative)
+    path = PurePosixPath(relative)
+    if not relative.strip() or path.is_absolute() or ".." in path.parts:
+        raise WorkspacePathError(
+            f"input name {relative!r} must name a file inside work/inputs"
+            " (a relative path without '..')"
+        )
+    return path.as_posix()
+
+
+class LimitedReader(io.RawIOBase):
+    """A binary stream giving at most ``limit`` bytes of ``source``."""
+
+    def __init__(self, source: BinaryIO, limit: int) -> None:
+        self._source = source
+        self._left = limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            return 0
+        view = memoryview(buffer)[: self._left]
+        count = self._source.readinto(view)  # type: ignore[attr-defined]
+        self._left -= count or 0
+        return count or 0
+
+
+def _shown(names: Sequence[str], limit: int = 10) -> str:
+    return ", ".join(names[:limit]) + (" ..." if len(names) > limit else "")
+
+
+def _output_patterns(patterns: Sequence[str] | str) -> list[str]:
+    """``output_files`` as a list; a pattern with a NUL byte is refused (no path can hold one)."""
+    patterns = [patterns] if isinstance(patterns, str) else list(patterns)
+    for pattern in patterns:
+        if "\0" in pattern:
+            raise WorkspacePathError(f"output_files pattern {pattern!r} must not contain NUL bytes")
+    return patterns
 
 
 def _without_content(output: OutputFile) -> OutputFile:

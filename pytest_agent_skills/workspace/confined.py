@@ -1,0 +1,157 @@
+"""Writes and reads inside a workspace that never follow a symlink out of it.
+
+A command may leave symlinks anywhere it can write (``artifacts -> /etc``,
+``runs -> /``, ``.metadata.tmp -> ~/.bashrc``), and an interactive command may
+plant them while the test process works.  Everything the test process writes
+into a workspace goes through :func:`open_folder` / :func:`write_file`: each
+folder on the way is opened relative to the previous one with ``O_NOFOLLOW``,
+and files are created with ``O_EXCL`` after removing whatever had the name -
+so a symlink is refused (or replaced), never followed, whoever planted it and
+whenever.  :func:`open_inside` opens a file for reading and then checks where
+the opened file really is, so a swap between the check and the open cannot
+leak a host file either.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from .errors import WorkspacePathError
+from .globbing import is_inside
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_CHUNK = 1024 * 1024
+
+
+def relative_parts(relative: str | PurePosixPath, what: str) -> list[str]:
+    """The components of a workspace-relative path; ``..``, absolute paths and NUL refused."""
+    text = str(relative)
+    if "\0" in text:
+        raise WorkspacePathError(f"{what} {text!r} must not contain NUL bytes")
+    path = PurePosixPath(text)
+    if path.is_absolute() or ".." in path.parts:
+        raise WorkspacePathError(
+            f"{what} {text!r} must be a relative path inside the workspace, without '..'"
+        )
+    return [part for part in path.parts if part not in ("", ".")]
+
+
+@contextlib.contextmanager
+def open_folder(
+    root: Path, relative: str | PurePosixPath, *, create: bool, what: str = "path"
+) -> Iterator[int]:
+    """A file descriptor of the folder ``root/relative``, made (0755) when ``create``.
+
+    Raises :class:`WorkspacePathError` when a component is a symlink or not a folder.
+    """
+    fd = os.open(root, _FOLDER_FLAGS)
+    try:
+        walked: list[str] = []
+        for part in relative_parts(relative, what):
+            walked.append(part)
+            child = _enter(fd, part, create=create, shown="/".join(walked), what=what, root=root)
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _enter(fd: int, part: str, *, create: bool, shown: str, what: str, root: Path) -> int:
+    """Open the folder ``part`` of the folder ``fd`` without following a link (made if asked)."""
+    for _ in range(2):
+        try:
+            return os.open(part, _FOLDER_FLAGS, dir_fd=fd)
+        except FileNotFoundError:
+            if not create:
+                raise
+            with contextlib.suppress(FileExistsError):  # made meanwhile: open it
+                os.mkdir(part, 0o755, dir_fd=fd)
+        except OSError as error:
+            if error.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise WorkspacePathError(
+                    f"{what}: {shown!r} in the workspace {str(root)!r} is a symlink or not a"
+                    " folder; the workspace never follows a link there"
+                ) from None
+            raise
+    raise FileNotFoundError(errno.ENOENT, "removed while being made", shown)
+
+
+def write_file(
+    root: Path,
+    relative: str | PurePosixPath,
+    content: bytes | BinaryIO,
+    *,
+    mode: int = 0o644,
+    limit: int | None = None,
+    what: str = "path",
+) -> Path:
+    """Write ``content`` (bytes, or a binary stream copied in chunks, at most ``limit`` bytes)
+    to ``root/relative``, replacing whatever had that name; parents are made.  Returns the path.
+    """
+    parts = relative_parts(relative, what)
+    if not parts:
+        raise WorkspacePathError(f"{what} {str(relative)!r} must name a file")
+    *folders, name = parts
+    with open_folder(root, "/".join(folders), create=True, what=what) as folder:
+        try:
+            os.unlink(name, dir_fd=folder)
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            raise WorkspacePathError(
+                f"{what} {str(relative)!r} is a folder in the workspace; name a file"
+            ) from None
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(name, flags, mode, dir_fd=folder)
+        with open(fd, "wb") as handle:
+            if isinstance(content, bytes):
+                handle.write(content)
+            else:
+                copy_stream(content, handle, limit)
+    return root.joinpath(*parts)
+
+
+def copy_stream(source: BinaryIO, target: BinaryIO, limit: int | None = None) -> int:
+    """Copy in chunks of 1 MiB, at most ``limit`` bytes; the number of bytes copied."""
+    copied = 0
+    while limit is None or copied < limit:
+        chunk = source.read(_CHUNK if limit is None else min(_CHUNK, limit - copied))
+        if not chunk:
+            break
+        target.write(chunk)
+        copied += len(chunk)
+    return copied
+
+
+def replace_file(root: Path, temporary: str, final: str) -> None:
+    """Rename ``root/temporary`` over ``root/final`` (both names directly in ``root``)."""
+    with open_folder(root, "", create=False) as folder:
+        os.replace(temporary, final, src_dir_fd=folder, dst_dir_fd=folder)
+
+
+def open_inside(path: Path, allowed: Sequence[Path]) -> BinaryIO:
+    """Open the regular file ``path`` for reading if it really lies in one of ``allowed``.
+
+    The check is made on the opened file (``/proc/self/fd``), so it holds even if
+    a component was swapped for a symlink after the caller resolved the path; a
+    FIFO never blocks the open.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if not is_inside(real, allowed):
+            raise OSError(errno.EXDEV, f"resolves outside the workspace to {real!r}", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "rb")

@@ -1,0 +1,171 @@
+"""The docker runtime against the engine ``DOCKER_HOST`` names, as the Docker SDK reads it.
+
+The engine here is this machine's, reached through a forward the test starts (a loopback TCP
+port, or another Unix socket path) - the ways a CI job or a rootless setup names its engine.
+An engine that does not see this machine's files is detected, not silently given empty mounts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from workspace_support import get_runtime, make_skill
+
+from pytest_agent_skills.workspace import WorkspaceError
+
+pytestmark = pytest.mark.docker
+
+
+def engine_socket() -> str:
+    """The Unix socket of this machine's engine (what DOCKER_HOST names, else the default)."""
+    named = os.environ.get("DOCKER_HOST", "")
+    if named and not named.startswith("unix://"):
+        pytest.skip(f"the forward needs a Unix socket upstream, DOCKER_HOST is {named!r}")
+    return urlparse(named).path if named else "/var/run/docker.sock"
+
+
+class Forward:
+    """Accepts connections on ``listener`` and pipes each to the engine's Unix socket."""
+
+    def __init__(self, listener: socket.socket, upstream: str) -> None:
+        self.listener = listener
+        self.upstream = upstream
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            engine.connect(self.upstream)
+            for source, target in ((client, engine), (engine, client)):
+                threading.Thread(target=_pipe, args=(source, target), daemon=True).start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self.listener.close()
+
+
+def _pipe(source: socket.socket, target: socket.socket) -> None:
+    """Copy one direction; at its end, pass the end on (half-close), as a TCP proxy does."""
+    with contextlib.suppress(OSError):
+        while chunk := source.recv(65536):
+            target.sendall(chunk)
+    with contextlib.suppress(OSError):
+        target.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture(params=["tcp", "unix"])
+def docker_host(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Forward]:
+    get_runtime("docker", tmp_path)  # skips (fails in CI) without an engine
+    upstream = engine_socket()
+    if request.param == "tcp":
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    else:
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = tmp_path / "engine.sock"
+        listener.bind(str(path))
+        address = f"unix://{path}"
+    listener.listen(64)
+    forward = Forward(listener, upstream)
+    monkeypatch.setenv("DOCKER_HOST", address)
+    yield forward
+    forward.close()
+
+
+def test_the_engine_named_by_docker_host_runs_the_commands(
+    docker_host: Forward, tmp_path: Path
+) -> None:
+    from pytest_agent_skills.workspace.docker_runtime import DockerRuntime
+
+    skill = make_skill(tmp_path / "skills")
+    with DockerRuntime(work_root=tmp_path / "work") as runtime:
+        assert runtime.engine == os.environ["DOCKER_HOST"]
+        workspace = runtime.create_workspace("docker-host")
+        done = workspace.run(skill, "bash scripts/hello.sh there > out/a.txt; cat out/a.txt")
+        late = workspace.run(skill, "(sleep 600 &); echo started; sleep 600", timeout=3)
+        workspace.close()
+
+    assert (done.exit_code, done.stdout) == (0, "hello there\n")
+    assert (late.timed_out, late.stdout) == (True, "started\n")
+    assert docker_host.connections > 0
+
+
+_INVISIBLE_WORKSPACE = """
+import sys
+from pathlib import Path
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.workspace import WorkspaceError, create_runtime
+with create_runtime("docker", work_root=Path(sys.argv[2])) as runtime:
+    workspace = runtime.create_workspace("invisible")
+    try:
+        workspace.run(Skill.load(sys.argv[1]), "true")
+    except WorkspaceError as error:
+        print(type(error).__name__, error)
+"""
+
+
+def test_an_engine_that_does_not_see_this_machines_files_is_named(tmp_path: Path) -> None:
+    """The workspace lives on a tmpfs only this process's mount namespace sees: to the engine
+    it is what a remote machine's engine would find - nothing."""
+    get_runtime("docker", tmp_path)
+    if os.geteuid() != 0:
+        pytest.skip("a private mount namespace with a tmpfs needs root here")
+    skill = make_skill(tmp_path / "skills")
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    script = 'mount -t tmpfs tmpfs "$1" && exec "$2" -c "$3" "$4" "$1"'
+
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            str(hidden),
+            sys.executable,
+            _INVISIBLE_WORKSPACE,
+            str(skill.directory),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+
+    name, _, message = done.stdout.strip().partition(" ")
+    assert name == WorkspaceError.__name__, done.stdout + done.stderr
+    assert re.fullmatch(
+        r"the Docker engine \(.+\) does not see this machine's files: the workspace "
+        + re.escape(str(hidden))
+        + r"/ws_invisible_\d+ is empty inside its containers\. The docker runtime bind-mounts the"
+        r" workspace at its host path, so it needs an engine running on this machine"
+        r" \(DOCKER_HOST may name another socket or a TCP forward to it, not a remote machine\)",
+        message,
+    ), message
