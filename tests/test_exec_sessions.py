@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from exec_support import (
     GREET,
+    GREETER,
     MENU,
     YIELD_MS,
     all_gone,
@@ -269,3 +270,26 @@ def test_output_printed_at_once_is_not_lost(workspace: Workspace) -> None:
 
     assert asked.output == "Now? "
     assert (last.status, session.result.stdout) == ("exited", "Now? got it\n")
+
+
+def test_the_skill_workspace_fixture_starts_sessions(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        f"""
+        from pathlib import Path
+
+        def test_greets(skill_workspace):
+            ws = skill_workspace(Path({str(GREETER)!r}))
+            session = ws.exec("{GREET}", output_files=["out/*.txt"])
+            assert session.poll(60000).output == "Name? "
+            session.write("Ada", submit=True, yield_ms=60000)
+            session.write("1", submit=True, yield_ms=60000)
+            while session.result is None:
+                session.poll(2000)
+            assert session.result.output_files[0].content == "Hello, Ada! You like red.\\n"
+            ws.assert_output_contains("out/greeting.txt", "Ada")
+        """
+    )
+
+    result = pytester.runpytest("-p", "no:cacheprovider", "-o", "skills_validate=false")
+
+    result.assert_outcomes(passed=1)

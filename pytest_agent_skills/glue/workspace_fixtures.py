@@ -34,7 +34,7 @@ from .roots import skill_roots
 
 if TYPE_CHECKING:  # the workspace classes and the skill parser load on first use
     from ..skill import Skill
-    from ..workspace import RunResult, Runtime, Workspace
+    from ..workspace import ExecSession, RunResult, Runtime, Workspace
 
 MARKER = "skills_runtime"
 
@@ -192,6 +192,30 @@ class SkillWorkspace:
                 pytrace=False,
             )
         return result
+
+    def exec(
+        self,
+        command: str,
+        *,
+        output_files: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        stdin: str = "",
+        cwd: str = "",
+        tty: bool = False,
+    ) -> ExecSession:
+        """Start ``command`` interactively in the staged skill: ``poll``, ``write``, ``result``
+        (see docs/workspace.md, ``exec()``); the workspace's end kills it."""
+        return self.workspace.exec(
+            self.skill,
+            command,
+            output_files=output_files,
+            env=env,
+            timeout=timeout,
+            stdin=stdin,
+            cwd=cwd,
+            tty=tty,
+        )
 
     def assert_output_exists(self, name: str) -> Path:
         from ..workspace import assertions
