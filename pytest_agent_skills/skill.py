@@ -22,13 +22,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .errors import LocatedError
 from .filenames import SKILL_FILE
 from .findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from .bodyscan import MarkdownText
 
 BASE_DIR_PLACEHOLDER = "__BASE_DIR__"
 DOC_SUFFIXES = frozenset({".md", ".txt"})
@@ -96,11 +99,17 @@ class ParsedSkillFile:
     front_matter: FrontMatter | None
     body: str
     body_line: int
-    tools_section: ToolsSection | None
     problems: tuple[Finding, ...]
     line_count: int
     #: The text as read (BOM and line ends untouched), for :func:`reference_reading`.
     source: str = ""
+    #: False when the reference runtime reads no ``Tools:`` section (an unclosed front matter).
+    has_tools_section: bool = True
+
+    @cached_property
+    def tools_section(self) -> ToolsSection | None:
+        """The ``Tools:`` section, read on first use (most callers never ask)."""
+        return find_tools_section(self.body, self.body_line) if self.has_tools_section else None
 
 
 def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
@@ -124,30 +133,33 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
         )
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    line_count = len(lines) - 1 if text.endswith("\n") else len(lines)
+    # Lines are found with string searches, not by splitting: bodies run to thousands of lines.
+    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
 
-    if not text.strip():
+    if not text or text.isspace():
         problem(
             "frontmatter-missing",
             1,
             "SKILL.md is empty. Start it with a line '---', the fields 'name:' and 'description:',"
             " and a closing line '---', then the instructions.",
         )
-        return ParsedSkillFile(None, "", 1, None, tuple(problems), line_count, source)
+        return ParsedSkillFile(
+            None, "", 1, tuple(problems), line_count, source, has_tools_section=False
+        )
 
-    if lines[0].rstrip() != "---":
+    first_end = _line_end(text, 0)
+    first = text[:first_end]
+    if first.rstrip() != "---":
         problem(
             "frontmatter-missing",
             1,
             "SKILL.md does not start with YAML front matter: the first line must be '---'"
-            f" (found {lines[0][:40]!r}). Add '---', 'name: ...', 'description: ...', '---'"
+            f" (found {first[:40]!r}). Add '---', 'name: ...', 'description: ...', '---'"
             " at the top.",
         )
-        tools = parse_tools_section(lines, 1)
-        return ParsedSkillFile(None, text, 1, tools, tuple(problems), line_count, source)
+        return ParsedSkillFile(None, text, 1, tuple(problems), line_count, source)
 
-    if lines[0] != "---":
+    if first != "---":
         problem(
             "frontmatter-fence",
             1,
@@ -156,33 +168,53 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
             Severity.WARNING,
         )
 
-    close_index = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
-    if close_index is None:
+    close = _closing_fence(text, first_end)
+    if close is None:
         problem(
             "frontmatter-unclosed",
             1,
             "the front matter opened on line 1 is never closed. Add a line '---' after the last"
             " field (name, description, ...).",
         )
-        return ParsedSkillFile(None, text, 1, None, tuple(problems), line_count, source)
-    if lines[close_index] != "---":
+        return ParsedSkillFile(
+            None, text, 1, tuple(problems), line_count, source, has_tools_section=False
+        )
+    close_start, close_end = close
+    close_line = text.count("\n", 0, close_start) + 1
+    if text[close_start:close_end] != "---":
         problem(
             "frontmatter-fence",
-            close_index + 1,
+            close_line,
             "the closing '---' has trailing spaces; the reference runtime then looks for a later"
             " '---' and loses part of the body. Remove the spaces after '---'.",
             Severity.WARNING,
         )
 
-    yaml_text = "\n".join(lines[1:close_index])
-    front_matter = _parse_front_matter(yaml_text, 2, close_index + 1, problem)
-    body_lines = lines[close_index + 1 :]
-    body = "\n".join(body_lines)
-    body_line = close_index + 2
-    tools = parse_tools_section(body_lines, body_line)
+    yaml_text = text[first_end + 1 : close_start - 1] if close_start > first_end + 1 else ""
+    front_matter = _parse_front_matter(yaml_text, 2, close_line, problem)
+    body = text[close_end + 1 :]
     return ParsedSkillFile(
-        front_matter, body, body_line, tools, tuple(problems), line_count, source
+        front_matter, body, close_line + 1, tuple(problems), line_count, source
     )
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return end if end >= 0 else len(text)
+
+
+def _closing_fence(text: str, first_end: int) -> tuple[int, int] | None:
+    """(start, end) of the first line after the first whose text, right-stripped, is '---'."""
+    search = first_end
+    while True:
+        newline = text.find("\n---", search)
+        if newline < 0:
+            return None
+        start = newline + 1
+        end = _line_end(text, start)
+        if text[start:end].rstrip() == "---":
+            return start, end
+        search = start
 
 
 @dataclass(frozen=True)
@@ -397,6 +429,22 @@ def _duplicate_keys(root: yaml.Node) -> list[tuple[str, int]]:
     return found
 
 
+def find_tools_section(body: str, first_line: int) -> ToolsSection | None:
+    """The ``Tools:`` section of ``body`` (whose first line is line ``first_line``).
+
+    The header is the first line whose stripped, lowercased text starts with ``tools:``;
+    such a line holds ``s:`` or ``S:``, so only lines holding one are looked at.
+    """
+    from .bodyscan import occurrences
+
+    for start in sorted(occurrences(body, "s:") + occurrences(body, "S:")):
+        line_start = body.rfind("\n", 0, start) + 1
+        if body[line_start : _line_end(body, line_start)].strip().lower().startswith("tools:"):
+            lines = body[line_start:].split("\n")
+            return parse_tools_section(lines, first_line + body.count("\n", 0, line_start))
+    return None
+
+
 def parse_tools_section(body_lines: list[str], first_line: int) -> ToolsSection | None:
     """Read the ``Tools:`` section with the reference runtime's grammar.
 
@@ -533,6 +581,14 @@ class Skill:
                 message = f"[{finding.rule}] {finding.message}"
                 raise SkillParseError(finding.path, finding.line, message)
         return self
+
+    @cached_property
+    def markdown(self) -> MarkdownText:
+        """The body read as Markdown (the files it refers to, its directives), shared by
+        every rule that asks."""
+        from .bodyscan import MarkdownText
+
+        return MarkdownText(self.body, self.body_line)
 
     @cached_property
     def _files(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
