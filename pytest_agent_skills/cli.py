@@ -56,6 +56,7 @@ VALIDATE_FLAGS = {
     "available_tool": "skills_available_tools",
     "allow_unknown_fields": "skills_allow_unknown_fields",
     "rule_severity": "skills_rule_severity",
+    "per_path_ignore": "skills_per_path_ignores",
     "refresh": "skills_refresh",
 }
 
@@ -78,7 +79,10 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         " junit (JUnit XML)",
     )
     parser.add_argument(
-        "--profile", choices=sorted(PROFILES), help="accepted field set (default: spec)"
+        "--profile",
+        choices=sorted(PROFILES),
+        help="accepted field set and runtime rules (default: spec; trpc adds the tRPC runtime's"
+        " Tools: rules)",
     )
     parser.add_argument(
         "--available-tool",
@@ -97,6 +101,13 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="RULE=LEVEL",
         help="override a rule's severity: error, warning or off (repeat)",
+    )
+    parser.add_argument(
+        "--per-path-ignore",
+        action="append",
+        metavar="GLOB:RULE[,RULE]",
+        help="ignore rules for the skills a glob matches, paths from the configuration file's"
+        " folder (else the current one) (repeat)",
     )
     parser.add_argument(
         "--refresh",
@@ -124,11 +135,16 @@ class ValidateSettings:
         self.config = ConfigFile.locate(args.paths or ["."])
 
     def __call__(self, ini: str) -> Any:
-        cli_value = next(
+        return self.config.resolve(self.registry[ini], self._flag(ini))
+
+    def origin(self, ini: str) -> str:
+        return self.config.origin(self.registry[ini], self._flag(ini))
+
+    def _flag(self, ini: str) -> Any:
+        return next(
             (getattr(self.args, dest) for dest, name in VALIDATE_FLAGS.items() if name == ini),
             None,
         )
-        return self.config.resolve(self.registry[ini], cli_value)
 
     @property
     def base_dir(self) -> Path:

@@ -157,7 +157,7 @@ def test_json_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "validate", "--format", "json", "skills")
     assert status == 1
     document = json.loads(out)
-    assert document["summary"] == {"skills": 3, "errors": 3, "warnings": 1}
+    assert document["summary"] == {"skills": 3, "errors": 3, "warnings": 1, "suppressed": 0}
     assert [(s["path"], s["name"], s["ok"]) for s in document["skills"]] == [
         ("skills/bad", "Bad", False),
         ("skills/good", "good", True),
@@ -217,11 +217,19 @@ def test_available_tools_and_profile(tree: Path, capsys: pytest.CaptureFixture[s
     )
     assert run(capsys, "validate", "more/cc")[0] == 1
     assert run(capsys, "validate", "more/cc", "--profile", "claude-code")[0] == 0
-    status, out, _ = run(
-        capsys, "validate", "more/cc", "--profile", "claude-code", "--available-tool", "x"
-    )
+    args = ["validate", "more/cc", "--profile", "trpc", "--allow-unknown-fields"]
+    status, out, _ = run(capsys, *args, "--available-tool", "x")
     assert status == 1
     assert "error [tools-unknown] tool 'get_weather' is not among the available tools (x)" in out
+    status, _, err = run(
+        capsys, "validate", "more/cc", "--profile", "claude-code", "--available-tool", "x"
+    )
+    assert status == 2
+    assert err.endswith(
+        "agent-skills validate: error: available tools are checked against the Tools: section"
+        " of the tRPC runtime, which the claude-code profile does not check: add the trpc"
+        " profile (--skills-profile trpc, or --profile trpc with agent-skills validate)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -302,7 +310,12 @@ def test_console_script_runs_as_a_real_process(tree: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["summary"] == {"skills": 1, "errors": 0, "warnings": 0}
+    assert json.loads(done.stdout)["summary"] == {
+        "skills": 1,
+        "errors": 0,
+        "warnings": 0,
+        "suppressed": 0,
+    }
 
 
 # --- what a linter user expects: --version, a default path, --exit-zero, CI formats, rule docs ---

@@ -40,13 +40,13 @@ def skills(pytester: pytest.Pytester) -> Path:
 
 
 def test_every_finding_of_every_skill_in_one_run(pytester: pytest.Pytester, skills: Path) -> None:
-    result = run(pytester, "-rfEs")
+    result = run(pytester, "-rfEs", "--skills-profile", "trpc")
     result.assert_outcomes(passed=12, failed=5, skipped=4)
     result.stdout.fnmatch_lines(
         [
             "*_ skill Bad_Name: fields _*",
             "skills/Bad_Name/SKILL.md:4: error [[]field-unknown[]] unknown top-level field"
-            " 'version': the spec profile allows only *; move it under 'metadata:'*",
+            " 'version': the trpc profile allows only *; move it under 'metadata:'*",
             "*_ skill Bad_Name: name _*",
             "skills/Bad_Name/SKILL.md:2: error [[]name-charset[]] name 'Bad_Name' may only contain"
             " lowercase letters a-z, digits 0-9 and hyphens; found 'B_N'. Use e.g. 'bad-name'.",
@@ -164,7 +164,7 @@ def test_duplicate_names_across_roots(pytester: pytest.Pytester) -> None:
         (
             ["--skills-profile", "strict"],
             "ERROR: command line: invalid choice 'strict' for --skills-profile"
-            " (choose from spec, claude-code)",
+            " (choose from spec, claude-code, trpc)",
         ),
         (
             ["--skills-validate", "maybe"],
@@ -200,7 +200,8 @@ def test_settings_relax_and_switch_off(pytester: pytest.Pytester, skills: Path) 
 
 def test_available_tools(pytester: pytest.Pytester) -> None:
     write_skill(pytester.path, "weather", body="Tools:\n- get_weather\n- get_forecast\n")
-    result = run(pytester, "--skills-available-tool", "get_weather", "-k", "tools")
+    args = ("--skills-profile", "trpc", "--skills-available-tool", "get_weather", "-k", "tools")
+    result = run(pytester, *args)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         ["weather/SKILL.md:7: error [[]tools-unknown[]] tool 'get_forecast' is not among the*"]

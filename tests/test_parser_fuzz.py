@@ -26,7 +26,7 @@ from pytest_agent_skills.skill import ParsedSkillFile, Skill, _duplicate_keys, p
 REPO = Path(__file__).resolve().parent.parent
 PATH = Path("fuzz/SKILL.md")
 PER_EXAMPLE_SECONDS = 2.0
-OPTIONS = ValidationOptions.build(available_tools=["get_weather", "search"])
+OPTIONS = ValidationOptions.build(profile="trpc", available_tools=["get_weather", "search"])
 
 SEEDS = [
     "---\nname: x\ndescription: Does x. Use when x.\n---\nBody.\n",

@@ -215,7 +215,7 @@ def test_bad_severity_overrides_are_configuration_errors(items: list[str], messa
 def test_unknown_profile_lists_the_choices() -> None:
     with pytest.raises(
         ConfigurationError,
-        match=r"unknown validation profile 'x' \(choose from spec, claude-code\)",
+        match=r"unknown validation profile 'x' \(choose from spec, claude-code, trpc\)",
     ):
         ValidationOptions.build(profile="x")
 
@@ -253,9 +253,12 @@ Tools: get_weather
 """
 
 
+TRPC = ValidationOptions.build(profile="trpc")
+
+
 def test_tools_section_lints(tmp_path: Path) -> None:
     directory = write_skill(tmp_path, "x", front="name: x\ndescription: D.\n", body=TOOLS_BODY)
-    assert findings_of(directory) == [
+    assert findings_of(directory, TRPC) == [
         ("tools-header-text", 7),
         ("tools-duplicate", 9),
         ("tools-not-identifier", 10),
@@ -264,7 +267,7 @@ def test_tools_section_lints(tmp_path: Path) -> None:
         ("tools-not-identifier", 15),
         ("tools-after-break", 16),
     ]
-    assert messages(directory, "tools-not-identifier") == [
+    assert messages(directory, "tools-not-identifier", TRPC) == [
         "the reference declares a tool literally named 'a  # note', which is not a tool name: the"
         " reference keeps an inline '# comment' in the name: put the comment on its own line.",
         "the reference declares a tool literally named 'fetch: the thing', which is not a tool"
@@ -280,21 +283,21 @@ def test_tools_section_lints(tmp_path: Path) -> None:
 def test_tools_section_ended_by_a_colon_line_keeps_usage_bullets_out(tmp_path: Path) -> None:
     body = "Tools:\n- get_weather\n\nUsage:\n- step one\n"
     directory = write_skill(tmp_path, "x", front="name: x\ndescription: D.\n", body=body)
-    assert findings_of(directory) == []
+    assert findings_of(directory, TRPC) == []
 
 
 def test_empty_tools_section_warns(tmp_path: Path) -> None:
     directory = write_skill(
         tmp_path, "x", front="name: x\ndescription: D.\n", body="Tools:\n\n# - old\n"
     )
-    assert findings_of(directory) == [("tools-empty", 5)]
+    assert findings_of(directory, TRPC) == [("tools-empty", 5)]
 
 
 def test_unknown_tools_only_when_available_tools_are_configured(tmp_path: Path) -> None:
     body = "Tools:\n- get_weather\n- get_forecast\n"
     directory = write_skill(tmp_path, "x", front="name: x\ndescription: D.\n", body=body)
-    assert findings_of(directory) == []
-    options = ValidationOptions.build(available_tools=["get_weather"])
+    assert findings_of(directory, TRPC) == []
+    options = ValidationOptions.build(profile="trpc", available_tools=["get_weather"])
     assert messages(directory, "tools-unknown", options) == [
         "tool 'get_forecast' is not among the available tools (get_weather). Fix the spelling,"
         " or add the tool to skills_available_tools."
@@ -364,7 +367,7 @@ def test_front_matter_checks_are_exactly_those_silent_without_front_matter(tmp_p
     directory.mkdir()
     (directory / "SKILL.md").write_text("no front matter\n\nRun scripts/run.py\n\nTools:\n")
     skill = Skill.load(directory)
-    silent = {check for check in CHECKS if not validate_check(skill, check)}
+    silent = {check for check in CHECKS if not validate_check(skill, check, TRPC)}
     assert silent == FRONT_MATTER_CHECKS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_agent_skills.rules import CHECKS, PROFILES, RULES
+from pytest_agent_skills.rules import CHECKS, PROFILES, RULES, profile_rule_table
 
 RULES_DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -36,3 +36,21 @@ def test_profiles_are_documented() -> None:
         assert f"`{name}`" in text
         for field in profile.fields:
             assert f"`{field}`" in text, f"field {field} of profile {name} is not documented"
+
+
+def test_the_profile_rule_table_is_the_generated_one() -> None:
+    text = RULES_DOC.read_text(encoding="utf-8")
+    begin = text.index("<!-- profile-table:begin")
+    table = text[text.index("\n", begin) + 1 : text.index("<!-- profile-table:end -->")]
+    assert table == profile_rule_table()
+
+
+def test_the_profile_rule_table_says_which_rules_each_profile_runs() -> None:
+    rows = {
+        line.split(" | ")[0].strip("| `"): [cell.strip() for cell in line.strip("|").split("|")][1:]
+        for line in profile_rule_table().splitlines()[2:]
+    }
+    assert rows["tools-not-identifier"] == ["-", "-", "error"]
+    assert rows["name-missing"] == ["error", "warning", "error"]
+    assert rows["reference-missing"] == ["error", "error", "error"]
+    assert set(rows) == set(RULES)

@@ -51,7 +51,6 @@ CASES: dict[str, tuple[str, str | bytes | None]] = {
     "non-utf8": ("x", b"---\nname: x\ndescription: caf\xe9\n---\nBody.\n"),
     "lowercase-skill-md": ("x", None),
     "validate-dot": ("x", VALID),
-    "tools-section": ("x", "---\nname: x\ndescription: D.\n---\nTools:\n- a  # note\n"),
     "missing-reference": ("x", "---\nname: x\ndescription: D.\n---\nRun scripts/run.py.\n"),
 }
 
@@ -93,6 +92,8 @@ AGREEMENTS: dict[str, tuple[str, str, str]] = {
     ),
     "reserved-word": ("claude-x", "---\nname: claude-x\ndescription: D.\n---\nBody.\n", "valid"),
     "long-body": ("x", VALID + "line\n" * 600, "valid"),
+    # The tRPC runtime's Tools: section is read under the trpc profile only.
+    "tools-section": ("x", "---\nname: x\ndescription: D.\n---\nTools:\n- a  # note\n", "valid"),
 }
 
 

@@ -44,8 +44,8 @@ COLLECTION_SETTINGS = settings.declare(
         kind="choice",
         choices=tuple(PROFILES),
         default="spec",
-        help="validation profile: spec (closed field set) or claude-code (adds its extension"
-        " fields)",
+        help="validation profile: spec (closed field set), claude-code (adds its extension"
+        " fields) or trpc (adds the tRPC runtime's Tools: rules)",
     ),
     Setting(
         ini="skills_available_tools",
@@ -53,8 +53,8 @@ COLLECTION_SETTINGS = settings.declare(
         kind="list",
         default=[],
         metavar="NAME",
-        help="tool names a Tools: section may declare (others fail the tools check);"
-        " unset: not checked",
+        help="tool names a Tools: section may declare, under the trpc profile (others fail the"
+        " tools check); unset: not checked",
     ),
     Setting(
         ini="skills_allow_unknown_fields",
@@ -69,11 +69,20 @@ COLLECTION_SETTINGS = settings.declare(
         metavar="RULE=LEVEL",
         help="override a rule's severity: error, warning or off (e.g. body-too-long=off)",
     ),
+    Setting(
+        ini="skills_per_path_ignores",
+        flag="--skills-per-path-ignore",
+        kind="list",
+        default=[],
+        metavar="GLOB:RULE[,RULE]",
+        help="rules ignored for the skills a glob matches, paths from the rootdir (the"
+        " configuration file's folder), e.g. skills/legacy/*:body-too-long",
+    ),
 )
 
 _OPTIONS_KEY = pytest.StashKey["ValidationOptions"]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
-_DUPLICATES_KEY = pytest.StashKey[dict[Path, list["Finding"]]]()
+_DUPLICATES_KEY = pytest.StashKey[dict[Path, tuple[list["Finding"], Any]]]()
 
 
 class SkillWarning(UserWarning):
@@ -92,22 +101,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, COLLECTION_SETTINGS)
 
 
-def validation_options(setting_value: Any) -> ValidationOptions:
-    """The :class:`ValidationOptions` of the settings, ``setting_value(ini_name)`` giving each
-    (the plugin's resolved settings or the CLI's)."""
-    from ..rules import ValidationOptions
+def validation_options(setting: Any) -> ValidationOptions:
+    """The :class:`ValidationOptions` of the settings: ``setting(ini_name)`` gives each,
+    ``setting.origin(ini_name)`` where it comes from, and ``setting.base_dir`` the folder
+    per-path ignores are relative to (the plugin's settings, or the CLI's)."""
+    from ..rules import ValidationOptions, parse_per_path_ignores
 
+    ignores = setting("skills_per_path_ignores")
     return ValidationOptions.build(
-        available_tools=setting_value("skills_available_tools") or None,
-        profile=setting_value("skills_profile"),
-        allow_unknown_fields=setting_value("skills_allow_unknown_fields"),
-        severities=setting_value("skills_rule_severity"),
+        available_tools=setting("skills_available_tools") or None,
+        profile=setting("skills_profile"),
+        allow_unknown_fields=setting("skills_allow_unknown_fields"),
+        severities=setting("skills_rule_severity"),
+        per_path_ignores=parse_per_path_ignores(
+            ignores, setting.base_dir, setting.origin("skills_per_path_ignores")
+        )
+        if ignores
+        else (),
     )
+
+
+class PluginSettings:
+    """The plugin's resolved settings in the shape :func:`validation_options` reads."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.base_dir = config.rootpath
+
+    def __call__(self, ini: str) -> Any:
+        return settings.value(self.config, ini)
+
+    def origin(self, ini: str) -> str:
+        return settings.origin(self.config, ini)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     try:
-        options = validation_options(lambda ini: settings.value(config, ini))
+        options = validation_options(PluginSettings(config))
     except ConfigurationError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_OPTIONS_KEY] = options
@@ -258,7 +288,7 @@ class SkillCheckItem(pytest.Item):
         options = self.config.stash[_OPTIONS_KEY]
         findings = validate_check(skill, self.check, options)
         if self.check == "name":
-            findings += self._duplicates(options).get(skill.skill_file, [])
+            findings += self._duplicates(options).get(skill.skill_file, ([], []))[0]
         for finding in findings:
             if not finding.is_error:
                 warnings.warn_explicit(
@@ -270,7 +300,7 @@ class SkillCheckItem(pytest.Item):
         if any(finding.is_error for finding in findings):
             raise SkillCheckFailed(findings)
 
-    def _duplicates(self, options: ValidationOptions) -> dict[Path, list[Finding]]:
+    def _duplicates(self, options: ValidationOptions) -> dict[Path, tuple[list[Finding], Any]]:
         """name-duplicate findings by SKILL.md, computed once per session over the skills of
         the run; only skills sharing a node name (the declared name) are parsed for it."""
         if _DUPLICATES_KEY not in self.config.stash:

@@ -19,6 +19,10 @@ CHECKS = ("frontmatter", "fields", "name", "description", "body", "tools", "refe
 FRONT_MATTER_CHECKS = frozenset({"fields", "name", "description", "body"})
 
 
+#: The runtime whose reading of SKILL.md the tools rules describe (trpc-agent-py 1.2.0).
+TRPC = "trpc"
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -26,14 +30,19 @@ class Rule:
     severity: Severity
     summary: str
     source: str
+    #: The runtime a rule is about ("" for every runtime): it runs only under profiles
+    #: that target that runtime.
+    runtime: str = ""
 
 
 RULES: dict[str, Rule] = {}
 
 
-def _rule(rule_id: str, check: str, severity: Severity, summary: str, source: str) -> None:
+def _rule(
+    rule_id: str, check: str, severity: Severity, summary: str, source: str, runtime: str = ""
+) -> None:
     assert check in CHECKS, check
-    RULES[rule_id] = Rule(rule_id, check, severity, summary, source)
+    RULES[rule_id] = Rule(rule_id, check, severity, summary, source, runtime)
 
 
 # Reading and splitting SKILL.md (findings made by skill.py while parsing).
@@ -73,16 +82,28 @@ _rule("description-xml", "description", W, "description contains XML tags", "ant
 _rule("body-empty", "body", W, "no instructions after the front matter", "guidance")
 _rule("body-too-long", "body", W, "the body is over 500 lines", "guidance")
 _rule("body-tokens", "body", W, "the body is over ~5000 tokens", "guidance")
+_rule(
+    "ignore-comment-invalid", "body", E, "an agent-skills comment names no or unknown rules",
+    "config",
+)
 
-_rule("tools-empty", "tools", W, "a Tools: section declares no tool", "reference")
-_rule("tools-header-text", "tools", W, "text after 'Tools:' is ignored", "reference")
-_rule("tools-not-identifier", "tools", E, "a declared tool name is not a tool name", "reference")
-_rule("tools-duplicate", "tools", W, "a tool is declared twice", "reference")
+# How the tRPC runtime reads the body's Tools: section (REFERENCE-BEHAVIOUR.md §1): only under
+# a profile that targets that runtime; elsewhere 'tools:' is just text (often fenced YAML).
+_rule("tools-empty", "tools", W, "a Tools: section declares no tool", "reference", TRPC)
+_rule("tools-header-text", "tools", W, "text after 'Tools:' is ignored", "reference", TRPC)
+_rule(
+    "tools-not-identifier", "tools", E, "a declared tool name is not a tool name", "reference",
+    TRPC,
+)
+_rule("tools-duplicate", "tools", W, "a tool is declared twice", "reference", TRPC)
 _rule(
     "tools-after-break", "tools", W, "a bullet after a heading/prose is still a tool",
-    "reference",
+    "reference", TRPC,
 )
-_rule("tools-unknown", "tools", E, "a declared tool is not among the available tools", "reference")
+_rule(
+    "tools-unknown", "tools", E, "a declared tool is not among the available tools", "reference",
+    TRPC,
+)
 
 _rule("reference-missing", "references", E, "a file the body refers to does not exist", "guidance")
 _rule("reference-outside", "references", W, "a reference leaves the skill folder", "spec")

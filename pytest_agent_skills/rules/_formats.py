@@ -11,6 +11,7 @@ from typing import Any
 from .. import __version__
 from ..findings import Finding, Severity
 from ._catalogue import RULES
+from ._ignores import Suppressed
 from ._validate import SkillReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -23,6 +24,7 @@ def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
         "skills": len(reports),
         "errors": sum(finding.severity is Severity.ERROR for finding in findings),
         "warnings": sum(finding.severity is Severity.WARNING for finding in findings),
+        "suppressed": sum(len(report.suppressed) for report in reports),
     }
 
 
@@ -34,9 +36,10 @@ def to_text(reports: Sequence[SkillReport]) -> str:
     ]
     counts = summary(reports)
     failed = sum(not report.ok for report in reports)
+    suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
     lines.append(
         f"{counts['skills']} skill(s) checked: {counts['errors']} error(s),"
-        f" {counts['warnings']} warning(s); {failed} skill(s) failed"
+        f" {counts['warnings']} warning(s){suppressed}; {failed} skill(s) failed"
     )
     return "\n".join(lines) + "\n"
 
@@ -50,6 +53,12 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
+def _suppressed_by(suppressed: Suppressed) -> dict[str, Any]:
+    if suppressed.by == "comment":
+        return {"kind": "comment", "line": suppressed.line}
+    return {"kind": "per-path-ignore", "pattern": suppressed.pattern}
+
+
 def to_json(reports: Sequence[SkillReport]) -> str:
     document = {
         "skills": [
@@ -58,6 +67,10 @@ def to_json(reports: Sequence[SkillReport]) -> str:
                 "name": report.skill.name,
                 "ok": report.ok,
                 "findings": [_finding_json(finding) for finding in report.findings],
+                "suppressed": [
+                    {**_finding_json(item.finding), "suppressed_by": _suppressed_by(item)}
+                    for item in report.suppressed
+                ],
             }
             for report in reports
         ],
@@ -91,20 +104,22 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     ]
     results = []
     for report in reports:
-        for finding in report.findings:
+        silenced = [(item.finding, item) for item in report.suppressed]
+        for finding, suppressed in [*((f, None) for f in report.findings), *silenced]:
             location: dict[str, Any] = {"artifactLocation": _artifact_uri(finding.path, base)}
             if finding.line:
                 location["region"] = {"startLine": finding.line}
-            results.append(
-                {
-                    "ruleId": finding.rule,
-                    "ruleIndex": rule_index[finding.rule],
-                    "level": str(finding.severity),
-                    "message": {"text": finding.message},
-                    "locations": [{"physicalLocation": location}],
-                    "properties": {"skill": report.skill.name},
-                }
-            )
+            result: dict[str, Any] = {
+                "ruleId": finding.rule,
+                "ruleIndex": rule_index[finding.rule],
+                "level": str(finding.severity),
+                "message": {"text": finding.message},
+                "locations": [{"physicalLocation": location}],
+                "properties": {"skill": report.skill.name},
+            }
+            if suppressed is not None:
+                result["suppressions"] = [_sarif_suppression(suppressed)]
+            results.append(result)
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -117,6 +132,14 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
         ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_suppression(suppressed: Suppressed) -> dict[str, str]:
+    """SARIF's kinds: an ignore comment is in the source, a per-path ignore is external."""
+    if suppressed.by == "comment":
+        justification = f"agent-skills comment on line {suppressed.line}"
+        return {"kind": "inSource", "justification": justification}
+    return {"kind": "external", "justification": f"per-path ignore {suppressed.pattern!r}"}
 
 
 def _workflow_escape(text: str, *, property_value: bool = False) -> str:

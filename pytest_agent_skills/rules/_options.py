@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
 from ..findings import Severity
-from ._catalogue import RULES
+from ._catalogue import RULES, TRPC, Rule
+
+if TYPE_CHECKING:
+    from ._ignores import PathIgnore
 
 SPEC_FIELDS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -30,7 +34,7 @@ LEVELS = ("error", "warning", OFF)
 
 @dataclass(frozen=True)
 class Profile:
-    """A named set of accepted fields and rule severities."""
+    """A named set of accepted fields, rule severities and the runtime it targets."""
 
     name: str
     summary: str
@@ -38,6 +42,12 @@ class Profile:
     #: allowed-tools may be a YAML list (Claude Code accepts both forms).
     allowed_tools_list: bool = False
     severities: Mapping[str, str] = field(default_factory=dict)
+    #: The runtime whose own rules run too ("" for none): e.g. the trpc runtime's Tools: rules.
+    runtime: str = ""
+
+    def runs(self, rule: Rule) -> bool:
+        """Whether the rule runs under this profile (at some severity)."""
+        return not rule.runtime or rule.runtime == self.runtime
 
 
 PROFILES: dict[str, Profile] = {
@@ -49,7 +59,31 @@ PROFILES: dict[str, Profile] = {
         allowed_tools_list=True,
         severities={"name-missing": "warning"},
     ),
+    "trpc": Profile(
+        "trpc",
+        "spec plus the tRPC agent runtime's Tools: section rules (trpc-agent-py 1.2.0)",
+        runtime=TRPC,
+    ),
 }
+
+
+NOT_RUN = "-"
+
+
+def profile_rule_table() -> str:
+    """The Markdown table of docs/rules.md: each rule's severity under each profile
+    (``-``: the profile does not run it). tests/test_rules_docs.py checks the page holds it."""
+    rows = [
+        "| rule | " + " | ".join(f"`{name}`" for name in PROFILES) + " |",
+        "| --- |" + " --- |" * len(PROFILES),
+    ]
+    for rule in RULES.values():
+        cells = []
+        for profile in PROFILES.values():
+            level = profile.severities.get(rule.id, str(rule.severity))
+            cells.append(level if profile.runs(rule) else NOT_RUN)
+        rows.append(f"| `{rule.id}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
 
 
 @dataclass(frozen=True)
@@ -64,12 +98,17 @@ class ValidationOptions:
     profile: Profile = PROFILES["spec"]
     allow_unknown_fields: bool = False
     severities: Mapping[str, str] = field(default_factory=dict)
+    #: Rules ignored for skills whose path matches (see ``parse_per_path_ignores``).
+    per_path_ignores: tuple[PathIgnore, ...] = ()
 
     def __post_init__(self) -> None:
         check_severities(self.severities, "severities")
 
     def severity_of(self, rule_id: str) -> Severity | None:
-        """The effective severity of a rule, ``None`` when it is switched off."""
+        """The effective severity of a rule, ``None`` when it is off or the profile does not
+        run it."""
+        if not self.profile.runs(RULES[rule_id]):
+            return None
         level = self.severities.get(rule_id) or self.profile.severities.get(rule_id)
         if level is None and rule_id == "field-unknown" and self.allow_unknown_fields:
             level = "warning"
@@ -85,11 +124,18 @@ class ValidationOptions:
         profile: str = "spec",
         allow_unknown_fields: bool = False,
         severities: Iterable[str] | Mapping[str, str] = (),
+        per_path_ignores: tuple[PathIgnore, ...] = (),
     ) -> ValidationOptions:
         """Options from plain values (flags, ini lines); bad values raise ConfigurationError."""
         if profile not in PROFILES:
             raise ConfigurationError(
                 f"unknown validation profile {profile!r} (choose from {', '.join(PROFILES)})"
+            )
+        if available_tools is not None and PROFILES[profile].runtime != TRPC:
+            raise ConfigurationError(
+                f"available tools are checked against the Tools: section of the tRPC runtime,"
+                f" which the {profile} profile does not check: add the trpc profile"
+                f" (--skills-profile trpc, or --profile trpc with agent-skills validate)"
             )
         overrides = severities if isinstance(severities, Mapping) else parse_severities(severities)
         return cls(
@@ -97,6 +143,7 @@ class ValidationOptions:
             profile=PROFILES[profile],
             allow_unknown_fields=allow_unknown_fields,
             severities=dict(overrides),
+            per_path_ignores=per_path_ignores,
         )
 
 

@@ -1,145 +1,159 @@
-"""Rules about files the body refers to: Markdown links and bare paths such as
-``scripts/x.py``, resolved from the skill root as the spec says."""
+"""Rules about files the body refers to: Markdown links, reference definitions and bare
+paths such as ``scripts/x.py``, resolved from the skill root as the spec says.
+
+What counts as a reference is what a CommonMark parser reads (see
+:mod:`pytest_agent_skills.bodyscan`): not link syntax shown in code, not a Markdown
+example in a ```` ```markdown ```` block, not an HTML comment.  The parser only runs
+for a body when a string scan finds something to report that the parser might read
+differently.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Callable, Iterator
-from urllib.parse import unquote
+from dataclasses import dataclass
 
-from ..skill import BASE_DIR_PLACEHOLDER, Skill
+from ..bodyscan import MarkdownText, Reference, one_per_line
+from ..skill import SKILL_FILE, Skill
 from ._base import Hit
 from ._options import ValidationOptions
 
 #: Folders the spec names; bare paths under them (or under any folder the skill has) are references.
-STANDARD_FOLDERS = ("scripts", "references", "assets")
-_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
-_BARE_PATH = re.compile(r"(?<![\w./$~-])((?:[\w-]+/)+[\w.-]*\w\.[A-Za-z0-9]+)(?![\w/])")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-#: What a relative file path looks like; excludes link-like text such as SMILES '[C:1](=[O:2])'.
-_PATH_LIKE = re.compile(r"(?:\.{1,2}/)*[\w~][\w.~ /-]*")
+STANDARD_FOLDERS = frozenset({"scripts", "references", "assets"})
+_FOLDER_NAME = re.compile(r"[\w-]+")
+_NO_FOLDERS: frozenset[str] = frozenset()
 
 
-def _link_target(raw: str) -> str | None:
-    """The relative path a Markdown link points to, or None for URLs, anchors and absolutes."""
-    if _SCHEME.match(raw) or raw.startswith(("#", "/", "\\")):
-        return None
-    target = unquote(raw.split("#", 1)[0].split("?", 1)[0])
-    return target if _PATH_LIKE.fullmatch(target) else None
-
-
-def references(text: str, top_folders: Callable[[], frozenset[str]]) -> Iterator[tuple[int, str]]:
-    """(0-based line index, relative path) of every file reference in ``text``.
-
-    ``top_folders`` is called (once, lazily) only when a bare path starts with a folder
-    that is not one of the spec's standard ones.
-    """
-    text = text.replace(BASE_DIR_PLACEHOLDER + "/", "")
-    folders: frozenset[str] | None = None
-    for index, line in enumerate(text.split("\n")):
-        if "/" not in line and "](" not in line:
-            continue
-        seen: set[str] = set()
-        for match in _LINK.finditer(line):
-            target = _link_target(match.group(1))
-            if target is not None and target not in seen:
-                seen.add(target)
-                yield index, target
-        for match in _BARE_PATH.finditer(line):
-            path = match.group(1)
-            if path in seen:
-                continue
-            first = path.split("/", 1)[0]
-            if first not in STANDARD_FOLDERS:
-                if folders is None:
-                    folders = top_folders()
-                if first not in folders:
-                    continue
-            seen.add(path)
-            yield index, path
-
-
-def _top_folders(directory: str) -> frozenset[str]:
+def _folders(root: str) -> frozenset[str]:
+    """The spec's folders and the skill's own top-level folders: first parts of bare paths."""
     try:
-        with os.scandir(directory) as entries:
-            return frozenset(entry.name for entry in entries if entry.is_dir())
+        with os.scandir(root) as entries:
+            own = {entry.name for entry in entries if entry.is_dir()}
     except OSError:
-        return frozenset()
-
-
-def _no_folders() -> frozenset[str]:
-    return frozenset()
+        return STANDARD_FOLDERS
+    return STANDARD_FOLDERS | {name for name in own if _FOLDER_NAME.fullmatch(name)}
 
 
 def _inside(path: str, root: str) -> bool:
     return path.startswith(root + os.sep)
 
 
-# Plain os.path strings here: this rule runs once per skill and pathlib's overhead dominated it.
-def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
-    # abspath, not realpath: '..' in the text is what leaves the folder, and it saves syscalls.
-    root = os.path.abspath(skill.directory)
-    docs: dict[str, tuple[str, int, str]] = {}
-    for index, target in references(skill.body, lambda: _top_folders(root)):
-        line = skill.body_line + index
-        resolved = os.path.normpath(os.path.join(root, target))
-        if not _inside(resolved, root):
-            yield Hit(
-                "reference-outside",
-                line,
-                f"the body refers to {target!r}, outside the skill folder; only the skill folder"
-                " is staged for the agent. Copy the file into the skill and refer to it"
-                " relatively.",
-            )
-            continue
-        if resolved in docs:
-            continue
+@dataclass(frozen=True)
+class _Target:
+    """Where a reference leads: ``outside`` the skill, ``missing``, or there (with the text
+    of a Markdown file, "" when it links nothing)."""
+
+    path: str
+    outside: bool = False
+    missing: bool = False
+    content: str | None = None
+
+
+class _Files:
+    """The skill's files as the references find them, each looked up once."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._targets: dict[str, _Target] = {}
+
+    def target(self, base: str, relative: str) -> _Target:
+        # abspath, not realpath: '..' in the text is what leaves the folder, and it saves syscalls.
+        path = os.path.normpath(os.path.join(base, relative))
+        found = self._targets.get(path)
+        if found is None:
+            found = self._targets[path] = self._look_up(path)
+        return found
+
+    def _look_up(self, path: str) -> _Target:
+        if not _inside(path, self.root):
+            return _Target(path, outside=True)
         # Markdown targets are opened right away (their links matter to reference-nested):
         # one system call answers both "does it exist" and "what does it say".
-        content = _read_markdown(resolved) if resolved.lower().endswith(".md") else None
-        if content is None and not os.path.exists(resolved):
-            yield Hit(
-                "reference-missing",
-                line,
-                f"the body refers to {target!r}, which does not exist in the skill folder. Add the"
-                " file, or fix the path (paths are relative to the folder holding SKILL.md).",
-            )
-        elif content is not None:
-            docs[resolved] = (target, line, content)
-    for doc, (target, line, content) in docs.items():
-        yield from _nested(doc, root, target, line, content, set(docs))
+        content = _read_markdown(path) if path.lower().endswith(".md") else None
+        if content is None and not os.path.exists(path):
+            return _Target(path, missing=True)
+        return _Target(path, content=content)
 
 
 def _read_markdown(path: str) -> str | None:
-    """The text of a Markdown file ("" when it has no links), None when it cannot be read."""
+    """The text of a Markdown file ("" when it links nothing), None when it cannot be read."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError:  # missing, a folder, unreadable: the caller checks existence
         return None
-    return data.decode("utf-8", errors="replace") if b"](" in data else ""
+    linked = b"](" in data or b"]:" in data
+    return data.decode("utf-8", errors="replace") if linked else ""
 
 
-def _nested(
-    doc: str, root: str, target: str, line: int, text: str, direct: set[str]
-) -> Iterator[Hit]:
-    """One warning when ``doc`` links a further doc that SKILL.md does not link itself."""
-    if "](" not in text:
-        return
-    for _index, inner in references(text, _no_folders):
-        candidate = os.path.normpath(os.path.join(os.path.dirname(doc), inner))
-        if (
-            candidate.lower().endswith(".md")
-            and candidate not in direct
-            and _inside(candidate, root)
-            and os.path.isfile(candidate)
-        ):
-            relative = os.path.relpath(candidate, root).replace(os.sep, "/")
+def _read(
+    text: MarkdownText,
+    folders: frozenset[str],
+    files: _Files,
+    base: str,
+    reported: Callable[[_Target], bool],
+) -> list[tuple[Reference, _Target]]:
+    """The references of ``text`` with their targets: the string scan's, or the parser's when
+    the scan has a ``reported`` target that the parser might read differently."""
+    references = text.references(folders)
+    found = [(ref, files.target(base, ref.target)) for ref in references]
+    needed = [ref for ref, target in found if reported(target) and not text.settled(ref)]
+    if needed:
+        references = text.exact_references(folders, needed)
+    return [(ref, files.target(base, ref.target)) for ref in one_per_line(references)]
+
+
+def _problem(target: _Target) -> bool:
+    return target.outside or target.missing
+
+
+# Plain os.path strings here: this rule runs once per skill and pathlib's overhead dominated it.
+def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
+    root = os.path.abspath(skill.directory)
+    files = _Files(root)
+    docs: dict[str, tuple[str, int, str]] = {}
+    # Every doc the body names, even in passing: a doc SKILL.md links is one level deep.
+    direct: set[str] = set()
+    for reference, target in _read(skill.markdown, _folders(root), files, root, _problem):
+        direct.add(target.path)
+        if target.outside:
+            yield Hit(
+                "reference-outside",
+                reference.line,
+                f"the body refers to {reference.target!r}, outside the skill folder; only the"
+                " skill folder is staged for the agent. Copy the file into the skill and refer"
+                " to it relatively.",
+            )
+        elif target.missing:
+            yield Hit(
+                "reference-missing",
+                reference.line,
+                f"the body refers to {reference.target!r}, which does not exist in the skill"
+                " folder. Add the file, or fix the path (paths are relative to the folder"
+                " holding SKILL.md).",
+            )
+        elif target.content and target.path not in docs:
+            docs[target.path] = (reference.target, reference.line, target.content)
+    skill_file = os.path.join(root, SKILL_FILE)
+    for doc, (name, line, content) in docs.items():
+        further = _further_doc(doc, content, files, direct | {skill_file, doc})
+        if further is not None:
+            relative = os.path.relpath(further, root).replace(os.sep, "/")
             yield Hit(
                 "reference-nested",
                 line,
-                f"{target!r} refers on to {relative!r}, which SKILL.md does not link; keep"
+                f"{name!r} refers on to {relative!r}, which SKILL.md does not link; keep"
                 " references one level deep: link it from SKILL.md too.",
             )
-            return
+
+
+def _further_doc(doc: str, content: str, files: _Files, known: set[str]) -> str | None:
+    """The first Markdown file of the skill that ``doc`` links and ``known`` does not hold."""
+
+    def further(target: _Target) -> bool:
+        return target.content is not None and target.path not in known
+
+    found = _read(MarkdownText(content), _NO_FOLDERS, files, os.path.dirname(doc), further)
+    return next((target.path for _reference, target in found if further(target)), None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,19 +13,27 @@ from ._base import Hit, RuleFunction
 from ._body import check_body
 from ._catalogue import CHECKS, RULES
 from ._fields import check_description, check_fields, check_name
+from ._ignores import Suppressed, check_directives, suppress
 from ._options import ValidationOptions
 from ._references import check_references
 from ._tools import check_tools
+
+
+def _check_body(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
+    yield from check_body(skill, options)
+    yield from check_directives(skill)
+
 
 RULE_FUNCTIONS: dict[str, RuleFunction] = {
     "fields": check_fields,
     "name": check_name,
     "description": check_description,
-    "body": check_body,
+    "body": _check_body,
     "tools": check_tools,
     "references": check_references,
 }
 DEFAULT_OPTIONS = ValidationOptions()
+CHECK_RULES = {check: [rule for rule in RULES.values() if rule.check == check] for check in CHECKS}
 
 
 def _finding(skill: Skill, hit: Hit, severity: Severity) -> Finding:
@@ -43,18 +51,28 @@ def _apply(findings: Iterable[Finding], options: ValidationOptions) -> list[Find
     return kept
 
 
-def validate_check(
+def check_findings(
     skill: Skill, check: str, options: ValidationOptions = DEFAULT_OPTIONS
-) -> list[Finding]:
-    """The findings of one check (see ``CHECKS``) for one skill."""
+) -> tuple[list[Finding], list[Suppressed]]:
+    """The findings of one check (see ``CHECKS``) for one skill, and those an exemption
+    (per-path ignore, ignore comment) suppressed."""
     if check == "frontmatter":
         raw: list[Finding] = list(skill.problems)
+    elif not any(options.profile.runs(rule) for rule in CHECK_RULES[check]):
+        return [], []  # e.g. the tools check outside the trpc profile: nothing to read
     else:
         raw = [
             _finding(skill, hit, RULES[hit.rule].severity)
             for hit in RULE_FUNCTIONS[check](skill, options)
         ]
-    return _apply(raw, options)
+    return suppress(skill, _apply(raw, options), options.per_path_ignores)
+
+
+def validate_check(
+    skill: Skill, check: str, options: ValidationOptions = DEFAULT_OPTIONS
+) -> list[Finding]:
+    """The findings of one check (see ``CHECKS``) for one skill (suppressed ones left out)."""
+    return check_findings(skill, check, options)[0]
 
 
 def validate(skill: Skill, options: ValidationOptions = DEFAULT_OPTIONS) -> list[Finding]:
@@ -70,7 +88,8 @@ def duplicate_name_findings(
 ) -> list[Finding]:
     """A ``name-duplicate`` finding on every skill whose name an earlier skill already has.
 
-    The first skill in ``skills`` order wins, as in :class:`SkillRepository`.
+    The first skill in ``skills`` order wins, as in :class:`SkillRepository`.  Exemptions
+    are not applied here (see :func:`duplicate_name_findings_by_file`).
     """
     first: dict[str, Skill] = {}
     hits: list[Finding] = []
@@ -90,12 +109,16 @@ def duplicate_name_findings(
 
 def duplicate_name_findings_by_file(
     skills: Sequence[Skill], options: ValidationOptions = DEFAULT_OPTIONS
-) -> dict[Path, list[Finding]]:
-    """:func:`duplicate_name_findings` grouped by the SKILL.md they are about."""
+) -> dict[Path, tuple[list[Finding], list[Suppressed]]]:
+    """:func:`duplicate_name_findings` by the SKILL.md they are about: (kept, suppressed)."""
     by_file: dict[Path, list[Finding]] = {}
     for finding in duplicate_name_findings(skills, options):
         by_file.setdefault(finding.path, []).append(finding)
-    return by_file
+    skill_of = {skill.skill_file: skill for skill in skills}
+    return {
+        path: suppress(skill_of[path], findings, options.per_path_ignores)
+        for path, findings in by_file.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -104,6 +127,7 @@ class SkillReport:
 
     skill: Skill
     findings: tuple[Finding, ...]
+    suppressed: tuple[Suppressed, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -127,7 +151,16 @@ def validate_paths(
             directories.setdefault(directory.resolve(), directory)
     skills = [Skill.load(directory) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
-    return [
-        SkillReport(skill, tuple(validate(skill, options) + duplicates.get(skill.skill_file, [])))
-        for skill in skills
-    ]
+    reports = []
+    for skill in skills:
+        findings: list[Finding] = []
+        suppressed: list[Suppressed] = []
+        for check in CHECKS:
+            kept, silenced = check_findings(skill, check, options)
+            findings += kept
+            suppressed += silenced
+            if check == "name" and skill.skill_file in duplicates:
+                findings += duplicates[skill.skill_file][0]
+                suppressed += duplicates[skill.skill_file][1]
+        reports.append(SkillReport(skill, tuple(findings), tuple(suppressed)))
+    return reports

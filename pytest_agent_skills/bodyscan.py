@@ -1,0 +1,535 @@
+"""A skill body (or a doc it links) read as CommonMark: the files it refers to and
+the ``<!-- agent-skills: ... -->`` directives it holds.
+
+The answers are the ones a CommonMark parser (markdown-it-py) gives:
+
+- a Markdown link, an image or a reference definition (``[1]: docs/x.md``) refers
+  to its destination; a reference link (``[g][1]``) is checked at its definition;
+- a bare path such as ``scripts/run.py`` refers to that file in prose, inline code
+  and code blocks (commands are instructions), but not inside a fenced Markdown
+  example (```` ```markdown ````, ``~~~md``: the text of another document), an HTML
+  comment, or a code span that shows link syntax (`` `[text](docs/page.md)` ``);
+- link syntax inside code (fenced, indented or inline) or a comment is not a link;
+- a footnote (``[^1]: ...``) is not a reference definition.
+
+Parsing a long body costs milliseconds, more than the rest of validation, so a
+text is first scanned with string searches (:meth:`MarkdownText.references`).  The
+scan finds every reference the parser finds, and possibly more.  For a candidate
+it would report, :meth:`MarkdownText.settled` says whether the parser could read
+it differently - only when code, HTML, an escape or a Markdown example could be
+hiding it.  For the others, :meth:`MarkdownText.exact_references` asks the parser,
+which reads the text only up to the end of the last paragraph in question, and
+parses inline content only in the blocks in question.  tests/test_bodyscan.py
+holds the scan to the parser on generated Markdown.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+from urllib.parse import unquote
+
+from .skill import BASE_DIR_PLACEHOLDER
+
+#: Info-string languages of a fenced block that holds Markdown text (an example, not instructions).
+MARKDOWN_LANGUAGES = frozenset({"markdown", "md", "mdx", "gfm", "commonmark"})
+DIRECTIVE_PREFIX = "agent-skills:"
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+#: What a relative file path looks like; excludes link-like text such as SMILES '[C:1](=[O:2])'.
+_PATH_LIKE = re.compile(r"(?:\.{1,2}/)*[\w~][\w.~ /-]*")
+#: A link destination the scan reads exactly as the parser does: no escapes, entities,
+#: brackets or parentheses, then an optional quoted title and the closing parenthesis.
+_PLAIN_DESTINATION = re.compile(
+    r"[ \t]*\n?[ \t]*([^\s()<>\\&]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
+)
+_LOOSE_DESTINATION = re.compile(r"\s*<?([^)\s>]*)")
+#: A bare path from the '/' after its first folder: more folders, then a file name with an
+#: extension ('scripts/run.py', 'assets/a/b.tar.gz'). Starting at the '/' keeps the search fast.
+_PATH_AFTER_SLASH = re.compile(r"/(?:[\w-]+/)*[\w.-]*\w\.[A-Za-z0-9]+(?![\w/])")
+_BRACKET_END = re.compile(r"\][(:]")
+#: A line that may be a reference definition: label (not a footnote's '^'), ':', destination,
+#: then the end of the line or a title.
+_DEFINITION = re.compile(
+    r"[ \t]{0,3}\[(?!\^)[^\]\n]+\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<]\S*)(?=[ \t]*(?:\n|$|[\"'(]))"
+)
+_DIRECTIVE = re.compile(r"<!--\s*agent-skills:.*?-->", re.DOTALL)
+_DIRECTIVE_BODY = re.compile(r"agent-skills:[ \t]*(\S*)(.*)", re.DOTALL)
+#: Openers of HTML blocks that a blank line does not end (CommonMark kinds 1-5), lowercase.
+_LONG_HTML_OPENERS = ("<!", "<?", "<pre", "<script", "<style", "<textarea")
+_PATH_BOUNDARY = "./$~-"
+
+#: Kinds of block, as far as references go.
+QUOTED = "quoted"  # a Markdown example or an HTML comment: refers to nothing
+CODE = "code"  # code or raw HTML: bare paths count, link syntax does not
+INLINE = "inline"  # prose: links and bare paths count
+DEFINITION = "definition"
+
+
+def is_markdown_info(info: str) -> bool:
+    """Whether a fence info string names Markdown (``md``, ``markdown``, ``{.md}``...)."""
+    words = info.strip().lstrip("{").lstrip(".").split(None, 1)
+    return bool(words) and words[0].rstrip("}").lower() in MARKDOWN_LANGUAGES
+
+
+def link_target(destination: str) -> str | None:
+    """The relative path a link destination points to; None for URLs, anchors and absolutes."""
+    if _SCHEME.match(destination) or destination.startswith(("#", "/", "\\")):
+        return None
+    target = unquote(destination.split("#", 1)[0].split("?", 1)[0])
+    return target if _PATH_LIKE.fullmatch(target) else None
+
+
+def occurrences(text: str, needle: str) -> list[int]:
+    """Offsets of every (non-overlapping) occurrence of ``needle`` in ``text``."""
+    found = []
+    start = text.find(needle)
+    while start >= 0:
+        found.append(start)
+        start = text.find(needle, start + len(needle))
+    return found
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A file a text refers to: ``kind`` is ``link`` (links and images), ``definition``
+    (``[label]: path``) or ``path`` (a bare path)."""
+
+    line: int
+    target: str
+    kind: str
+    #: Offset in the scanned text; -1 for references read by the parser.
+    offset: int = -1
+    #: False when the string scan could not read the destination as the parser would.
+    certain: bool = True
+
+
+@dataclass(frozen=True)
+class Directive:
+    """An ``<!-- agent-skills: ACTION RULE, ... -->`` comment."""
+
+    #: The line of ``agent-skills:`` (where a problem with the directive is reported).
+    line: int
+    action: str
+    rules: tuple[str, ...]
+    #: The line after the comment: what ``ignore-next-line`` applies to.
+    next_line: int
+    #: False when the string scan cannot tell whether the parser sees an HTML comment here.
+    certain: bool = True
+
+
+class MarkdownText:
+    """One Markdown text whose first line is line ``first_line`` of its file."""
+
+    def __init__(self, text: str, first_line: int = 1) -> None:
+        if BASE_DIR_PLACEHOLDER in text:
+            # The runtime replaces the placeholder with the skill folder: what follows it
+            # is a path from the skill root. (Offsets move, lines do not.)
+            text = text.replace(BASE_DIR_PLACEHOLDER + "/", "")
+        self.text = text
+        self.first_line = first_line
+        self._references: dict[frozenset[str], list[Reference]] = {}
+        self._blocks: dict[frozenset[int], _Blocks] = {}
+
+    # -- the string scan ---------------------------------------------------------------
+
+    def references(self, folders: frozenset[str]) -> list[Reference]:
+        """Every reference candidate, in text order: links, reference definitions, and bare
+        paths whose first folder is in ``folders``."""
+        if folders not in self._references:
+            found = [*self._links_and_definitions(), *self._paths(folders)]
+            found.sort(key=lambda reference: reference.offset)
+            self._references[folders] = self._numbered(found)
+        return self._references[folders]
+
+    def _numbered(self, references: list[Reference]) -> list[Reference]:
+        """The references with their line numbers (counted once, in text order)."""
+        text = self.text
+        line, position = self.first_line, 0
+        numbered = []
+        for reference in references:
+            line += text.count("\n", position, reference.offset)
+            position = reference.offset
+            numbered.append(
+                Reference(line, reference.target, reference.kind, position, reference.certain)
+            )
+        return numbered
+
+    def _links_and_definitions(self) -> Iterable[Reference]:
+        text = self.text
+        for match in _BRACKET_END.finditer(text):
+            start = match.start()
+            line_start = text.rfind("\n", 0, start) + 1
+            if match.group(0) == "](":
+                bracket = text.rfind("[", line_start, start)
+                if bracket >= 0 and text.find("]", bracket + 1, start) < 0:
+                    reference = self._link_at(start + 2)
+                    if reference is not None:
+                        yield reference
+                continue
+            definition = _DEFINITION.match(text, line_start)
+            if definition is not None and definition.end() > start:
+                target = link_target(definition.group(1).strip("<>"))
+                if target is not None:
+                    # Whether this is a definition depends on the lines around it.
+                    yield Reference(0, target, "definition", definition.start(1), certain=False)
+
+    def _link_at(self, position: int) -> Reference | None:
+        text = self.text
+        plain = _PLAIN_DESTINATION.match(text, position)
+        if plain is not None:
+            target = link_target(plain.group(1))
+            return Reference(0, target, "link", plain.start(1)) if target is not None else None
+        loose = _LOOSE_DESTINATION.match(text, position)
+        assert loose is not None  # every part of the pattern is optional
+        raw = loose.group(1)
+        if _SCHEME.match(raw) or raw.startswith(("#", "/")):
+            return None  # a URL or an anchor, however the parser reads the rest
+        target = link_target(raw)
+        marked = any(mark in text[position : loose.end() + 1] for mark in "<\\&")
+        if target is None and not marked:
+            return None  # e.g. 'f[i](x, y)' in code: no reading of it makes a path
+        # Escapes, entities, '<...>' or parentheses: only the parser knows the destination.
+        return Reference(0, target or raw, "link", loose.start(1), certain=False)
+
+    def _paths(self, folders: frozenset[str]) -> Iterable[Reference]:
+        """Bare paths ``folder/.../name.ext``: one search for the '/' after a first folder,
+        then a look back at the folder name, which must not continue a word or a path."""
+        text = self.text
+        by_last_letter: dict[str, list[str]] = {}
+        for folder in folders:
+            by_last_letter.setdefault(folder[-1], []).append(folder)
+        for match in _PATH_AFTER_SLASH.finditer(text):
+            slash = match.start()
+            for folder in by_last_letter.get(text[slash - 1] if slash else "", ()):
+                start = slash - len(folder)
+                if text.startswith(folder, start) and (start == 0 or _boundary(text[start - 1])):
+                    yield Reference(0, text[start : match.end()], "path", start)
+                    break
+
+    # -- when the scan is the parser's answer ------------------------------------------
+
+    def settled(self, reference: Reference) -> bool:
+        """True when the parser reads exactly this reference here.
+
+        Conservative: False whenever code, HTML, an escape or a Markdown example could
+        make the parser read the place differently.
+        """
+        if reference.offset < 0 or not reference.certain:
+            return reference.certain
+        text, offset = self.text, reference.offset
+        paragraph = text[text.rfind("\n\n", 0, offset) + 1 : _end(text.find("\n\n", offset), text)]
+        if reference.kind == "path":
+            return not (
+                self._before(offset, self._comment_offsets)
+                or self._before(offset, self._markdown_fence_offsets)
+                or ("`" in paragraph and "](" in paragraph)
+            )
+        prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
+        unindented = prefix.lstrip(" ")
+        return not (
+            self._before(offset, self._fence_offsets)
+            or self._before(offset, self._long_html_offsets)
+            or any(mark in paragraph for mark in ("`", "<", "\\", "&"))
+            or len(prefix) - len(unindented) >= 4  # indented code, or a deeper list level
+            or unindented.startswith(("\t", ">"))
+        )
+
+    @staticmethod
+    def _before(offset: int, offsets: tuple[int, ...]) -> bool:
+        return bool(offsets) and offsets[0] < offset
+
+    @cached_property
+    def _fence_offsets(self) -> tuple[int, ...]:
+        return tuple(sorted(occurrences(self.text, "```") + occurrences(self.text, "~~~")))
+
+    @cached_property
+    def _markdown_fence_offsets(self) -> tuple[int, ...]:
+        text = self.text
+        return tuple(
+            offset
+            for offset in self._fence_offsets
+            if is_markdown_info(text[offset : _end(text.find("\n", offset), text)].lstrip("`~"))
+        )
+
+    @cached_property
+    def _comment_offsets(self) -> tuple[int, ...]:
+        first = self.text.find("<!--")
+        return (first,) if first >= 0 else ()
+
+    @cached_property
+    def _long_html_offsets(self) -> tuple[int, ...]:
+        lowered = self.text.lower()
+        return tuple(sorted(i for i in map(lowered.find, _LONG_HTML_OPENERS) if i >= 0))
+
+    # -- the parser's answer -----------------------------------------------------------
+
+    def exact_references(
+        self, folders: frozenset[str], needed: Iterable[Reference]
+    ) -> list[Reference]:
+        """The references as the parser reads them wherever it can differ from the string
+        scan on a ``needed`` reference; elsewhere the scan's (in line order)."""
+        blocks = self._parse(reference.line for reference in needed)
+        found = [*blocks.references]
+        for reference in self.references(folders):
+            index = reference.line - self.first_line
+            if index > blocks.cut:
+                found.append(reference)
+                continue
+            kind, parsed = blocks.kind_at(index)
+            if reference.kind == "definition" or kind == QUOTED:
+                continue  # the parser's definitions are in the list already
+            if reference.kind == "link" and (parsed or kind in (CODE, DEFINITION)):
+                continue  # no link in code; the parser's links of this block are in the list
+            if reference.kind == "path" and blocks.hides(index, reference.target):
+                continue
+            found.append(reference)
+        found.sort(key=lambda reference: reference.line)
+        return one_per_line(found)
+
+    def directives(self) -> list[Directive]:
+        """The ``agent-skills:`` comments of the text, as the parser sees HTML comments."""
+        return list(self._directives)
+
+    @cached_property
+    def _directives(self) -> tuple[Directive, ...]:
+        scanned = self._scanned_directives()
+        needed = [directive for directive in scanned if not directive.certain]
+        if not needed:
+            return tuple(scanned)
+        blocks = self._parse(directive.line for directive in needed)
+        beyond = [d for d in scanned if d.line - self.first_line > blocks.cut]
+        return (*blocks.directives, *beyond)
+
+    def _scanned_directives(self) -> list[Directive]:
+        if DIRECTIVE_PREFIX not in self.text:
+            return []
+        text = self.text
+        found = []
+        line, position = self.first_line, 0
+        for match in _DIRECTIVE.finditer(text):
+            line += text.count("\n", position, match.start())
+            position = match.start()
+            found.append(_directive(match.group(0), line, self._comment_is_settled(match)))
+        return found
+
+    def _comment_is_settled(self, match: re.Match[str]) -> bool:
+        """A comment alone on its line, with nothing before it that could make it code."""
+        text = self.text
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = _end(text.find("\n", match.end()), text)
+        return (
+            not text[line_start : match.start()].strip(" ")
+            and match.start() - line_start < 4
+            and not text[match.end() : line_end].strip()
+            and not self._before(match.start(), self._fence_offsets)
+            and not self._before(match.start(), self._long_html_offsets)
+        )
+
+    def _parse(self, lines: Iterable[int]) -> _Blocks:
+        needed = frozenset(line - self.first_line for line in lines)
+        if needed not in self._blocks:
+            self._blocks[needed] = _parse(self.text, self.first_line, needed)
+        return self._blocks[needed]
+
+
+def _boundary(char: str) -> bool:
+    """Whether a bare path may start after ``char`` (not inside a word, path or variable)."""
+    return not (char.isalnum() or char == "_" or char in _PATH_BOUNDARY)
+
+
+def _end(index: int, text: str) -> int:
+    return index if index >= 0 else len(text)
+
+
+def one_per_line(references: Iterable[Reference]) -> list[Reference]:
+    """One reference per target and line (a link and the bare path in it are one)."""
+    seen: set[tuple[int, str]] = set()
+    unique = []
+    for reference in references:
+        if (reference.line, reference.target) not in seen:
+            seen.add((reference.line, reference.target))
+            unique.append(reference)
+    return unique
+
+
+def _directive(comment: str, line: int, certain: bool) -> Directive:
+    """The directive of ``comment`` (``<!--...-->``), which starts on ``line``."""
+    inner = comment[4:-3]
+    match = _DIRECTIVE_BODY.search(inner)
+    assert match is not None
+    rules = tuple(rule for rule in re.split(r"[\s,]+", match.group(2)) if rule)
+    return Directive(
+        line + inner[: match.start()].count("\n"),
+        match.group(1),
+        rules,
+        line + comment.count("\n") + 1,
+        certain,
+    )
+
+
+@dataclass
+class _Blocks:
+    """What the parser read of a text's first lines (0-based lines of the text)."""
+
+    #: The last line read: the parser's answers hold up to it.
+    cut: int
+    #: The line number in the file of the text's first line.
+    first_line: int
+    #: (first line, end line, kind, inline content parsed) of each leaf block, in order.
+    spans: list[tuple[int, int, str, bool]] = field(default_factory=list)
+    #: Links (of the blocks whose inline content was parsed) and definitions, 1-based lines.
+    references: list[Reference] = field(default_factory=list)
+    #: (first line, last line, text) of inline comments and of code spans showing link
+    #: syntax: a bare path there is not a reference.
+    hidden: list[tuple[int, int, str]] = field(default_factory=list)
+    directives: list[Directive] = field(default_factory=list)
+
+    def kind_at(self, index: int) -> tuple[str, bool]:
+        position = bisect.bisect_right(self.spans, (index, float("inf"))) - 1
+        if position >= 0:
+            first, end, kind, parsed = self.spans[position]
+            if first <= index < end:
+                return kind, parsed
+        return INLINE, False
+
+    def hides(self, index: int, target: str) -> bool:
+        return any(first <= index <= last and target in text for first, last, text in self.hidden)
+
+    def add_link(self, lines: list[str], href: str, line: int, end: int) -> None:
+        target = link_target(href)
+        if target is not None:
+            at = _line_of(lines, target, line, end) + self.first_line
+            self.references.append(Reference(at, target, "link"))
+
+
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt  # imported on the first parse only
+
+        _PARSER = MarkdownIt("commonmark", {"inline_definitions": True})
+    return _PARSER
+
+
+def _parse(text: str, first_line: int, needed: frozenset[int]) -> _Blocks:
+    """Read ``text`` up to the end of the paragraph holding its last ``needed`` line (block
+    structure above a line never depends on what follows its paragraph), with inline
+    content parsed only in blocks holding a ``needed`` line."""
+    lines = text.split("\n")
+    last = max(needed, default=len(lines) - 1)
+    cut = next((k for k in range(last + 1, len(lines)) if not lines[k].strip()), len(lines))
+    md = _parser()
+    env: dict[str, Any] = {}
+    tokens: list[Any] = []
+    md.block.parse("\n".join(lines[:cut]), md, env, tokens)
+    blocks = _Blocks(cut - 1, first_line)
+    for token in tokens:
+        if token.map is None:
+            continue
+        first, end = token.map
+        kind = token.type
+        if kind == "fence":
+            example = is_markdown_info(token.info)
+            blocks.spans.append((first, end, QUOTED if example else CODE, False))
+        elif kind == "code_block":
+            blocks.spans.append((first, end, CODE, False))
+        elif kind == "html_block":
+            comment = token.content.lstrip().startswith("<!--")
+            blocks.spans.append((first, end, QUOTED if comment else CODE, False))
+            if comment:
+                blocks.directives.extend(_comment_directives(token.content, first + first_line))
+        elif kind == "definition":
+            blocks.spans.append((first, end, DEFINITION, False))
+            target = link_target(token.meta["url"])
+            if target is not None and not token.meta["label"].startswith("^"):
+                line = _line_of(lines, target, first, end) + first_line
+                blocks.references.append(Reference(line, target, "definition"))
+        elif kind == "inline":
+            parsed = any(first <= index < end for index in needed)
+            blocks.spans.append((first, end, INLINE, parsed))
+            if parsed:
+                _read_inline(token, _inline_tokens(md, token.content, env), lines, blocks)
+    # A reference link ('[g][1]') leads to its definition, which is reported instead: the
+    # path is written there.
+    defined = {ref.target for ref in blocks.references if ref.kind == "definition"}
+    blocks.references = [
+        ref for ref in blocks.references if ref.kind == "definition" or ref.target not in defined
+    ]
+    return blocks
+
+
+_STATE_CLASS: Any = None
+
+
+def _inline_tokens(md: Any, content: str, env: dict[str, Any]) -> list[tuple[Any, int]]:
+    """The inline tokens of ``content``, each with the offset in ``content`` where the
+    parser was when it made the token (its start; for a link's end, the ']')."""
+    global _STATE_CLASS
+    if _STATE_CLASS is None:
+        from markdown_it.rules_inline import StateInline
+
+        class PositionedState(StateInline):  # type: ignore[misc]
+            def push(self, ttype: str, tag: str, nesting: Any) -> Any:
+                token = super().push(ttype, tag, nesting)
+                self.starts.append((token, self.pos))
+                return token
+
+        _STATE_CLASS = PositionedState
+    tokens: list[Any] = []
+    state = _STATE_CLASS(content, md, env, tokens)
+    state.starts = []
+    md.inline.tokenize(state)
+    for rule in md.inline.ruler2.getRules(""):
+        rule(state)
+    return state.starts
+
+
+def _read_inline(
+    token: Any, children: list[tuple[Any, int]], lines: list[str], blocks: _Blocks
+) -> None:
+    """Links, hidden spans and directives of one inline block (whose content keeps the
+    block's line breaks: offsets give lines)."""
+    first, end = token.map
+    content = token.content
+    opened: list[str] = []
+    for child, offset in children:
+        kind = child.type
+        line = first + content.count("\n", 0, offset)
+        if kind == "link_open":
+            opened.append(str(child.attrs.get("href", "")))
+        elif kind == "link_close" and opened:
+            # The destination follows the link text: its line is where the text ends.
+            blocks.add_link(lines, opened.pop(), line, end)
+        elif kind == "image":
+            blocks.add_link(lines, str(child.attrs.get("src", "")), line, end)
+        elif kind == "html_inline" and child.content.startswith("<!--"):
+            blocks.hidden.append((line, line + child.content.count("\n"), child.content))
+            at = line + blocks.first_line
+            blocks.directives.extend(_comment_directives(child.content, at))
+        elif kind == "code_inline" and "](" in child.content:
+            blocks.hidden.append((line, end - 1, child.content))
+
+
+def _line_of(lines: list[str], target: str, line: int, end: int) -> int:
+    """The first line from ``line`` (before ``end``) that shows ``target`` (a destination may
+    follow its link text on the next line); ``line`` when none does (escapes, entities)."""
+    for index in range(line, min(end, len(lines))):
+        if target in lines[index] or target in unquote(lines[index]):
+            return index
+    return line
+
+
+def _comment_directives(comment: str, line: int) -> list[Directive]:
+    """The directives of the HTML comment(s) in ``comment``, which starts on ``line``."""
+    return [
+        _directive(match.group(0), line + comment[: match.start()].count("\n"), True)
+        for match in _DIRECTIVE.finditer(comment)
+    ]

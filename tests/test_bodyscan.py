@@ -1,0 +1,264 @@
+"""The body as CommonMark: what the string scan finds, when it is settled, and that it
+gives the parser's answers wherever a rule relies on it (checked on generated Markdown)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_agent_skills.bodyscan import MarkdownText, Reference, is_markdown_info, one_per_line
+
+FOLDERS = frozenset({"scripts", "references", "assets", "docs"})
+
+
+def scanned(text: str, first_line: int = 1) -> list[tuple[int, str, str]]:
+    references = one_per_line(MarkdownText(text, first_line).references(FOLDERS))
+    return [(r.line, r.target, r.kind) for r in references]
+
+
+def parsed(text: str, first_line: int = 1) -> list[tuple[int, str, str]]:
+    """Every reference as the parser reads the whole text."""
+    markdown = MarkdownText(text, first_line)
+    candidates = markdown.references(FOLDERS)
+    return [(r.line, r.target, r.kind) for r in markdown.exact_references(FOLDERS, candidates)]
+
+
+def test_links_definitions_and_bare_paths_with_their_lines() -> None:
+    text = (
+        "Read [the guide](docs/guide.md) and ![chart](assets/chart.png).\n"
+        "Run `python scripts/run.py --in data/x.csv`.\n"
+        "See the [API][api] and [https](https://example.org/x.md), [top](#top).\n"
+        "\n"
+        "[api]: references/api.md\n"
+    )
+    assert scanned(text, 10) == [
+        (10, "docs/guide.md", "link"),
+        (10, "assets/chart.png", "link"),
+        (11, "scripts/run.py", "path"),
+        (14, "references/api.md", "definition"),
+    ]
+    assert parsed(text, 10) == scanned(text, 10)
+
+
+def test_markdown_examples_comments_and_link_syntax_in_code_refer_to_nothing() -> None:
+    text = (
+        "Show links as `[text](docs/page.md)`.\n"  # 1
+        "<!-- [old](docs/old.md) -->\n"  # 2
+        "\n"
+        "````markdown\n"  # 4
+        "See [x](references/x.md).\n"
+        "```bash\n"
+        "python scripts/example.py\n"  # 7
+        "```\n"
+        "````\n"
+        "\n"
+        "~~~md\n"  # 11
+        "[FORMS](references/forms.md)\n"
+        "~~~\n"
+        "\n"
+        "```bash\n"  # 15
+        "python scripts/run.py  # [not a link](docs/no.md)\n"  # 16
+        "```\n"
+    )
+    # The scan finds them all; the parser keeps only the command of the bash block.
+    assert [target for _line, target, _kind in scanned(text)] == [
+        "docs/page.md",
+        "docs/old.md",
+        "references/x.md",
+        "scripts/example.py",
+        "references/forms.md",
+        "scripts/run.py",
+        "docs/no.md",
+    ]
+    assert parsed(text) == [(16, "scripts/run.py", "path"), (16, "docs/no.md", "path")]
+
+
+def test_a_reference_link_is_checked_at_its_definition_and_a_footnote_is_no_definition() -> None:
+    text = "Read the [guide][1].\n\n[1]: docs/gone.md\n[^2]: Smith, docs/note.md (2020).\n"
+    assert parsed(text) == [(3, "docs/gone.md", "definition"), (4, "docs/note.md", "path")]
+
+
+def test_link_lines_follow_line_breaks_inside_paragraphs() -> None:
+    text = (
+        "First line\n"
+        "a `code span\n"
+        "over two lines` then [after](docs/after.md)\n"
+        "[multi\n"
+        "line text](docs/multi.md)\n"
+        "text <!-- a\n"
+        "comment --> and [last](docs/last.md)\n"
+    )
+    assert parsed(text, 20) == [
+        (22, "docs/after.md", "link"),
+        (24, "docs/multi.md", "link"),
+        (26, "docs/last.md", "link"),
+    ]
+
+
+def test_settled_only_where_nothing_can_hide_a_reference() -> None:
+    text = (
+        "Plain [guide](docs/guide.md) and scripts/run.py.\n"
+        "\n"
+        "With `code` [a](docs/a.md).\n"
+        "\n"
+        "Run `python scripts/b.py`.\n"
+        "\n"
+        "```md\n"
+        "[c](docs/c.md) scripts/c.py\n"
+        "```\n"
+    )
+    markdown = MarkdownText(text)
+    settled = {r.target: markdown.settled(r) for r in markdown.references(FOLDERS)}
+    assert settled == {
+        "docs/guide.md": True,
+        "scripts/run.py": True,
+        "docs/a.md": False,  # a backtick in the paragraph: the link could be code
+        "scripts/b.py": True,  # bare paths in code spans count; no link syntax in one here
+        "docs/c.md": False,
+        "scripts/c.py": False,  # after a Markdown fence
+    }
+
+
+def test_unusual_destinations_are_left_to_the_parser() -> None:
+    text = "[a](<docs/my file.md>) [b](docs/x\\_y.md) [c](docs/f(1).md)\n"
+    markdown = MarkdownText(text)
+    assert [(r.target, r.certain) for r in markdown.references(FOLDERS)] == [
+        ("docs/my", False),
+        ("docs/x\\_y.md", False),
+    ]  # 'docs/f(1).md' is no file path to either reader (parentheses)
+    assert parsed(text) == [(1, "docs/my file.md", "link"), (1, "docs/x_y.md", "link")]
+
+
+def test_base_dir_placeholder_is_the_skill_root() -> None:
+    assert scanned("cat __BASE_DIR__/assets/t.txt\n") == [(1, "assets/t.txt", "path")]
+
+
+def test_markdown_info_strings() -> None:
+    assert [is_markdown_info(info) for info in ("md", " Markdown x", "{.md}", "mdx", "")] == [
+        True,
+        True,
+        True,
+        True,
+        False,
+    ]
+    assert not is_markdown_info("bash")
+    assert not is_markdown_info("yaml")
+
+
+def test_directives_are_html_comments_and_not_code() -> None:
+    text = (
+        "<!-- agent-skills: ignore body-too-long, reference-missing -->\n"
+        "```md\n"
+        "<!-- agent-skills: ignore name-directory -->\n"
+        "```\n"
+        "Prose <!-- agent-skills: ignore-next-line reference-missing --> more\n"
+        "<!--\n"
+        "  agent-skills: ignore-next-line tools-empty\n"
+        "-->\n"
+    )
+    directives = MarkdownText(text, 5).directives()
+    assert [(d.line, d.action, d.rules, d.next_line) for d in directives] == [
+        (5, "ignore", ("body-too-long", "reference-missing"), 6),
+        (9, "ignore-next-line", ("reference-missing",), 10),
+        (11, "ignore-next-line", ("tools-empty",), 13),
+    ]
+
+
+def test_a_clean_body_is_never_parsed() -> None:
+    """The scan answers alone when nothing is missing; the parser is not even imported."""
+    probe = (
+        "import sys, pathlib, tempfile;"
+        "from pytest_agent_skills.rules import validate;"
+        "from pytest_agent_skills.skill import Skill;"
+        "root = pathlib.Path(tempfile.mkdtemp()) / 'x'; (root / 'scripts').mkdir(parents=True);"
+        "(root / 'scripts' / 'run.py').write_text('');"
+        "(root / 'SKILL.md').write_text('---\\nname: x\\ndescription: D.\\n---\\n"
+        "<!-- agent-skills: ignore body-empty -->\\n```bash\\npython scripts/run.py\\n```\\n');"
+        "print(validate(Skill.load(root)), 'markdown_it' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[] False"
+
+
+#: Pieces of skill bodies that matter to CommonMark: code of every kind, comments, HTML,
+#: escapes, lists, quotes, reference links, and plain references.
+FRAGMENTS = (
+    "See [guide](docs/guide.md) for details.",
+    "Run `python scripts/run.py`.",
+    "Show `[text](docs/page.md)` syntax.",
+    "<!-- [old](docs/old.md) -->",
+    "<!--\nscripts/hidden.py\n-->",
+    "```bash\npython scripts/run.py\n```",
+    "```markdown\n[x](references/x.md) scripts/ex.py\n```",
+    "````md\n```bash\npython scripts/nested.py\n```\n````",
+    "~~~md\n[FORMS](FORMS.md)\n~~~",
+    "```\nscripts/untagged.py\n```",
+    "    [indented](docs/code.md) scripts/indent.py",
+    "> quoted [q](docs/q.md) scripts/q.py",
+    "1. Step\n   ```bash\n   python scripts/step.py\n   ```",
+    "- item [i](docs/i.md)\n\n    continuation [c](docs/c.md)",
+    "[g][1]\n\n[1]: docs/gone.md",
+    "[^1]: footnote docs/foot.md",
+    "Escaped \\[x](docs/esc.md) and [y](docs/y\\_z.md)",
+    "[sp](<docs/my file.md>)",
+    "![img](assets/img.png)",
+    "text <!-- inline scripts/inline.py --> more",
+    "<div>\n[h](docs/html.md)\n</div>",
+    "Paragraph\n```\nunclosed scripts/u.py",
+    "`code\nspan` [after](docs/after.md)",
+    "[multi\nline](docs/multi.md)",
+    "[amp](docs/a&amp;b.md)",
+    "[paren](docs/x(1).md \"t\")",
+    "https://github.com/org/repo/blob/main/scripts/x.py",
+    "text ``` inline scripts/tick.py",
+    "<pre>\n[p](docs/pre.md)\n\n</pre> [after](docs/after-pre.md)",
+    "[label]:\n  docs/next-line.md\n  'title'",
+    "Text\n[2]: docs/not-a-definition.md",
+    "> ```md\n> [bq](docs/bq.md) scripts/bq.py\n> ```",
+    "\t[tab](docs/tab.md)",
+    "- a\n  - b\n    ```md\n    scripts/deep.py [d](docs/d.md)\n    ```",
+    "<script>\nscripts/js.py [s](docs/s.md)\n\n</script>",
+    "   ~~~\n   [t](docs/tilde.md)\n   ~~~~",
+    "",
+)
+SEPARATORS = ("\n", "\n\n", "\n  ", "\n> ", "\n- ", "\n    ")
+BODIES = st.lists(
+    st.tuples(st.sampled_from(FRAGMENTS), st.sampled_from(SEPARATORS)), min_size=1, max_size=8
+).map(lambda parts: "".join(fragment + separator for fragment, separator in parts))
+
+
+def _whole_parse(markdown: MarkdownText) -> set[tuple[int, str]]:
+    """The parser's references with every block's inline content parsed."""
+    last = markdown.first_line + markdown.text.count("\n")
+    every_line = [Reference(line, "", "link") for line in range(markdown.first_line, last + 1)]
+    exact = markdown.exact_references(FOLDERS, every_line)
+    return {(r.line, r.target) for r in exact}
+
+
+@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(BODIES, st.integers(min_value=1, max_value=30))
+def test_the_scan_gives_the_parsers_answer_wherever_it_is_settled(text: str, first: int) -> None:
+    markdown = MarkdownText(text, first)
+    candidates = markdown.references(FOLDERS)
+    truth = _whole_parse(markdown)
+    for candidate in candidates:
+        if markdown.settled(candidate):
+            assert (candidate.line, candidate.target) in truth, candidate
+    uncertain_lines = {c.line for c in candidates if not c.certain}
+    found = {(c.line, c.target) for c in candidates}
+    for line, target in truth:
+        assert (line, target) in found or line in uncertain_lines, (line, target)
+    # Asking the parser about some candidates gives its answer on their lines, however
+    # little of the text it reads.
+    for candidate in candidates:
+        answer = markdown.exact_references(FOLDERS, [candidate])
+        assert {(r.line, r.target) for r in answer if r.line == candidate.line} == {
+            item for item in truth if item[0] == candidate.line
+        }, candidate
+
+
+def test_reference_type_is_plain_data() -> None:
+    assert Reference(3, "docs/a.md", "link").offset == -1
