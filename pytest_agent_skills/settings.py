@@ -155,23 +155,6 @@ def _is_set(raw: Any) -> bool:
     return raw is not None and not (isinstance(raw, (str, list, tuple)) and len(raw) == 0)
 
 
-def _sources(
-    setting: Setting,
-    cli_value: Any,
-    ini_value: Any,
-    environ: Mapping[str, str] | None,
-    cli_origin: str,
-    ini_origin: str,
-) -> tuple[tuple[Any, str], ...]:
-    """The raw values in precedence order, each with where it comes from."""
-    environ = os.environ if environ is None else environ
-    return (
-        (cli_value, cli_origin),
-        (environ.get(setting.env_name), f"environment variable {setting.env_name}"),
-        (ini_value, ini_origin or f"ini option {setting.ini}"),
-    )
-
-
 def resolve(
     setting: Setting,
     cli_value: Any,
@@ -182,27 +165,27 @@ def resolve(
     ini_origin: str = "",
 ) -> Any:
     """Apply the precedence: command line > environment variable > ini file > default."""
-    for raw, origin in _sources(setting, cli_value, ini_value, environ, cli_origin, ini_origin):
-        if _is_set(raw):
-            return convert(setting, raw, origin)
-    return setting.default
+    return _resolved(setting, cli_value, ini_value, environ, cli_origin, ini_origin)[0]
 
 
-def resolve_origin(
+def _resolved(
     setting: Setting,
     cli_value: Any,
     ini_value: Any,
-    environ: Mapping[str, str] | None = None,
-    *,
-    cli_origin: str = "command line",
-    ini_origin: str = "",
-) -> str:
-    """Where :func:`resolve` takes the value from (``default`` when nothing sets it), for
-    messages about the value's content."""
-    for raw, origin in _sources(setting, cli_value, ini_value, environ, cli_origin, ini_origin):
+    environ: Mapping[str, str] | None,
+    cli_origin: str,
+    ini_origin: str,
+) -> tuple[Any, str]:
+    """The value :func:`resolve` gives and where it comes from (``default`` when unset)."""
+    environ = os.environ if environ is None else environ
+    for raw, origin in (
+        (cli_value, cli_origin),
+        (environ.get(setting.env_name), f"environment variable {setting.env_name}"),
+        (ini_value, ini_origin or f"ini option {setting.ini}"),
+    ):
         if _is_set(raw):
-            return origin
-    return "default"
+            return convert(setting, raw, origin), origin
+    return setting.default, "default"
 
 
 def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
@@ -250,21 +233,16 @@ def value(config: Any, ini: str) -> Any:
 
 
 def origin(config: Any, ini: str) -> str:
-    """Where the value of a setting comes from (the flag, the variable, the ini file)."""
-    setting = REGISTRY[ini]
-    cli_value, ini_value, cli_origin, ini_origin = _config_inputs(config, setting)
-    return resolve_origin(
-        setting, cli_value, ini_value, cli_origin=cli_origin, ini_origin=ini_origin
-    )
+    """Where the value of a setting comes from (the flag, the variable, the ini file), for
+    messages about its content."""
+    return _resolved_for_config(config, REGISTRY[ini])[1]
 
 
 def _resolve_for_config(config: Any, setting: Setting) -> Any:
-    cli_value, ini_value, cli_origin, ini_origin = _config_inputs(config, setting)
-    return resolve(setting, cli_value, ini_value, cli_origin=cli_origin, ini_origin=ini_origin)
+    return _resolved_for_config(config, setting)[0]
 
 
-def _config_inputs(config: Any, setting: Setting) -> tuple[Any, Any, str, str]:
-    """(command-line value, ini value, their origins) of a setting for a pytest ``Config``."""
+def _resolved_for_config(config: Any, setting: Setting) -> tuple[Any, str]:
     cli_value = config.getoption(setting.dest)
     cli_origin = "command line"
     overridden = _overridden_ini(config)
@@ -274,7 +252,7 @@ def _config_inputs(config: Any, setting: Setting) -> tuple[Any, Any, str, str]:
     if setting.ini not in overridden:
         ini_value = _getini(config, setting)
     origin = f"{config.inipath}: {setting.ini}" if config.inipath else f"ini option {setting.ini}"
-    return cli_value, ini_value, cli_origin, origin
+    return _resolved(setting, cli_value, ini_value, None, cli_origin, origin)
 
 
 def _overridden_ini(config: Any) -> dict[str, str]:
@@ -351,22 +329,20 @@ class ConfigFile:
     def resolve(self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None):
         """The setting's value: ``cli_value``, else the environment, else this file, else the
         default."""
-        return resolve(setting, cli_value, self._raw(setting), environ, **self._origins(setting))
+        return self._resolved(setting, cli_value, environ)[0]
 
     def origin(self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None):
         """Where :meth:`resolve` takes the value from."""
-        raw = self._raw(setting)
-        return resolve_origin(setting, cli_value, raw, environ, **self._origins(setting))
+        return self._resolved(setting, cli_value, environ)[1]
 
-    def _raw(self, setting: Setting) -> Any:
+    def _resolved(
+        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None
+    ) -> tuple[Any, str]:
+        origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
         raw = self.values.get(setting.ini)
         if setting.kind == "list" and isinstance(raw, str):  # an ini file's lines
             raw = [line.strip() for line in raw.splitlines() if line.strip()]
-        return raw
-
-    def _origins(self, setting: Setting) -> dict[str, str]:
-        ini_origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
-        return {"cli_origin": "command line", "ini_origin": ini_origin}
+        return _resolved(setting, cli_value, raw, environ, "command line", origin)
 
 
 def load_all() -> SettingsRegistry:

@@ -423,9 +423,11 @@ def test_rule_prints_its_documentation(capsys: pytest.CaptureFixture[str]) -> No
         "reference-missing: error, check 'references', source: guidance",
         "  a file the body refers to does not exist",
         "",
-        "What it finds: a relative Markdown link (`[guide](docs/guide.md)`) or a bare path under"
-        " `scripts/`, `references/`, `assets/` or any top-level folder of the skill (`python"
-        " scripts/x.py`, `__BASE_DIR__/assets/t.txt`) that does not exist",
+        "What it finds: a file the body refers to that does not exist: a relative link or image"
+        " (`[guide](docs/guide.md)`), a reference definition (`[1]: docs/guide.md`, reported at"
+        " the definition), or a bare path under `scripts/`, `references/`, `assets/` or any"
+        " top-level folder of the skill (`python scripts/x.py`, `__BASE_DIR__/assets/t.txt`);"
+        ' not in Markdown examples or HTML comments (see "What the body refers to")',
         "How to fix: add the file or fix the path",
     ]
 

@@ -241,10 +241,12 @@ def test_pytest_per_path_ignores_from_ini_flag_and_environment(
         "    legacy-pdf: reference-missing\n"
     )
     pytester.runpytest(*quiet).assert_outcomes(passed=7)
+    # command line > environment > configuration file
+    monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "legacy-pdf:body-empty")
+    pytester.runpytest(*quiet).assert_outcomes(passed=5, failed=2)
     flag = ("--skills-per-path-ignore", "legacy-pdf:name-directory")
     pytester.runpytest(*quiet, *flag).assert_outcomes(passed=6, failed=1)
-    monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "legacy-pdf:body-empty")
-    pytester.runpytest(*quiet, *flag).assert_outcomes(passed=6, failed=1)
+    monkeypatch.delenv("SKILLS_PER_PATH_IGNORES")
     pytester.makeini("[pytest]\nskills_per_path_ignores = skills/*: name-dir\n")
     result = pytester.runpytest(*quiet)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

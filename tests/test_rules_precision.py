@@ -11,7 +11,13 @@ from _skill_files import write_skill
 from pytest_agent_skills.rules import ValidationOptions, validate
 from pytest_agent_skills.skill import Skill
 
-FRONT = "name: {name}\ndescription: {description}\n"
+
+def skill(
+    root: Path, name: str, description: str, body: str, files: dict[str, str] | None = None
+) -> Path:
+    """``root/name``: a SKILL.md with that name, description and body, and ``files``."""
+    front = f"name: {name}\ndescription: {description}\n"
+    return write_skill(root, name, front=front, body=body, files=files)
 
 
 def findings(directory: Path, options: ValidationOptions | None = None) -> list[tuple[str, int]]:
@@ -67,14 +73,12 @@ subprocess.run(["python", "scripts/package_skill.py", "out/"], check=True)
 
 
 def test_markdown_examples_are_not_references_but_commands_are(tmp_path: Path) -> None:
-    directory = write_skill(
+    directory = skill(
         tmp_path,
         "skill-writer",
-        front=FRONT.format(
-            name="skill-writer", description="Writes Agent Skills. Use when asked for a skill."
-        ),
-        body=SKILL_WRITER,
-        files={"assets/template.md": "# Template\n", "scripts/check_skill.py": ""},
+        "Writes Agent Skills. Use when asked for a skill.",
+        SKILL_WRITER,
+        {"assets/template.md": "# Template\n", "scripts/check_skill.py": ""},
     )
     # Line 5 is the body's first line: the examples (lines 15-25, 29-31) give nothing; the
     # untagged and python blocks name scripts the skill lacks.
@@ -102,14 +106,12 @@ Then run `python scripts/notes.py` and `python scripts/missing.py`.
 def test_html_comments_and_link_syntax_in_inline_code_are_not_references(
     tmp_path: Path,
 ) -> None:
-    directory = write_skill(
+    directory = skill(
         tmp_path,
         "release-notes",
-        front=FRONT.format(
-            name="release-notes", description="Writes release notes. Use for a release."
-        ),
-        body=COMMENTED,
-        files={"scripts/notes.py": "", "docs/index.md": "# Docs\n"},
+        "Writes release notes. Use for a release.",
+        COMMENTED,
+        {"scripts/notes.py": "", "docs/index.md": "# Docs\n"},
     )
     assert findings(directory) == [("reference-missing", 15)]
     assert "'scripts/missing.py'" in messages(directory)[0]
@@ -118,8 +120,7 @@ def test_html_comments_and_link_syntax_in_inline_code_are_not_references(
 def test_a_doc_linking_back_to_its_skill_is_one_level_deep(tmp_path: Path) -> None:
     files = {
         "references/api.md": (
-            "# API\n\n[Back to the skill](../SKILL.md) - [top](api.md#api) -"
-            " [errors](errors.md)\n"
+            "# API\n\n[Back to the skill](../SKILL.md) - [top](api.md#api) - [errors](errors.md)\n"
         ),
         "references/errors.md": "# Errors\n\nSee [the API](api.md).\n",
         "references/guide.md": "# Guide\n\nDetails in [deep](deep/notes.md).\n",
@@ -131,13 +132,7 @@ def test_a_doc_linking_back_to_its_skill_is_one_level_deep(tmp_path: Path) -> No
         "- [Errors](references/errors.md)\n"
         "- [Guide](references/guide.md)\n"
     )
-    directory = write_skill(
-        tmp_path,
-        "service-client",
-        front=FRONT.format(name="service-client", description="Calls the API. Use for the API."),
-        body=body,
-        files=files,
-    )
+    directory = skill(tmp_path, "service-client", "Calls the API. Use for the API.", body, files)
     # api.md -> ../SKILL.md and -> itself are fine, errors.md <-> api.md are both linked from
     # SKILL.md; guide.md -> deep/notes.md is a second level.
     assert findings(directory) == [("reference-nested", 9)]
@@ -172,26 +167,16 @@ agent = Agent(
 def test_fenced_tools_lines_give_nothing_outside_the_trpc_profile(
     tmp_path: Path, profile: str
 ) -> None:
-    directory = write_skill(
-        tmp_path,
-        "github-automation",
-        front=FRONT.format(
-            name="github-automation", description="Automates GitHub. Use for issues and repos."
-        ),
-        body=TOOLKIT,
+    directory = skill(
+        tmp_path, "github-automation", "Automates GitHub. Use for issues and repos.", TOOLKIT
     )
     assert findings(directory, ValidationOptions.build(profile=profile)) == []
 
 
 def test_the_trpc_profile_reads_tools_lines_as_that_runtime_does(tmp_path: Path) -> None:
     """The tRPC runtime ignores fences: under its profile the same skill has findings."""
-    directory = write_skill(
-        tmp_path,
-        "github-automation",
-        front=FRONT.format(
-            name="github-automation", description="Automates GitHub. Use for issues and repos."
-        ),
-        body=TOOLKIT,
+    directory = skill(
+        tmp_path, "github-automation", "Automates GitHub. Use for issues and repos.", TOOLKIT
     )
     assert findings(directory, ValidationOptions.build(profile="trpc")) == [
         ("tools-not-identifier", 12)
@@ -206,12 +191,12 @@ def test_reference_style_links_are_checked_at_their_definition(tmp_path: Path) -
         "[setup]: docs/setup.md 'Setup'\n"
         "[^src]: From docs/history.md, 2024.\n"
     )
-    directory = write_skill(
+    directory = skill(
         tmp_path,
         "glossary",
-        front=FRONT.format(name="glossary", description="Explains terms. Use for terms."),
-        body=body,
-        files={"docs/setup.md": "setup\n", "docs/history.md": "history\n"},
+        "Explains terms. Use for terms.",
+        body,
+        {"docs/setup.md": "setup\n", "docs/history.md": "history\n"},
     )
     assert findings(directory) == [("reference-missing", 9)]
     assert messages(directory) == [
@@ -232,12 +217,7 @@ def test_lines_stay_exact_around_code_spans_and_wrapped_links(tmp_path: Path) ->
         "\n"
         "> quoted [five](docs/five.md)\n"  # 13
     )
-    directory = write_skill(
-        tmp_path,
-        "lines",
-        front=FRONT.format(name="lines", description="Keeps lines. Use for lines."),
-        body=body,
-    )
+    directory = skill(tmp_path, "lines", "Keeps lines. Use for lines.", body)
     assert findings(directory) == [
         ("reference-missing", 7),
         ("reference-missing", 9),

@@ -12,26 +12,19 @@ what suppressed it.  Scope of a comment (markdownlint's and ESLint's two common 
 
 from __future__ import annotations
 
-import difflib
-import fnmatch
-import os
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..bodyscan import Directive
-from ..errors import ConfigurationError
 from ..findings import Finding
-from ..skill import SKILL_FILE, Skill
+from ..skill import Skill
 from ._base import Hit
 from ._catalogue import RULES
+from ._options import PathIgnore, did_you_mean
 
 IGNORE = "ignore"
 IGNORE_NEXT_LINE = "ignore-next-line"
 ACTIONS = (IGNORE, IGNORE_NEXT_LINE)
-#: The environment twin of the per-path ignores (the settings registry names it too).
-PER_PATH_IGNORES_ENV = "SKILLS_PER_PATH_IGNORES"
-PER_PATH_SYNTAX = "GLOB:RULE[,RULE...]"
 #: Findings about the comments themselves are not silenced by comments.
 _UNSUPPRESSIBLE_BY_COMMENT = frozenset({"ignore-comment-invalid"})
 
@@ -45,77 +38,6 @@ class Suppressed:
     by: str
     line: int | None = None
     pattern: str = ""
-
-
-@dataclass(frozen=True)
-class PathIgnore:
-    """Rules ignored for the skills a glob matches.
-
-    The glob is matched (``*`` crosses '/') against the skill folder and its SKILL.md, both
-    relative to ``base`` and written with '/', and, when it has no '/', against the folder's
-    name alone.
-    """
-
-    pattern: str
-    rules: frozenset[str]
-    base: str
-
-    def matches(self, directory: str) -> bool:
-        absolute = os.path.abspath(directory)
-        pattern = self.pattern.rstrip("/")
-        if "/" not in pattern:
-            return fnmatch.fnmatchcase(os.path.basename(absolute), pattern)
-        if not os.path.isabs(pattern):
-            absolute = os.path.relpath(absolute, self.base).replace(os.sep, "/")
-        return fnmatch.fnmatchcase(absolute, pattern) or fnmatch.fnmatchcase(
-            f"{absolute}/{SKILL_FILE}", pattern
-        )
-
-
-def parse_per_path_ignores(
-    items: Iterable[str], base: str | os.PathLike[str], origin: str
-) -> tuple[PathIgnore, ...]:
-    """``["skills/legacy/*:body-too-long,reference-missing", "old-*: name-directory"]``.
-
-    Entries are separated by new lines, spaces or commas: a word holding ':' starts an
-    entry (its glob before the ':'), the words after it are its rule ids.  ``origin``
-    names where the items come from in error messages.
-    """
-    entries: list[tuple[str, list[str]]] = []
-    for word in re.findall(r"[^\s,]+", "\n".join(items)):
-        glob, colon, rules = word.partition(":")
-        if colon:
-            if not glob:
-                raise ConfigurationError(
-                    f"{origin}: {word!r} has no path before ':'; write {PER_PATH_SYNTAX}"
-                )
-            entries.append((glob, [rules] if rules else []))
-        elif entries:
-            entries[-1][1].append(word)
-        else:
-            raise ConfigurationError(
-                f"{origin}: {word!r} is not {PER_PATH_SYNTAX}"
-                " (e.g. 'skills/legacy/*:body-too-long')"
-            )
-    ignores = []
-    for glob, rules in entries:
-        if not rules:
-            raise ConfigurationError(
-                f"{origin}: {glob + ':'!r} names no rule; write {PER_PATH_SYNTAX}"
-            )
-        for rule in rules:
-            if rule not in RULES:
-                raise ConfigurationError(
-                    f"{origin}: unknown rule id {rule!r} for {glob!r}{_did_you_mean(rule)} (the"
-                    " rule ids are listed in docs/rules.md)"
-                )
-        ignores.append(PathIgnore(glob, frozenset(rules), os.path.abspath(base)))
-    return tuple(ignores)
-
-
-def _did_you_mean(rule: str) -> str:
-    close = difflib.get_close_matches(rule, RULES, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def check_directives(skill: Skill) -> Iterator[Hit]:
@@ -141,7 +63,7 @@ def check_directives(skill: Skill) -> Iterator[Hit]:
                 yield Hit(
                     "ignore-comment-invalid",
                     directive.line,
-                    f"unknown rule id {rule!r} in the agent-skills comment{_did_you_mean(rule)};"
+                    f"unknown rule id {rule!r} in the agent-skills comment{did_you_mean(rule)};"
                     " the rule ids are listed in docs/rules.md.",
                 )
 

@@ -1,23 +1,24 @@
-"""Validation options: profiles and per-rule severity overrides.
+"""Validation options: profiles, per-rule severity overrides and per-path ignores.
 
 Strict by default: the ``spec`` profile with every rule at its catalogue
 severity.  Each relaxation is explicit - a profile that knows more fields,
-``allow_unknown_fields``, or a per-rule override such as
-``body-too-long=off`` or ``reference-missing=warning``.
+``allow_unknown_fields``, a per-rule override such as ``body-too-long=off`` or
+``reference-missing=warning``, or rules ignored for some skills' paths.
 """
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError
+from ..filenames import SKILL_FILE
 from ..findings import Severity
 from ._catalogue import RULES, TRPC, Rule
-
-if TYPE_CHECKING:
-    from ._ignores import PathIgnore
 
 SPEC_FIELDS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
@@ -65,6 +66,81 @@ PROFILES: dict[str, Profile] = {
         runtime=TRPC,
     ),
 }
+
+
+PER_PATH_SYNTAX = "GLOB:RULE[,RULE...]"
+
+
+@dataclass(frozen=True)
+class PathIgnore:
+    """Rules ignored for the skills a glob matches.
+
+    The glob is matched (``*`` crosses '/') against the skill folder and its SKILL.md, both
+    relative to ``base`` and written with '/', and, when it has no '/', against the folder's
+    name alone.
+    """
+
+    pattern: str
+    rules: frozenset[str]
+    base: str
+
+    def matches(self, directory: str) -> bool:
+        absolute = os.path.abspath(directory)
+        pattern = self.pattern.rstrip("/")
+        if "/" not in pattern:
+            return fnmatch.fnmatchcase(os.path.basename(absolute), pattern)
+        if not os.path.isabs(pattern):
+            absolute = os.path.relpath(absolute, self.base).replace(os.sep, "/")
+        return fnmatch.fnmatchcase(absolute, pattern) or fnmatch.fnmatchcase(
+            f"{absolute}/{SKILL_FILE}", pattern
+        )
+
+
+def parse_per_path_ignores(
+    items: Iterable[str], base: str | os.PathLike[str], origin: str
+) -> tuple[PathIgnore, ...]:
+    """``["skills/legacy/*:body-too-long,reference-missing", "old-*: name-directory"]``.
+
+    Entries are separated by new lines, spaces or commas: a word holding ':' starts an
+    entry (its glob before the ':'), the words after it are its rule ids.  ``origin``
+    names where the items come from in error messages.
+    """
+    entries: list[tuple[str, list[str]]] = []
+    for word in re.findall(r"[^\s,]+", "\n".join(items)):
+        glob, colon, rules = word.partition(":")
+        if colon:
+            if not glob:
+                raise ConfigurationError(
+                    f"{origin}: {word!r} has no path before ':'; write {PER_PATH_SYNTAX}"
+                )
+            entries.append((glob, [rules] if rules else []))
+        elif entries:
+            entries[-1][1].append(word)
+        else:
+            raise ConfigurationError(
+                f"{origin}: {word!r} is not {PER_PATH_SYNTAX}"
+                " (e.g. 'skills/legacy/*:body-too-long')"
+            )
+    ignores = []
+    for glob, rules in entries:
+        if not rules:
+            raise ConfigurationError(
+                f"{origin}: {glob + ':'!r} names no rule; write {PER_PATH_SYNTAX}"
+            )
+        for rule in rules:
+            if rule not in RULES:
+                raise ConfigurationError(
+                    f"{origin}: unknown rule id {rule!r} for {glob!r}{did_you_mean(rule)} (the"
+                    " rule ids are listed in docs/rules.md)"
+                )
+        ignores.append(PathIgnore(glob, frozenset(rules), os.path.abspath(base)))
+    return tuple(ignores)
+
+
+def did_you_mean(rule: str) -> str:
+    """`` (did you mean 'x'?)`` for the closest rule id, or nothing."""
+    close = difflib.get_close_matches(rule, RULES, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 NOT_RUN = "-"
