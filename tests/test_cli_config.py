@@ -140,7 +140,7 @@ def test_a_bad_value_in_the_file_is_a_usage_error_naming_it(
     assert status == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"agent-skills validate: error: {tmp_path / 'pytest.ini'}: skills_profile: invalid choice"
-        " 'strict' for --skills-profile (choose from spec, claude-code)"
+        " 'strict' for --skills-profile (choose from spec, claude-code, trpc)"
     )
 
 

@@ -163,7 +163,7 @@ def test_a_bad_environment_value_names_the_variable(
     result.stderr.fnmatch_lines(
         [
             "ERROR: environment variable SKILLS_PROFILE: invalid choice 'strict' for"
-            " --skills-profile (choose from spec, claude-code)"
+            " --skills-profile (choose from spec, claude-code, trpc)"
         ]
     )
 
