@@ -52,6 +52,20 @@ WRAPPER = (
 KILL_ALL = ["bash", "-c", "kill -KILL -1 2>/dev/null; exit 0"]
 
 
+def run_wrapper(command: str, stdin: Path | str, cwd: Path, workspace: Workspace) -> list[str]:
+    """The argv of an exec that runs ``command`` through :data:`WRAPPER`."""
+    return [
+        "bash",
+        "-c",
+        WRAPPER,
+        "bash",
+        command,
+        str(stdin),
+        str(cwd),
+        str(workspace.layout.metadata),
+    ]
+
+
 class _RunningExec:
     """A run's exec, as ``workspace.processes`` holds it: ``kill()`` ends all its processes."""
 
@@ -157,16 +171,7 @@ class DockerRuntime(Runtime):
             container = self.container_for(workspace)
             exec_id = self.client.api.exec_create(
                 container.id,
-                [
-                    "bash",
-                    "-c",
-                    WRAPPER,
-                    "bash",
-                    spec.command,
-                    str(spec.stdin_path or "/dev/null"),
-                    str(spec.cwd),
-                    str(workspace.layout.metadata),
-                ],
+                run_wrapper(spec.command, spec.stdin_path or "/dev/null", spec.cwd, workspace),
                 environment=spec.env,
                 workdir="/",
                 user=self.user,

@@ -4,9 +4,10 @@ The session's container has the workspace's mounts (see :mod:`.docker_runtime`);
 its own, because every ``run`` in the workspace's container ends by killing
 every process there, and because removing it is a kill that nothing started
 by the command survives (at the timeout, by ``skill_kill_session``, when the
-workspace closes).  The exec runs ``bash -lc COMMAND`` as the host user and,
-like a run, kills the container's other processes when the command's shell
-ends.  Its attached socket carries stdin one way and the output the other,
+workspace closes).  The exec runs a run's wrapper as the host user (the
+workspace must be visible in the container, then ``bash -lc COMMAND`` reads the
+attached stdin) and, like a run, kills the container's other processes when
+the command's shell ends.  Its attached socket carries stdin one way and the output the other,
 demultiplexed into stdout and stderr (with ``tty``, one terminal stream).
 """
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from .docker_runtime import DockerRuntime
     from .workspace import Workspace
 
-WRAPPER = 'bash -lc "$1"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
 _STREAMS = {1: "stdout", 2: "stderr"}
 _HEADER = struct.Struct(">BxxxL")
 
@@ -44,7 +44,7 @@ class DockerProcess(InteractiveProcess):
     ) -> None:
         from docker.errors import DockerException
 
-        from .docker_runtime import remove_container
+        from .docker_runtime import remove_container, run_wrapper
 
         self._stream = stream
         self._api = runtime.client.api
@@ -55,11 +55,11 @@ class DockerProcess(InteractiveProcess):
         try:
             self._exec_id = self._api.exec_create(
                 self._container.id,
-                ["bash", "-c", WRAPPER, "bash", spec.command],
+                run_wrapper(spec.command, "/dev/stdin", spec.cwd, workspace),
                 stdin=True,
                 tty=tty,
                 environment=spec.env,
-                workdir=str(spec.cwd),
+                workdir="/",
                 user=runtime.user,
             )["Id"]
             self._response = self._api.exec_start(self._exec_id, socket=True, tty=tty)

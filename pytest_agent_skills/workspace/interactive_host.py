@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
-from .process import TAG_VARIABLE, Sink, kill_tree, supervise
+from .process import TAG_VARIABLE, Sink, kill_tagged, kill_tree, supervise
 from .runtime import ExecSpec
 
 TERMINAL_ROWS, TERMINAL_COLUMNS = 24, 80
@@ -45,6 +45,8 @@ class HostProcess(InteractiveProcess):
         self._tag = spec.env[TAG_VARIABLE]
         self._sweep = sweep
         self._write_lock = threading.Lock()
+        self._kill_lock = threading.Lock()
+        self._reaped = False
         self._files: list[IO[bytes]] = []
         sinks: dict[int, Sink]
         if tty:
@@ -92,6 +94,8 @@ class HostProcess(InteractiveProcess):
         exit_code, timed_out = -1, False
         try:
             exit_code, timed_out = supervise(self._process, sinks, timeout, kill=self.terminate)
+            with self._kill_lock:  # reaped: its pid and process group id may be reused now
+                self._reaped = True
         finally:
             self.terminate()
             self._close()
@@ -121,7 +125,11 @@ class HostProcess(InteractiveProcess):
             raise
 
     def terminate(self) -> None:
-        kill_tree(self._process.pid, self._tag, sweep=self._sweep)
+        with self._kill_lock:
+            if not self._reaped:
+                kill_tree(self._process.pid, self._tag, sweep=self._sweep)
+            elif self._sweep:  # the tag still finds leftovers; the group id is not ours any more
+                kill_tagged(self._tag)
 
     def __repr__(self) -> str:
         return f"<HostProcess {self._process.pid}>"
