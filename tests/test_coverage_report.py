@@ -51,6 +51,7 @@ EXPECTED = {
             "tools": [],
             "tools_called": [],
             "scenarios": 2,
+            "scenarios_loaded": 1,
         },
         {
             "name": "weather-tools",
@@ -63,6 +64,7 @@ EXPECTED = {
             "tools": ["get_current_weather", "get_weather_forecast"],
             "tools_called": ["get_current_weather"],
             "scenarios": 2,
+            "scenarios_loaded": 1,
         },
     ]
 }
@@ -82,10 +84,10 @@ def test_the_report_is_printed_with_skills_coverage(suite) -> None:
     result.stdout.fnmatch_lines(
         [
             "*- skill coverage -*",
-            "notes: loaded (2 scenario(s))",
+            "notes: loaded by 1 of the 2 scenario(s) that offered it",
             "  docs 1/2; never: docs/glossary.md",
             "  scripts 1/1",
-            "weather-tools: loaded (2 scenario(s))",
+            "weather-tools: loaded by 1 of the 2 scenario(s) that offered it",
             "  docs 1/1",
             "  scripts 1/1",
             "  tools 1/2; never: get_weather_forecast",
@@ -98,7 +100,7 @@ def test_a_skill_never_loaded_is_reported(suite) -> None:
     result = suite.runpytest(*OPTIONS, "--skills-coverage")
     result.stdout.fnmatch_lines(
         [
-            "weather-tools: NOT loaded (1 scenario(s))",
+            "weather-tools: NOT loaded by any of the 1 scenario(s) that offered it",
             "  docs 0/1; never: docs/API.md",
             "  scripts 0/1; never: scripts/report.py",
             "  tools 0/2; never: get_current_weather, get_weather_forecast",
@@ -128,4 +130,6 @@ def test_the_report_is_written_as_json(suite) -> None:
 def test_the_report_and_the_counts_are_complete_under_xdist(suite) -> None:
     written, result = report(suite, "-n", "2", "--skills-coverage")
     assert written == EXPECTED
-    result.stdout.fnmatch_lines(["scenarios run: 2", "notes: loaded (2 scenario(s))"])
+    result.stdout.fnmatch_lines(
+        ["scenarios run: 2", "notes: loaded by 1 of the 2 scenario(s) that offered it"]
+    )

@@ -42,7 +42,7 @@ def test_the_example_suite_passes_in_every_runtime(
         ".claude/skills/invoice-totals/evals/totals.scenario.yaml::totals for two customers PASSED",
         "cassettes: 0 recorded (0 interactions), 1 replayed (4 interactions),"
         " 0 unused interaction(s)",
-        "invoice-totals: loaded (4 scenario(s))",
+        "invoice-totals: loaded by 2 of the 4 scenario(s) that offered it",
         " passed in ",
     ):
         assert expected in output, f"{expected!r} not in the output:\n{output}"

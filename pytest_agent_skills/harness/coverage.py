@@ -2,7 +2,8 @@
 
 A :class:`CoverageCollector` is fed a repository and a trajectory after each
 run, and merges plain JSON data, so that pytest-xdist workers can send their
-share to the controller.  Per skill: loaded or not, the docs selected, the
+share to the controller.  Per skill: how many conversations offered it (it was
+in their repository) and how many of those loaded it, the docs selected, the
 scripts a successful ``skill_run`` (or ``skill_exec``) mentioned in its command, and the tools of
 its ``Tools:`` section that the model called.
 """
@@ -31,6 +32,7 @@ def _empty(skill: Any) -> dict[str, Any]:
         "tools": list(dict.fromkeys(skill.tools)),
         "tools_called": [],
         "scenarios": 0,
+        "scenarios_loaded": 0,
     }
 
 
@@ -44,6 +46,7 @@ class CoverageCollector:
             entry = self.skills.setdefault(str(skill.directory), _empty(skill))
             entry["scenarios"] += 1
             loaded, docs = _skill_state(trajectory, skill.name)
+            entry["scenarios_loaded"] += loaded
             entry["loaded"] = entry["loaded"] or loaded
             selected = set(entry["docs_selected"])
             for selection in docs:
@@ -67,8 +70,11 @@ class CoverageCollector:
 
     def merge(self, data: dict[str, dict[str, Any]]) -> None:
         for key, other in data.items():
-            entry = self.skills.setdefault(key, dict(other, scenarios=0, loaded=False))
+            entry = self.skills.setdefault(
+                key, dict(other, scenarios=0, scenarios_loaded=0, loaded=False)
+            )
             entry["scenarios"] += other["scenarios"]
+            entry["scenarios_loaded"] += other["scenarios_loaded"]
             entry["loaded"] = entry["loaded"] or other["loaded"]
             for field in ("docs_selected", "scripts_ran", "tools_called"):
                 entry[field] = sorted(set(entry.get(field, [])) | set(other[field]))
@@ -85,8 +91,7 @@ class CoverageCollector:
     def lines(self) -> list[str]:
         lines = []
         for entry in self.to_json()["skills"]:
-            status = "loaded" if entry["loaded"] else "NOT loaded"
-            lines.append(f"{entry['name']}: {status} ({entry['scenarios']} scenario(s))")
+            lines.append(f"{entry['name']}: {_loaded_line(entry)}")
             for label, have, total in (
                 ("docs", entry["docs_selected"], entry["docs"]),
                 ("scripts", entry["scripts_ran"], entry["scripts"]),
@@ -97,6 +102,14 @@ class CoverageCollector:
                     detail = f"; never: {', '.join(missing)}" if missing else ""
                     lines.append(f"  {label} {len(have)}/{len(total)}{detail}")
         return lines
+
+
+def _loaded_line(entry: dict[str, Any]) -> str:
+    """How many of the conversations that offered the skill loaded it."""
+    offered, loaded = entry["scenarios"], entry["scenarios_loaded"]
+    if not loaded:
+        return f"NOT loaded by any of the {offered} scenario(s) that offered it"
+    return f"loaded by {loaded} of the {offered} scenario(s) that offered it"
 
 
 def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[Selection]]:
