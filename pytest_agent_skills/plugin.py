@@ -18,6 +18,7 @@ from .settings import Setting
 pytest_plugins = [
     "pytest_agent_skills.glue.skills_collection",
     "pytest_agent_skills.glue.workspace_fixtures",
+    "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.sources_options",
 ]

@@ -60,6 +60,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.findings",
     "pytest_agent_skills.glue",
+    "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
     "pytest_agent_skills.glue.roots",
     "pytest_agent_skills.glue.scenarios",

@@ -125,7 +125,9 @@ def test_expected_files_are_compared_and_updated(
 
     created = project.runpytest("-p", "no:cacheprovider", "--skills-update-expected")
     created.assert_outcomes(passed=1)
-    created.stdout.fnmatch_lines(["created: expected/g.txt", "1 expected files created, 0 updated"])
+    created.stdout.fnmatch_lines(
+        ["created: expected/g.txt", "1 expected files created, 0 updated, 0 unused"]
+    )
     assert expected.read_text() == "hello\n"
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
@@ -141,8 +143,60 @@ def test_expected_files_are_compared_and_updated(
         ]
     )
     updated = project.runpytest("-p", "no:cacheprovider", "--skills-update-expected")
-    updated.stdout.fnmatch_lines(["updated: expected/g.txt", "0 expected files created, 1 updated"])
+    updated.stdout.fnmatch_lines(
+        ["updated: expected/g.txt", "0 expected files created, 1 updated, 0 unused"]
+    )
     assert expected.read_text() == "changed\n"
+
+
+UNUSED_TESTS = """
+def test_one(skill_workspace):
+    ws = skill_workspace("demo")
+    ws.run("echo one > out/one.txt")
+    ws.assert_output_matches_expected("out/one.txt", "expected/one.txt")
+
+def test_two(skill_workspace):
+    ws = skill_workspace("demo")
+    ws.run("echo two > out/two.txt")
+    ws.assert_output_matches_expected("out/two.txt", "expected/sub/two.txt")
+"""
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_expected_files_no_test_used_are_reported(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    project.makepyfile(test_unused=UNUSED_TESTS)
+    expected = project.path / "expected"
+    (expected / "sub").mkdir(parents=True)
+    (expected / "one.txt").write_text("one\n")
+    (expected / "sub" / "two.txt").write_text("two\n")
+    (expected / "old.txt").write_text("a test that was removed\n")
+    (expected / "sub" / "older.txt").write_text("another\n")
+    args = ["-p", "no:cacheprovider", "--skills-update-expected", *workers]
+    result = project.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agent-skills expected files -*",
+            "unused: expected/old.txt",
+            "unused: expected/sub/older.txt",
+            "0 expected files created, 0 updated, 2 unused (no test compared an output with"
+            " them: delete them, or compare)",
+        ]
+    )
+    assert (expected / "old.txt").exists()  # reported, never deleted
+    narrowed = project.runpytest_subprocess(*args, "-k", "one")
+    narrowed.assert_outcomes(passed=1)
+    narrowed.stdout.fnmatch_lines(
+        [
+            "0 expected files created, 0 updated; unused expected files are looked for only"
+            " after a run of every test that passed (no path, -k, -m or failure)"
+        ]
+    )
+    assert "unused:" not in narrowed.stdout.str()
+    plain = project.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    assert "expected files" not in plain.stdout.str()  # reported under update only
 
 
 def test_marker_chooses_the_runtime(project: pytest.Pytester) -> None:

@@ -14,7 +14,6 @@ Everything here is thin over :mod:`pytest_agent_skills.workspace`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +29,7 @@ from ..workspace import (
     STAGE_MODES,
     RuntimeUnavailableError,
 )
+from . import expected_files
 from .roots import skill_roots
 
 if TYPE_CHECKING:  # the workspace classes and the skill parser load on first use
@@ -93,7 +93,6 @@ WORKSPACE_SETTINGS = settings.declare(
 
 _RUNTIMES_KEY = pytest.StashKey[dict[str, "Runtime | RuntimeUnavailableError"]]()
 _HANDLES_KEY = pytest.StashKey[list["SkillWorkspace"]]()
-_EXPECTED_KEY = pytest.StashKey[dict[str, list[str]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -107,7 +106,6 @@ def pytest_configure(config: pytest.Config) -> None:
         f" ({', '.join(RUNTIME_NAMES)})",
     )
     config.stash[_RUNTIMES_KEY] = {}
-    config.stash[_EXPECTED_KEY] = {"created": [], "updated": []}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -125,14 +123,14 @@ class SkillWorkspace:
         skill: Skill,
         base_dir: Path,
         update: bool,
-        expected_changes: dict[str, list[str]],
+        config: pytest.Config,
     ) -> None:
         self.workspace = workspace
         self.skill = skill
         self.results: list[RunResult] = []
         self._base_dir = base_dir
         self._update = update
-        self._expected_changes = expected_changes  # the session's, for the terminal summary
+        self._config = config  # the session's expected-file ledger is in its stash
 
     @property
     def path(self) -> Path:
@@ -240,14 +238,11 @@ class SkillWorkspace:
         from ..workspace import assertions
 
         __tracebackhide__ = True
-        expected_path = Path(expected)
-        if not expected_path.is_absolute():
-            expected_path = self._base_dir / expected_path
+        expected_path = expected_files.used(self._config, self._base_dir, expected)
         status = assertions.compare_with_expected(
             self.path, name, expected_path, update=self._update
         )
-        if status is not assertions.ExpectedStatus.SAME:
-            self._expected_changes[status.value].append(str(expected_path))
+        expected_files.changed(self._config, expected_path, status.value)
 
     def __repr__(self) -> str:
         return f"<SkillWorkspace {self.skill.name} {self.runtime} {self.path}>"
@@ -351,7 +346,7 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
             skill = _find_skill(config, skill, skills_dir)
         engine = shared_runtime(config, runtime_name(request.node, runtime))
         workspace = engine.create_workspace(request.node.name)
-        handle = SkillWorkspace(workspace, skill, base_dir, update, config.stash[_EXPECTED_KEY])
+        handle = SkillWorkspace(workspace, skill, base_dir, update, config)
         handles.append(handle)
         workspace.stage_skill(skill)
         if inputs:
@@ -396,16 +391,3 @@ def _describe(handle: SkillWorkspace) -> str:
     for warning in last.warnings:
         lines.append(f"warning: {warning}")
     return "\n".join(lines)
-
-
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    changes = config.stash.get(_EXPECTED_KEY, None)
-    if not changes or not (changes["created"] or changes["updated"]):
-        return
-    terminalreporter.write_sep("-", "agent-skills expected files")
-    for status in ("created", "updated"):
-        for path in changes[status]:
-            terminalreporter.write_line(f"{status}: {os.path.relpath(path, config.rootpath)}")
-    terminalreporter.write_line(
-        f"{len(changes['created'])} expected files created, {len(changes['updated'])} updated"
-    )

@@ -1,0 +1,129 @@
+"""Expected files (``assert_output_matches_expected``): which were created, updated, used, and
+which no test used, in the terminal summary (as syrupy reports unused snapshots).
+
+An expected file given relative to the test file (``expected/report.md``) belongs to the
+folder of its first part (``expected/``); the files of such folders that no comparison used
+are reported under ``--skills-update-expected``, and only after a run of every test that
+passed (no path, ``-k``, ``-m`` or failure: a test that did not run, or stopped early, leaves
+its files unused).  They are reported, never deleted.  Under pytest-xdist each worker sends its
+share to the controller.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import settings
+
+_WORKER_KEY = "agent_skills_expected"
+
+
+@dataclass
+class ExpectedLedger:
+    """Plain data, so that xdist workers can send it."""
+
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    narrowed: bool = False
+
+    def merge(self, data: dict[str, Any]) -> None:
+        for name in ("created", "updated", "used", "folders"):
+            getattr(self, name).extend(data[name])
+        self.narrowed = self.narrowed or data["narrowed"]
+
+    def unused(self) -> list[Path]:
+        used = {Path(path) for path in self.used}
+        found = {
+            path
+            for folder in {Path(folder) for folder in self.folders}
+            for path in folder.rglob("*")
+            if path.is_file() and path not in used
+        }
+        return sorted(found)
+
+
+_LEDGER_KEY = pytest.StashKey[ExpectedLedger]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_LEDGER_KEY] = ExpectedLedger()
+
+
+def used(config: pytest.Config, base_dir: Path, expected: str | Path) -> Path:
+    """Note a comparison with ``expected`` (as the test gave it: absolute, or relative to the
+    test file's folder ``base_dir``); returns its path."""
+    ledger = config.stash[_LEDGER_KEY]
+    given = Path(expected)
+    path = given if given.is_absolute() else base_dir / given
+    ledger.used.append(os.path.abspath(path))
+    if not given.is_absolute() and len(given.parts) > 1:
+        ledger.folders.append(os.path.abspath(base_dir / given.parts[0]))
+    return path
+
+
+def changed(config: pytest.Config, path: Path, status: str) -> None:
+    """Note that the comparison created or updated ``path`` (``status`` "same": neither)."""
+    if status in ("created", "updated"):
+        getattr(config.stash[_LEDGER_KEY], status).append(os.path.abspath(path))
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        items[0].config.stash[_LEDGER_KEY].narrowed = True
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        config.workeroutput[_WORKER_KEY] = json.dumps(  # type: ignore[attr-defined]
+            asdict(config.stash[_LEDGER_KEY])
+        )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: merge a worker's expected files into the controller's."""
+    data = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    if data:
+        node.config.stash[_LEDGER_KEY].merge(json.loads(data))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    ledger = config.stash.get(_LEDGER_KEY, None)
+    update = bool(settings.value(config, "skills_update_expected"))
+    if ledger is None or not (ledger.created or ledger.updated or (update and ledger.folders)):
+        return
+    terminalreporter.write_sep("-", "agent-skills expected files")
+    shown = lambda path: os.path.relpath(path, config.rootpath)  # noqa: E731
+    for status in ("created", "updated"):
+        for path in getattr(ledger, status):
+            terminalreporter.write_line(f"{status}: {shown(path)}")
+    counts = f"{len(ledger.created)} expected files created, {len(ledger.updated)} updated"
+    if not update:
+        terminalreporter.write_line(counts)
+        return
+    complete = (
+        not ledger.narrowed
+        and config.args_source != pytest.Config.ArgsSource.ARGS
+        and not terminalreporter.stats.get("failed")
+        and not terminalreporter.stats.get("error")
+    )
+    if not complete:
+        terminalreporter.write_line(
+            counts + "; unused expected files are looked for only after a run of every test that"
+            " passed (no path, -k, -m or failure)"
+        )
+        return
+    unused = ledger.unused()
+    for path in unused:
+        terminalreporter.write_line(f"unused: {shown(path)}")
+    advice = " (no test compared an output with them: delete them, or compare)" if unused else ""
+    terminalreporter.write_line(f"{counts}, {len(unused)} unused{advice}")
