@@ -270,3 +270,74 @@ def test_junit_xml_has_the_junit_10_shape_under_xunit2(repo: pytest.Pytester) ->
     assert '<property name="skill_check" value="name" />' in legacy
     assert '<property name="scenario"' in legacy
     assert problems(legacy)  # per-case properties: valid only under xunit1
+
+
+# --- 9. failures and skips point at the test, not at the plugin --------------------------------
+
+
+HELPER_TESTS = """
+def test_contains(skill_workspace):
+    ws = skill_workspace("alpha")
+    ws.run("echo hello > out/x.txt")
+    ws.assert_output_contains("out/x.txt", "goodbye")
+
+
+def test_expected(skill_workspace):
+    ws = skill_workspace("alpha")
+    ws.run("echo hello > out/x.txt")
+    ws.assert_output_matches_expected("out/x.txt", "expected/x.txt")
+
+
+def test_missing_output(skill_workspace):
+    ws = skill_workspace("alpha")
+    ws.assert_output_exists("out/nothing.txt")
+"""
+
+
+def test_assertion_helpers_show_the_test_frame_only(repo: pytest.Pytester) -> None:
+    repo.makepyfile(test_helpers=HELPER_TESTS)
+    (repo.path / "expected").mkdir()
+    (repo.path / "expected" / "x.txt").write_text("bye\n")
+    result = run(repo, "test_helpers.py", "-o", "skills_validate=false")
+    result.assert_outcomes(failed=3)
+    output = result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            ">       ws.assert_output_contains(\"out/x.txt\", \"goodbye\")",
+            "E       AssertionError: output file 'out/x.txt' does not contain 'goodbye';*",
+            "test_helpers.py:4: AssertionError",
+            ">       ws.assert_output_matches_expected(\"out/x.txt\", \"expected/x.txt\")",
+            "E       AssertionError: output file 'out/x.txt' differs from the expected file*",
+            "test_helpers.py:10: AssertionError",
+            ">       ws.assert_output_exists(\"out/nothing.txt\")",
+            "E       AssertionError: output file 'out/nothing.txt' does not exist; out/ is empty",
+            "test_helpers.py:15: AssertionError",
+        ]
+    )
+    assert "pytest_agent_skills" not in output
+
+
+def test_a_missing_runtime_skip_points_at_the_test_and_the_scenario(
+    repo: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    repo.makepyfile(
+        test_docker="def test_in_docker(skill_workspace):\n    skill_workspace('alpha')\n"
+    )
+    result = run(
+        repo,
+        "test_docker.py",
+        ".claude/skills/alpha/evals",
+        "-rs",
+        "--skills-runtime=docker",
+        "--skills-runtime-missing=skip",
+    )
+    result.assert_outcomes(skipped=2)
+    for line in (
+        "SKIPPED [[]1[]] test_docker.py:1: skills runtime 'docker' is not available:"
+        " cannot reach the Docker engine*",
+        "SKIPPED [[]1[]] .claude/skills/alpha/evals/hello.scenario.yaml:1: skills runtime"
+        " 'docker' is not available: cannot reach the Docker engine*",
+    ):
+        result.stdout.fnmatch_lines([line])
+    assert "pytest_agent_skills" not in result.stdout.str()
