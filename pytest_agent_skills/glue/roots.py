@@ -58,11 +58,12 @@ def selected_root_files(
     """The files among ``found`` ((root, file) pairs) that this run selects."""
     config = session.config
     wanted = _wanted_paths(config)
+    ignored = _IgnoreCheck(session)
     for root, path in found:
         path = Path(os.path.abspath(path))
         if wanted is not None and not any(path.is_relative_to(place) for place in wanted):
             continue
-        if not _ignored(session, root, path):
+        if not ignored(root, path):
             yield path
 
 
@@ -78,24 +79,58 @@ def _wanted_paths(config: pytest.Config) -> list[Path] | None:
     return [Path(os.path.abspath(base / arg)) for arg in config.args if "::" not in arg]
 
 
-def _ignored(session: pytest.Session, root: Path, path: Path) -> bool:
-    """Whether ``--ignore``, ``--ignore-glob`` or a ``pytest_ignore_collect`` hook leaves
-    ``path`` out.
+class _IgnoreCheck:
+    """Whether ``--ignore``, ``--ignore-glob`` or a plugin's ``pytest_ignore_collect`` leaves a
+    root file out.
 
-    Below the root, pytest's own ``pytest_ignore_collect`` decides, as when it walks a folder;
-    the root and the folders above it are only matched against the options, since the root
-    is collected even when pytest would not walk into it (a dot-folder).
+    The options are matched against the file and every folder above it (the root included:
+    it is collected even when pytest would not walk into it, a dot-folder).  pytest's own
+    ``pytest_ignore_collect`` adds nothing more here (no conftest of a root is loaded, and its
+    ``norecursedirs`` are for walking the test paths), and conftest files only apply where
+    pytest walks, so the implementations of installed plugins are asked, once per folder of
+    the root and for the file; the first answer that is not None decides, as in the hook.
     """
-    config = session.config
-    ignored = {Path(os.path.abspath(item)) for item in config.getoption("ignore") or ()}
-    globs = [os.path.abspath(item) for item in config.getoption("ignore_glob") or ()]
-    for above in (root, *root.parents):
-        if above in ignored or any(fnmatch.fnmatch(str(above), glob) for glob in globs):
-            return True
-    below = path.relative_to(root).parts
-    for depth in range(1, len(below) + 1):
-        step = root.joinpath(*below[:depth])
-        hook = session.gethookproxy(step)
-        if hook.pytest_ignore_collect(collection_path=step, config=config):
-            return True
-    return False
+
+    def __init__(self, session: pytest.Session) -> None:
+        config = session.config
+        self.config = config
+        self.paths = {Path(os.path.abspath(item)) for item in config.getoption("ignore") or ()}
+        self.globs = [os.path.abspath(item) for item in config.getoption("ignore_glob") or ()]
+        self.plugins = [
+            impl
+            for impl in reversed(config.hook.pytest_ignore_collect.get_hookimpls())
+            if not (_builtin_or_conftest(impl.plugin) or impl.hookwrapper or impl.wrapper)
+        ]
+        self.cache: dict[Path, bool] = {}
+
+    def __call__(self, root: Path, path: Path) -> bool:
+        return any(self._by_options(place) for place in (path, *path.parents)) or any(
+            self._by_plugins(root / step) for step in _steps(path.relative_to(root))
+        )
+
+    def _by_options(self, place: Path) -> bool:
+        return place in self.paths or any(fnmatch.fnmatch(str(place), g) for g in self.globs)
+
+    def _by_plugins(self, place: Path) -> bool:
+        if not self.plugins:
+            return False
+        if place not in self.cache:
+            arguments = {"collection_path": place, "config": self.config}
+            answers = (
+                impl.function(**{name: arguments[name] for name in impl.argnames})
+                for impl in self.plugins
+            )
+            self.cache[place] = bool(next((a for a in answers if a is not None), False))
+        return self.cache[place]
+
+
+def _builtin_or_conftest(plugin: object) -> bool:
+    if getattr(plugin, "__name__", "").startswith("_pytest."):
+        return True
+    return os.path.basename(getattr(plugin, "__file__", None) or "") == "conftest.py"
+
+
+def _steps(relative: Path) -> list[Path]:
+    """``a/b/c`` -> ``a``, ``a/b``, ``a/b/c``."""
+    parts = relative.parts
+    return [Path(*parts[: depth + 1]) for depth in range(len(parts))]
