@@ -4,10 +4,10 @@
 
 Each skill is a valid SKILL.md (7 check items), one in fifty with an error and one in a
 hundred sharing another's name, in a dot-folder root listed in ``skills_roots`` (as a skill
-repository has it).  Serial and ``-n 2`` runs alternate; printed: the median and fastest wall
-time of each, the ratio ``-n 2`` / serial (goal: at most 1.0 on a 2-core machine), and whether
-both runs gave identical results (every item's outcome).  A floor measured in the same run:
-the same number of plain Python test functions, serial and ``-n 2``.
+repository has it).  Serial and ``-n 2`` runs alternate (each writes JUnit XML); printed: the
+median and fastest wall time of each, the ratio ``-n 2`` / serial (goal: at most 1.0 on a
+2-core machine), and whether both runs gave identical results (every item's outcome).  A floor
+measured in the same run: as many plain Python test functions, serial and ``-n 2``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 SKILL = """---
 name: {name}
@@ -56,24 +57,28 @@ def make_plain_tests(root: Path, count: int) -> None:
 
 
 def run(folder: Path, extra: list[str]) -> tuple[float, list[str], int]:
-    command = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *extra]
+    """Wall time, every item's outcome (from the JUnit XML report) and the exit status."""
+    report = folder / "report.xml"
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+        *extra,
+    ]
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     environment.pop("PYTEST_ADDOPTS", None)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=environment)
     elapsed = time.perf_counter() - start
-    outcomes = sorted(
-        line
-        for line in done.stdout.splitlines()
-        if line.startswith(("PASSED ", "FAILED ", "SKIPPED ", "ERROR "))
-    )
-    return elapsed, outcomes, done.returncode
+    outcomes = []
+    for case in ElementTree.parse(report).iter("testcase"):
+        outcome = next((child.tag for child in case if child.tag != "system-out"), "passed")
+        outcomes.append(f"{case.get('classname')}::{case.get('name')} {outcome}")
+    return elapsed, sorted(outcomes), done.returncode
 
 
 def compare(label: str, folder: Path, runs: int) -> None:
     times: dict[str, list[float]] = {"serial": [], "-n 2": []}
     results: dict[str, tuple[list[str], int]] = {}
-    for name, extra in (("serial", []), ("-n 2", ["-n", "2"])):  # warm-up: bytecode caches
+    for extra in ([], ["-n", "2"]):  # warm-up: bytecode caches
         run(folder, extra)
     for _ in range(runs):
         for name, extra in (("serial", []), ("-n 2", ["-n", "2"])):
