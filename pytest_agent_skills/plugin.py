@@ -17,8 +17,10 @@ from .settings import Setting
 
 pytest_plugins = [
     "pytest_agent_skills.glue.skills_collection",
-    "pytest_agent_skills.glue.workspace_fixtures",
+    # Before workspace_fixtures, which imports it: a plugin module imported before pytest
+    # registers it could not be assertion-rewritten.
     "pytest_agent_skills.glue.expected_files",
+    "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.sources_options",
 ]
