@@ -276,21 +276,18 @@ def test_junit_xml_has_the_junit_10_shape_under_xunit2(repo: pytest.Pytester) ->
 
 
 HELPER_TESTS = """
-def test_contains(skill_workspace):
+import pytest
+
+@pytest.mark.parametrize("helper", ["contains", "expected", "exists"])
+def test_helper(skill_workspace, helper):
     ws = skill_workspace("alpha")
     ws.run("echo hello > out/x.txt")
-    ws.assert_output_contains("out/x.txt", "goodbye")
-
-
-def test_expected(skill_workspace):
-    ws = skill_workspace("alpha")
-    ws.run("echo hello > out/x.txt")
-    ws.assert_output_matches_expected("out/x.txt", "expected/x.txt")
-
-
-def test_missing_output(skill_workspace):
-    ws = skill_workspace("alpha")
-    ws.assert_output_exists("out/nothing.txt")
+    if helper == "contains":
+        ws.assert_output_contains("out/x.txt", "goodbye")
+    elif helper == "expected":
+        ws.assert_output_matches_expected("out/x.txt", "expected/x.txt")
+    else:
+        ws.assert_output_exists("out/nothing.txt")
 """
 
 
@@ -300,21 +297,21 @@ def test_assertion_helpers_show_the_test_frame_only(repo: pytest.Pytester) -> No
     (repo.path / "expected" / "x.txt").write_text("bye\n")
     result = run(repo, "test_helpers.py", "-o", "skills_validate=false")
     result.assert_outcomes(failed=3)
-    output = result.stdout.str()
     result.stdout.fnmatch_lines(
         [
-            ">       ws.assert_output_contains(\"out/x.txt\", \"goodbye\")",
-            "E       AssertionError: output file 'out/x.txt' does not contain 'goodbye';*",
-            "test_helpers.py:4: AssertionError",
-            ">       ws.assert_output_matches_expected(\"out/x.txt\", \"expected/x.txt\")",
-            "E       AssertionError: output file 'out/x.txt' differs from the expected file*",
+            '>           ws.assert_output_contains("out/x.txt", "goodbye")',
+            "E           AssertionError: output file 'out/x.txt' does not contain 'goodbye';*",
+            "test_helpers.py:8: AssertionError",
+            '>           ws.assert_output_matches_expected("out/x.txt", "expected/x.txt")',
+            "E           AssertionError: output file 'out/x.txt' differs from the expected file*",
             "test_helpers.py:10: AssertionError",
-            ">       ws.assert_output_exists(\"out/nothing.txt\")",
-            "E       AssertionError: output file 'out/nothing.txt' does not exist; out/ is empty",
-            "test_helpers.py:15: AssertionError",
+            '>           ws.assert_output_exists("out/nothing.txt")',
+            "E           AssertionError: output file 'out/nothing.txt' does not exist; out/ holds:"
+            " out/x.txt",
+            "test_helpers.py:12: AssertionError",
         ]
     )
-    assert "pytest_agent_skills" not in output
+    assert "pytest_agent_skills" not in result.stdout.str()
 
 
 def test_a_missing_runtime_skip_points_at_the_test_and_the_scenario(
