@@ -120,7 +120,9 @@ def test_output_across_polls_continues_at_each_offset(workspace: Workspace) -> N
 
 def test_a_session_past_its_timeout_is_killed_and_keeps_its_output(workspace: Workspace) -> None:
     marker = unique_marker()
-    session = workspace.exec(greeter(), f"echo started; sleep {marker}", timeout=1)
+    session = workspace.exec(
+        greeter(), f"setsid sleep {marker} & echo started; sleep {marker}", timeout=1
+    )
 
     chunks = poll_until(session, exited)
 
@@ -158,10 +160,10 @@ def test_closing_the_workspace_kills_every_session(runtime: Runtime) -> None:
         session = workspace.exec(
             greeter(),
             f"(sleep {marker} &); nohup sleep {marker} >/dev/null 2>&1 &"
-            f" printf 'Go{index}? '; read x",
+            f" setsid sleep {marker} >/dev/null 2>&1 & printf 'Go{index}? '; read x",
         )
         assert session.poll(YIELD_MS).output == f"Go{index}? "
-    wait_for(lambda: len(processes_running(marker)) >= 4, "the sessions' sleeps are running")
+    wait_for(lambda: len(processes_running(marker)) >= 6, "the sessions' sleeps are running")
 
     workspace.close()
 
@@ -172,10 +174,12 @@ def test_closing_the_workspace_kills_every_session(runtime: Runtime) -> None:
 def test_no_process_survives_the_end_of_the_command(workspace: Workspace) -> None:
     marker = unique_marker()
     session = workspace.exec(
-        greeter(), f"nohup sleep {marker} >/dev/null 2>&1 & printf 'Stop? '; read x"
+        greeter(),
+        f"nohup sleep {marker} >/dev/null 2>&1 & setsid sleep {marker} >/dev/null 2>&1 &"
+        " printf 'Stop? '; read x",
     )
     session.poll(YIELD_MS)
-    wait_for(lambda: processes_running(marker), "the background sleep is running")
+    wait_for(lambda: len(processes_running(marker)) >= 2, "the background sleeps are running")
 
     last = answer_until_exit(session, "y")[-1]
 
