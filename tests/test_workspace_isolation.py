@@ -423,8 +423,9 @@ def test_no_unix_socket_of_the_host_is_reachable(
 
 
 def test_as_a_normal_user(request: pytest.FixtureRequest) -> None:
-    """This file's tests again, as an unprivileged uid: user namespaces instead of root, the copy's
-    ``chmod a-w`` binding, the docker runtime through the socket's group."""
+    """This file's tests (and the path and DOCKER_HOST ones) again, as an unprivileged uid: user
+    namespaces instead of root, the copy's ``chmod a-w`` binding, the docker runtime through the
+    socket's group."""
     from normal_user import run_pytest_as_normal_user
 
     if os.geteuid() != 0:
@@ -433,10 +434,16 @@ def test_as_a_normal_user(request: pytest.FixtureRequest) -> None:
         pytest.fail("running tests as a normal user needs bwrap and setpriv (util-linux)")
     project = request.config.rootpath
 
+    files = [
+        Path(__file__).with_name(name).relative_to(project).as_posix()
+        for name in (
+            Path(__file__).name,
+            "test_workspace_paths.py",
+            "test_workspace_docker_host.py",
+        )
+    ]
     inner = run_pytest_as_normal_user(
-        [str(Path(__file__).relative_to(project)), "-q", "-rs", "-k", "not as_a_normal_user"],
-        project=project,
-        timeout=900,
+        [*files, "-q", "-rs", "-k", "not as_a_normal_user"], project=project, timeout=900
     )
 
     assert inner.returncode == 0, inner.stdout[-6000:] + inner.stderr[-3000:]

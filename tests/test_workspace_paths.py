@@ -104,6 +104,7 @@ def test_a_staged_skill_folder_that_became_a_link_is_replaced_not_followed(
 ) -> None:
     local.stage_skill(skill)
     staged = local.path / "skills" / skill.name
+    staged.chmod(0o755)  # the copy is read-only; a command of the same user may change that
     os.rename(staged, local.path / "moved")
     staged.symlink_to(outside)
 
