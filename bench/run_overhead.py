@@ -125,15 +125,16 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
             return lambda: subprocess.run(argv, env=clean_env, capture_output=True, check=True)
 
         if kind == "local":
-            prefix = runtime.prefix  # type: ignore[attr-defined]
+            spaces = runtime.namespaces  # type: ignore[attr-defined]
             floors = [bare([bash, "-lc", "true"])]
-            if prefix:
-                floors.append(bare([*prefix, bash, "-lc", "true"]))
+            if spaces:  # the same namespaces and read-only mount, done bare
+                source = str(skill.directory.resolve())
+                floors.append(bare(spaces.argv([source], [bash, "-lc", "true"])))
             mine, *floor = medians_ms([ours, *floors], runs)
             print(f"  (local isolation: {runtime.isolation})")  # type: ignore[attr-defined]
             row(kind, mine, floor[0], "bash -lc true")
-            if prefix:
-                row("", mine, floor[1], "unshare --pid ... bash -lc true")
+            if spaces:
+                row("", mine, floor[1], "unshare --pid ... mount -o ro ... bash -lc true")
         elif kind == "sandbox":
             sandbox = runtime.base_argv()  # type: ignore[attr-defined]
             mine, floor, floor_bash = medians_ms(

@@ -142,19 +142,22 @@ def test_a_write_to_the_sources_host_path_is_refused_or_reported(
     source = linked_skill.directory.resolve()
     before = tree_state(source)
 
-    result = workspace.run(linked_skill, f"echo x >> {source}/SKILL.md")
+    result = workspace.run(linked_skill, f"echo x >> {source}/SKILL.md && rm -rf {source}/scripts")
 
-    if workspace.runtime.name != "local":
+    if kind_of(workspace.runtime) != LOCAL_PROCESS_GROUP:
+        # Read-only mounts (sandbox, docker, and the local runtime's own mount namespace), or
+        # the folder is not there at all (sandbox and docker with copy staging).
         assert result.exit_code != 0
         assert tree_state(source) == before
+        assert result.modified_skill_files == ()
         return
-    # The documented limit of the local runtime: a command that names the host path on purpose
-    # runs as the user; the change is reported, never hidden.
-    assert result.modified_skill_files == ("SKILL.md",)
+    # The documented limit of the local runtime without namespaces: a command that names the
+    # host path on purpose runs as the user; the change is reported, never hidden.
+    assert result.modified_skill_files == ("SKILL.md", "scripts", "scripts/hello.sh")
     assert result.warnings == (
-        f"the command modified the skill's own folder {source}: SKILL.md; the local runtime"
-        " cannot stop a command that writes to the folder's host path on purpose - use the"
-        " sandbox or docker runtime",
+        f"the command modified the skill's own folder {source}: SKILL.md, scripts,"
+        " scripts/hello.sh; the local runtime cannot stop a command that writes to the folder's"
+        " host path on purpose - use the sandbox or docker runtime",
     )
 
 
