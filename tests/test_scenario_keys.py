@@ -126,7 +126,7 @@ CASES = [
             " session_id: 00000000-0000-4000-8000-000000000001}}\n",
         )
         + "expect: {results: [{call: skill_write_stdin, match: {status: exited,"
-        " output: \"hi Ada\\n\"}}]}\n",
+        ' output: "hi Ada\\n"}}]}\n',
         HEAD
         + script("    - {call: skill_exec, args: {skill: notes, command: 'true'}}\n")
         + "expect: {results: [{call: skill_exec, is_error: false}]}\n",
@@ -415,6 +415,27 @@ CASES = [
         (
             "*bad.scenario.yaml:4: turns[1]: 'script' is required, as the other turns have one"
             " (or give model.script / model.cassette for the whole conversation)",
+        ),
+        "error",
+    ),
+    Case(
+        "model (a source when no turn has its own script)",
+        "skills: [skills]\nturns: [{user: A.}, {user: B.}]\n"
+        "model: {script: [{say: a}, {say: b}]}\nexpect: {final: b}\n",
+        "skills: [skills]\nturns: [{user: A.}, {user: B.}]\nmodel: {transport: sdk}\n",
+        (
+            "*bad.scenario.yaml:3: model: give exactly one of 'script' (scripted turns) or"
+            " 'cassette' (a file)",
+        ),
+        "error",
+    ),
+    Case(
+        "model (not with scripts in the turns)",
+        "skills: [skills]\nturns: [{user: A., script: [{say: a}]}]\nmodel: {name: gpt-x}\n",
+        "skills: [skills]\nturns: [{user: A., script: [{say: a}]}]\nmodel: {script: [{say: a}]}\n",
+        (
+            "*bad.scenario.yaml:3: model.script: the turns have their own scripts; give the model"
+            " turns either in each turn's 'script' or in model.script / model.cassette, not both",
         ),
         "error",
     ),
