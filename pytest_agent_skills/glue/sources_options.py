@@ -18,7 +18,7 @@ import pytest
 from .. import settings
 from ..errors import ConfigurationError
 from ..settings import Setting
-from ..sources import Limits, SourceOptions, use_options
+from ..sources.options import Limits, SourceOptions, use_options
 
 SOURCE_SETTINGS = settings.declare(
     Setting(
