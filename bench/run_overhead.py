@@ -5,7 +5,8 @@
 Every figure is printed next to a floor measured in the same run, calls interleaved:
 
 run overhead (goal <= 1.3x the floor), each floor with the environment a skill command gets:
-  local    bare ``bash -lc true``; with a PID namespace also ``unshare ... bash -lc true``
+  local    bare ``bash -lc true``; with its namespaces also the same ``unshare``, ``sh`` and
+           tmpfs ``mount`` around a bare ``bash -lc true``
   sandbox  bare ``bwrap <same system mounts and namespaces> true`` and ``... bash -lc true``
   docker   ``exec_run(["true"])`` into the same running container (Docker SDK)
 first call in a fresh workspace, typical 1 MB skill (goal: staging adds <= 15 ms):
@@ -134,7 +135,7 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
             print(f"  (local isolation: {runtime.isolation})")  # type: ignore[attr-defined]
             row(kind, mine, floor[0], "bash -lc true")
             if spaces:
-                row("", mine, floor[1], "unshare --pid ... mount -o ro ... bash -lc true")
+                row("", mine, floor[1], "unshare --pid ... mount tmpfs ... bash -lc true")
         elif kind == "sandbox":
             sandbox = runtime.base_argv()  # type: ignore[attr-defined]
             mine, floor, floor_bash = medians_ms(
