@@ -23,9 +23,12 @@ import yaml
 
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
+from .files import MIB, FileReadError, read_limited
 from .harness.conversation import UserTurn
 from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
 
+#: The largest scenario file read (inputs may be inlined as base64).
+MAX_SCENARIO_BYTES = 16 * MIB
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -93,7 +96,9 @@ def load_scenarios(path: Path | str) -> list[Scenario]:
     """Every scenario of a ``*.scenario.yaml`` file; raises :class:`ScenarioError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited(path, limit=MAX_SCENARIO_BYTES, what="scenario file").decode("utf-8")
+    except FileReadError as error:
+        raise ScenarioError(path, None, error.reason) from None
     except (OSError, UnicodeDecodeError) as error:
         raise ScenarioError(path, None, f"cannot read the scenario file: {error}") from None
     return parse_scenarios(text, path)

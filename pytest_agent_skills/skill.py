@@ -28,6 +28,7 @@ import yaml
 
 from .errors import LocatedError
 from .filenames import SKILL_FILE
+from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 
 if TYPE_CHECKING:
@@ -491,15 +492,19 @@ class Skill:
         directory = Path(directory)
         skill_file = directory / SKILL_FILE
         try:
-            raw = skill_file.read_bytes()
+            raw = read_skill_file(directory, SKILL_FILE)
         except FileNotFoundError:
             raise SkillNotFoundError(
                 directory, None, "no SKILL.md in this folder (a skill is a folder holding SKILL.md)"
             ) from None
-        except IsADirectoryError:
+        except NotRegularFileError as error:
+            if error.kind != "a folder":
+                return cls._unread(directory, error)
             raise SkillNotFoundError(
                 skill_file, None, "SKILL.md is a directory, not a file"
             ) from None
+        except FileReadError as error:
+            return cls._unread(directory, error)
         extra: list[Finding] = []
         try:
             text = raw.decode("utf-8")
@@ -518,6 +523,14 @@ class Skill:
             text = raw.decode("utf-8", errors="replace")
         parsed = parse_skill_text(text, skill_file)
         return cls(directory, parsed, tuple(extra))
+
+    @classmethod
+    def _unread(cls, directory: Path, error: FileReadError) -> Skill:
+        """A skill whose SKILL.md was not read: one finding says why (never what it holds)."""
+        finding = Finding(
+            "skill-md-unreadable", Severity.ERROR, f"SKILL.md {error.reason}", error.path
+        )
+        return cls(directory, ParsedSkillFile(None, "", 1, None, (), 0), (finding,))
 
     @property
     def skill_file(self) -> Path:
@@ -605,9 +618,14 @@ class Skill:
         return self._files[1]
 
     def read_text(self, relative: str) -> str:
-        """Text of a file of the skill, with ``__BASE_DIR__`` replaced as the reference does."""
-        content = (self.directory / relative).read_text(encoding="utf-8")
-        return self.substitute_base_dir(content)
+        """Text of a file of the skill, with ``__BASE_DIR__`` replaced as the reference does.
+
+        Raises :class:`~pytest_agent_skills.files.FileReadError` for a file that is not read
+        (see :func:`~pytest_agent_skills.files.read_skill_file`), ``UnicodeDecodeError`` for
+        one that is not UTF-8.
+        """
+        raw = read_skill_file(self.directory, relative)
+        return self.substitute_base_dir(raw.decode("utf-8"))
 
     def substitute_base_dir(self, text: str, base_dir: Path | str | None = None) -> str:
         target = str(base_dir if base_dir is not None else self.directory.resolve())

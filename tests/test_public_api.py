@@ -58,6 +58,7 @@ START_UP_MODULES = [
     "pytest_agent_skills._lazy",
     "pytest_agent_skills.errors",
     "pytest_agent_skills.filenames",
+    "pytest_agent_skills.files",
     "pytest_agent_skills.findings",
     "pytest_agent_skills.glue",
     "pytest_agent_skills.glue.expected_files",

@@ -21,6 +21,7 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
+from ..files import FileReadError, read_skill_file
 from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES
 from ..settings import Setting
 from .junit import with_testcase_properties
@@ -198,8 +199,8 @@ class SkillFile(pytest.File):
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
         try:
-            name = quick_skill_name(path.read_bytes())
-        except OSError:
+            name = quick_skill_name(read_skill_file(path.parent, path.name))
+        except (OSError, FileReadError):  # Skill.load reports why
             name = None
         skill = None
         if name is None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..files import MIB, FileReadError, read_limited
 from ..redaction import Redactor, mask_url, url_secrets, userinfo
 from .errors import (
     CassetteFormatError,
@@ -39,6 +40,8 @@ from .server import Reply
 from .turns import body_from_chunks, completion_problem
 
 RECORD_MODES = ("none", "once", "new", "all")
+#: The largest cassette file read.
+MAX_CASSETTE_BYTES = 64 * MIB
 CASSETTE_FORMAT = "pytest-agent-skills cassette"
 #: Keys dropped anywhere in a request body before matching: ids, times, transport flags.
 DEFAULT_IGNORED_FIELDS = frozenset(
@@ -77,7 +80,9 @@ class Cassette:
     @classmethod
     def load(cls, path: Path) -> Cassette:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_limited(path, limit=MAX_CASSETTE_BYTES, what="cassette"))
+        except FileReadError as error:
+            raise CassetteFormatError(str(error)) from None
         except FileNotFoundError:
             raise NoCassetteError(
                 f"no cassette: {path} does not exist (record mode 'none' never records)."

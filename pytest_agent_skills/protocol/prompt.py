@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..files import FileReadError
 from ..repository import SkillRepository
 from ..skill import Skill
 from .state import SessionState
@@ -90,6 +91,8 @@ def _doc_text(skill: Skill, path: str) -> str:
     except UnicodeDecodeError:
         # 1.2.0 drops such files from the resources; we list them, so say why there is no text.
         return f"(not shown: {path} is not UTF-8 text)"
+    except FileReadError as error:  # a link out of the skill, a named pipe, too large
+        return f"(not shown: {path} {error.reason})"
 
 
 def loaded_text(repository: SkillRepository, state: SessionState) -> str:

@@ -47,6 +47,10 @@ def _rule(
 
 # Reading and splitting SKILL.md (findings made by skill.py while parsing).
 _rule("skill-md-encoding", "frontmatter", E, "SKILL.md is not valid UTF-8", "spec")
+_rule(
+    "skill-md-unreadable", "frontmatter", E,
+    "SKILL.md is not read: a link out of the skill, not a regular file, too large", "safety",
+)
 _rule("frontmatter-missing", "frontmatter", E, "no YAML front matter at the top", "spec")
 _rule("frontmatter-unclosed", "frontmatter", E, "the front matter has no closing '---'", "spec")
 _rule("frontmatter-empty", "frontmatter", E, "nothing between the '---' fences", "spec")
@@ -108,3 +112,7 @@ _rule(
 _rule("reference-missing", "references", E, "a file the body refers to does not exist", "guidance")
 _rule("reference-outside", "references", W, "a reference leaves the skill folder", "spec")
 _rule("reference-nested", "references", W, "a referenced file refers to further files", "guidance")
+_rule(
+    "reference-unreadable", "references", E,
+    "a referenced doc is not a regular file, too large or unreadable", "safety",
+)

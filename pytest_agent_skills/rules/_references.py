@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
+from ..files import FileReadError, NotRegularFileError, OutsideFolderError, read_skill_file
 from ..skill import SKILL_FILE, Skill
 from ._base import Hit
 from ._options import ValidationOptions
@@ -42,13 +43,15 @@ def _inside(path: str, root: str) -> bool:
 
 @dataclass(frozen=True)
 class _Target:
-    """Where a reference leads: ``outside`` the skill, ``missing``, or there (with the text
-    of a Markdown file, "" when it links nothing)."""
+    """Where a reference leads: ``outside`` the skill, ``missing``, a Markdown file ``refused``
+    (a link out of the skill, a named pipe, too large), or there (with the text of a Markdown
+    file, "" when it links nothing)."""
 
     path: str
     outside: bool = False
     missing: bool = False
     content: str | None = None
+    refused: FileReadError | None = None
 
 
 class _Files:
@@ -69,21 +72,29 @@ class _Files:
     def _look_up(self, path: str) -> _Target:
         if not _inside(path, self.root):
             return _Target(path, outside=True)
-        # Markdown targets are opened right away (their links matter to reference-nested):
-        # one system call answers both "does it exist" and "what does it say".
-        content = _read_markdown(path) if path.lower().endswith(".md") else None
+        # Markdown targets are read right away (their links matter to reference-nested):
+        # the read answers both "does it exist" and "what does it say".
+        try:
+            content = _read_markdown(self.root, path) if path.lower().endswith(".md") else None
+        except FileReadError as error:
+            return _Target(path, refused=error)
         if content is None and not os.path.exists(path):
             return _Target(path, missing=True)
         return _Target(path, content=content)
 
 
-def _read_markdown(path: str) -> str | None:
-    """The text of a Markdown file ("" when it links nothing), None when it cannot be read."""
+def _read_markdown(root: str, path: str) -> str | None:
+    """The text of the Markdown file ``path`` under ``root`` ("" when it links nothing), None
+    when it is missing or a folder (the caller checks existence); a :class:`FileReadError`
+    when it is not read (see :func:`~pytest_agent_skills.files.read_skill_file`)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:  # missing, a folder, unreadable: the caller checks existence
+        data = read_skill_file(root, path[len(root) + 1 :])
+    except FileNotFoundError:
         return None
+    except NotRegularFileError as error:
+        if error.kind == "a folder":
+            return None
+        raise
     linked = b"](" in data or b"]:" in data
     return data.decode("utf-8", errors="replace") if linked else ""
 
@@ -106,7 +117,7 @@ def _read(
 
 
 def _problem(target: _Target) -> bool:
-    return target.outside or target.missing
+    return target.outside or target.missing or target.refused is not None
 
 
 # Plain os.path strings here: this rule runs once per skill and pathlib's overhead dominated it.
@@ -126,6 +137,17 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
                 " skill folder is staged for the agent. Copy the file into the skill and refer"
                 " to it relatively.",
             )
+        elif isinstance(target.refused, OutsideFolderError):
+            yield Hit(
+                "reference-outside",
+                reference.line,
+                f"the body refers to {reference.target!r}, a symbolic link to a file outside the"
+                " skill folder; it is not followed (only the skill folder is staged for the"
+                " agent). Replace the link with a copy of the file.",
+            )
+        elif target.refused is not None:
+            message = f"the body refers to {reference.target!r}, which {target.refused.reason}"
+            yield Hit("reference-unreadable", reference.line, message)
         elif target.missing:
             yield Hit(
                 "reference-missing",

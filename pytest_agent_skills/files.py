@@ -1,0 +1,216 @@
+"""Reading the files a skill or a test suite provides, with care.
+
+A skill may come from anywhere (a pull request, a downloaded archive), so reading
+one of its files never:
+
+* follows a symbolic link out of the skill folder (a ``SKILL.md`` linked to a
+  secret file is not read, so nothing of it can be quoted);
+* reads anything but a regular file: a named pipe would block forever and
+  ``/dev/zero`` never ends.  Files are opened with ``O_NONBLOCK`` and
+  ``O_NOFOLLOW`` and their kind checked on the open file (``fstat``); a file
+  reached through a link is checked before it is opened as well, so a link to a
+  device never opens it;
+* reads more than a cap (:data:`MAX_SKILL_FILE_BYTES` for ``SKILL.md`` and the
+  docs): a 3 GiB sparse file is refused from its size, before any read.
+
+Each refusal is a :class:`FileReadError` naming the file, what it is and the cap; a
+missing file is the usual :class:`FileNotFoundError`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from .errors import LocatedError
+
+MIB = 1024 * 1024
+#: The largest ``SKILL.md`` or doc read: 4 MiB, the reference runtime's read cap for
+#: output files (the largest file in a corpus of 200 public skills is 0.15 MiB).
+MAX_SKILL_FILE_BYTES = 4 * MIB
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | _O_NOFOLLOW
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_GROWTH_CHUNK = 64 * 1024
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a loop of symbolic links"),
+)
+
+
+class FileReadError(LocatedError):
+    """A file that is not read: ``reason`` says why and how to fix it (without the path)."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        self.reason = reason
+        super().__init__(path, None, reason)
+
+
+class OutsideFolderError(FileReadError):
+    """A symbolic link that leads out of the folder the file belongs to."""
+
+
+class NotRegularFileError(FileReadError):
+    """A folder, a named pipe, a device, a socket: not a regular file."""
+
+    def __init__(self, path: Path | str, kind: str) -> None:
+        self.kind = kind
+        super().__init__(
+            path, f"is {kind}, not a regular file; only regular files are read. Replace it with"
+            " a regular file."
+        )
+
+
+class FileTooLargeError(FileReadError):
+    """A file over the size cap."""
+
+
+class UnreadableFileError(FileReadError):
+    """A file the operating system does not let us read (permissions, a link loop)."""
+
+
+def read_limited(path: Path | str, *, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path`` (links followed), at most ``limit`` of them.
+
+    ``what`` names the kind of file in the size message (``"scenario file"``).
+    """
+    try:
+        _require_regular(path, os.stat(path).st_mode)  # a fifo or a device is never opened
+        descriptor = os.open(path, _OPEN_FLAGS & ~_O_NOFOLLOW)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    return _read_open(path, descriptor, limit, what)
+
+
+def read_inside(
+    folder: Path | str, relative: str, *, limit: int, what: str = "file"
+) -> bytes:
+    """The bytes of ``folder/relative``, a regular file inside ``folder``, at most ``limit``.
+
+    The file is opened beneath ``folder`` without following any link (``folder`` itself may
+    be one); when a link is met on the way, it is resolved and must stay inside ``folder``.
+    """
+    path = os.path.join(folder, relative)
+    try:
+        try:
+            descriptor = _open_beneath(str(folder), relative)
+        except _LinkOnTheWay:
+            descriptor = _open_resolved(path, folder)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    return _read_open(path, descriptor, limit, what)
+
+
+def read_skill_file(directory: Path | str, relative: str) -> bytes:
+    """The bytes of ``directory/relative``, a file of the skill in ``directory``: a regular
+    file inside the folder (links resolved), of at most :data:`MAX_SKILL_FILE_BYTES`."""
+    return read_inside(directory, relative, limit=MAX_SKILL_FILE_BYTES, what="skill file")
+
+
+class _LinkOnTheWay(Exception):
+    """A symbolic link between the folder and the file: resolve it and check where it leads."""
+
+
+_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})
+_DIRECTORY_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+)
+_BENEATH = os.open in os.supports_dir_fd and _O_NOFOLLOW != 0
+
+
+def _open_beneath(folder: str, relative: str) -> int:
+    """A descriptor for ``folder/relative`` met without any link, else :class:`_LinkOnTheWay`."""
+    parts = relative.replace(os.sep, "/").split("/")
+    if not _BENEATH or any(part in ("", ".", "..") for part in parts):
+        raise _LinkOnTheWay
+    try:
+        if len(parts) == 1:  # the common case, SKILL.md: no folder to walk
+            return os.open(os.path.join(folder, relative), _OPEN_FLAGS)
+        directory = os.open(folder, _DIRECTORY_FLAGS & ~_O_NOFOLLOW)
+        try:
+            for part in parts[:-1]:
+                inner = os.open(part, _DIRECTORY_FLAGS, dir_fd=directory)
+                os.close(directory)
+                directory = inner
+            return os.open(parts[-1], _OPEN_FLAGS, dir_fd=directory)
+        finally:
+            os.close(directory)
+    except OSError as error:
+        if error.errno in _LINK_ERRNOS:
+            raise _LinkOnTheWay from None
+        raise
+
+
+def _open_resolved(path: str, folder: Path | str) -> int:
+    """A descriptor for ``path`` whose links were resolved, when they stay inside ``folder``."""
+    target = os.path.realpath(path)
+    if not target.startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep):
+        raise OutsideFolderError(
+            path,
+            "is a symbolic link to a file outside the skill folder; it is not followed"
+            " (only the skill folder is staged for the agent). Replace the link with a copy"
+            " of the file.",
+        )
+    _require_regular(path, os.lstat(target).st_mode)  # a fifo or a device is never opened
+    return os.open(target, _OPEN_FLAGS)
+
+
+def _read_open(path: Path | str, descriptor: int, limit: int, what: str) -> bytes:
+    """Read the open ``descriptor`` (closed here) if it is a regular file within ``limit``."""
+    try:
+        status = os.fstat(descriptor)
+        _require_regular(path, status.st_mode)
+        if status.st_size > limit:
+            raise _too_large(path, status.st_size, limit, what)
+        parts: list[bytes] = []
+        received = 0
+        wanted = status.st_size + 1  # one more byte: the end of the file, or that it grew
+        while received <= limit:
+            chunk = os.read(descriptor, min(wanted, limit + 1 - received))
+            if not chunk:
+                break
+            parts.append(chunk)
+            received += len(chunk)
+            wanted = _GROWTH_CHUNK
+    finally:
+        os.close(descriptor)
+    if received > limit:
+        raise _too_large(path, received, limit, what)
+    return b"".join(parts)
+
+
+def _os_error(path: Path | str, error: OSError) -> OSError | FileReadError:
+    """A missing file stays :class:`FileNotFoundError`; any other failure is unreadable."""
+    if isinstance(error, (FileNotFoundError, NotADirectoryError)):
+        return FileNotFoundError(error.errno, error.strerror, str(path))
+    return UnreadableFileError(
+        path,
+        f"cannot be read ({error.strerror or error}); make it readable by the user running"
+        " the tests.",
+    )
+
+
+def _require_regular(path: Path | str, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
+    raise NotRegularFileError(path, kind)
+
+
+def _too_large(path: Path | str, size: int, limit: int, what: str) -> FileTooLargeError:
+    return FileTooLargeError(
+        path,
+        f"is {size} bytes, over the limit of {limit} bytes ({limit / MIB:g} MiB) for a {what};"
+        " make it smaller (split it into several files).",
+    )

@@ -1,0 +1,214 @@
+"""Hostile files in a skill: links out of the skill folder, named pipes, devices, huge sparse
+files and unreadable files are refused with a finding naming the file, never read or quoted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _skill_files import write_skill
+
+from pytest_agent_skills.files import (
+    MAX_SKILL_FILE_BYTES,
+    FileTooLargeError,
+    NotRegularFileError,
+    OutsideFolderError,
+    read_limited,
+)
+from pytest_agent_skills.protocol.prompt import loaded_skill_text
+from pytest_agent_skills.rules import validate
+from pytest_agent_skills.skill import Skill
+
+SECRET = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG"
+LINKED_DOC = "Read [the guide](references/guide.md) first.\n"
+NOT_FOLLOWED = (
+    "is a symbolic link to a file outside the skill folder; it is not followed (only the skill"
+    " folder is staged for the agent). Replace the link with a copy of the file."
+)
+FIFO = (
+    "is a named pipe (FIFO), not a regular file; only regular files are read. Replace it with a"
+    " regular file."
+)
+
+
+def agent_skills(*args: str, cwd: Path, privileged: bool = True) -> subprocess.CompletedProcess:
+    """``agent-skills ARGS`` as a real process; a hang is a failure, not a stuck test run."""
+    command = [sys.executable, "-m", "pytest_agent_skills.cli", *args]
+    return subprocess.run(
+        unprivileged(command) if not privileged else command,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def unprivileged(command: list[str]) -> list[str]:
+    """``command`` run without the power to read any file (root drops its capabilities)."""
+    if os.geteuid() != 0:
+        return command
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", *command]
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    path = tmp_path / "outside" / "credentials"
+    path.parent.mkdir()
+    path.write_text(f"{SECRET}\n")
+    return path
+
+
+def findings(skill_dir: Path) -> list[tuple[str, int | None, str]]:
+    return [(f.rule, f.line, f.message) for f in validate(Skill.load(skill_dir))]
+
+
+def test_a_skill_md_linked_outside_the_skill_is_not_read_nor_quoted(
+    tmp_path: Path, secret: Path
+) -> None:
+    skill = tmp_path / "skills" / "leak"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").symlink_to(secret)
+    assert findings(skill) == [("skill-md-unreadable", None, f"SKILL.md {NOT_FOLLOWED}")]
+    done = agent_skills("validate", "skills/leak", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"skills/leak/SKILL.md: error [skill-md-unreadable] SKILL.md {NOT_FOLLOWED}"
+    )
+    assert "wJalr" not in done.stdout + done.stderr
+
+
+def test_links_that_stay_in_the_skill_folder_are_read(tmp_path: Path) -> None:
+    """False-positive guard: a SKILL.md linked to a file of its own folder, a skill folder that
+    is itself a link (.claude/skills/x -> ../../skills/x) and a doc linked inside are fine."""
+    real = write_skill(tmp_path / "skills", "real", body=LINKED_DOC, files={"guide.md": "Guide."})
+    (real / "references").mkdir()
+    (real / "references" / "guide.md").symlink_to(real / "guide.md")
+    (real / "SKILL.md").rename(real / "main.md")
+    (real / "SKILL.md").symlink_to("main.md")
+    linked = tmp_path / ".claude" / "skills" / "real"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(real)
+    assert findings(real) == []
+    assert findings(linked) == []
+
+
+def test_a_doc_linked_outside_the_skill_is_not_followed(tmp_path: Path, secret: Path) -> None:
+    skill = write_skill(tmp_path, "leaky-doc", body=LINKED_DOC)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").symlink_to(secret)
+    assert findings(skill) == [
+        (
+            "reference-outside",
+            5,
+            "the body refers to 'references/guide.md', a symbolic link to a file outside the"
+            " skill folder; it is not followed (only the skill folder is staged for the agent)."
+            " Replace the link with a copy of the file.",
+        )
+    ]
+    with pytest.raises(OutsideFolderError):
+        Skill.load(skill).read_text("references/guide.md")
+
+
+def test_a_named_pipe_linked_from_skill_md_does_not_hang_validation(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path / "skills", "piped", body=LINKED_DOC)
+    (skill / "references").mkdir()
+    os.mkfifo(skill / "references" / "guide.md")
+    done = agent_skills("validate", "skills/piped", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "skills/piped/SKILL.md:5: error [reference-unreadable] the body refers to"
+        f" 'references/guide.md', which {FIFO}"
+    )
+    # Loading the doc into the prompt says why there is no text instead of blocking.
+    text = loaded_skill_text(Skill.load(skill), ["references/guide.md"], [])
+    assert f"[Doc] references/guide.md\n\n(not shown: references/guide.md {FIFO})" in text
+
+
+def test_a_huge_sparse_doc_is_refused_from_its_size(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "sparse", body=LINKED_DOC)
+    (skill / "references").mkdir()
+    with open(skill / "references" / "guide.md", "wb") as handle:
+        handle.truncate(3 * 1024**3)
+    assert findings(skill) == [
+        (
+            "reference-unreadable",
+            5,
+            "the body refers to 'references/guide.md', which is 3221225472 bytes, over the limit"
+            " of 4194304 bytes (4 MiB) for a skill file; make it smaller (split it into several"
+            " files).",
+        )
+    ]
+
+
+def test_a_skill_md_at_the_size_cap_is_read_and_one_byte_more_is_not(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "big")
+    text = (skill / "SKILL.md").read_text()
+    (skill / "SKILL.md").write_text(text + "x" * (MAX_SKILL_FILE_BYTES - len(text)))
+    assert Skill.load(skill).name == "big"
+    with open(skill / "SKILL.md", "a") as handle:
+        handle.write("x")
+    (problem,) = Skill.load(skill).problems
+    assert (problem.rule, problem.message) == (
+        "skill-md-unreadable",
+        "SKILL.md is 4194305 bytes, over the limit of 4194304 bytes (4 MiB) for a skill file;"
+        " make it smaller (split it into several files).",
+    )
+
+
+def test_devices_are_never_opened() -> None:
+    with pytest.raises(NotRegularFileError) as caught:
+        read_limited("/dev/zero", limit=10)
+    assert str(caught.value) == (
+        "/dev/zero: is a character device, not a regular file; only regular files are read."
+        " Replace it with a regular file."
+    )
+    with pytest.raises(FileTooLargeError):
+        read_limited("/proc/self/exe", limit=10)
+
+
+@pytest.fixture
+def unreadable_skill(tmp_path: Path) -> Path:
+    skill = write_skill(tmp_path / "skills", "locked")
+    (skill / "SKILL.md").chmod(0)
+    return skill
+
+
+def test_an_unreadable_skill_md_is_a_finding_for_the_cli(
+    tmp_path: Path, unreadable_skill: Path
+) -> None:
+    done = agent_skills(
+        "validate", "skills/locked", "--format", "json", cwd=tmp_path, privileged=False
+    )
+    assert done.returncode == 1, done.stderr
+    (skill,) = json.loads(done.stdout)["skills"]
+    assert skill["findings"] == [
+        {
+            "rule": "skill-md-unreadable",
+            "severity": "error",
+            "message": "SKILL.md cannot be read (Permission denied); make it readable by the user"
+            " running the tests.",
+            "line": None,
+        }
+    ]
+
+
+def test_an_unreadable_skill_md_fails_its_pytest_item_cleanly(
+    tmp_path: Path, unreadable_skill: Path
+) -> None:
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "skills", "-rf"]
+    done = subprocess.run(
+        unprivileged(command), cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout
+    assert (
+        "skills/locked/SKILL.md: error [skill-md-unreadable] SKILL.md cannot be read (Permission"
+        " denied); make it readable by the user running the tests."
+    ) in done.stdout.splitlines()
+    assert "1 failed, 2 passed, 4 skipped in" in done.stdout.splitlines()[-1]
