@@ -530,7 +530,11 @@ class Skill:
         finding = Finding(
             "skill-md-unreadable", Severity.ERROR, f"SKILL.md {error.reason}", error.path
         )
-        return cls(directory, ParsedSkillFile(None, "", 1, None, (), 0), (finding,))
+        nothing = ParsedSkillFile(
+            front_matter=None, body="", body_line=1, problems=(), line_count=0,
+            has_tools_section=False,
+        )
+        return cls(directory, nothing, (finding,))
 
     @property
     def skill_file(self) -> Path:
