@@ -277,10 +277,15 @@ def _vanished(folder: str) -> bool:
 
 
 def remove_container(container: Any) -> None:
-    """Remove ``container`` and everything running in it (gone already: nothing to do)."""
+    """Remove ``container`` and everything running in it (gone already, or being removed by
+    another process - each test process cleans up stale containers: nothing to do)."""
     try:
         container.remove(force=True)
-    except Exception as error:  # the engine went away: nothing left to free
+    except Exception as error:
+        if "already in progress" in str(error):  # another process's removal: wait for its end
+            with contextlib.suppress(Exception):  # (gone meanwhile: the wait has nothing to do)
+                container.wait(condition="removed", timeout=60)
+            return
         if "No such container" not in str(error):
             raise WorkspaceError(
                 f"cannot remove container {container.short_id}: {error}"
