@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from . import yamlguard
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
 from .files import MIB, FileReadError, read_limited
@@ -30,7 +31,6 @@ from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
 #: The largest scenario file read (inputs may be inlined as base64).
 MAX_SCENARIO_BYTES = 16 * MIB
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: A path into the YAML document: mapping keys and sequence indexes.
 DocPath = tuple[Any, ...]
@@ -136,10 +136,18 @@ def parse_scenarios(text: str, path: Path) -> list[Scenario]:
 
 def _compose(text: str, path: Path) -> tuple[Any, dict[DocPath, int]]:
     """The document and the 1-based line of every key and item."""
-    loader = _YAML_LOADER(text)
+    loader = yamlguard.LOADER(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            yamlguard.check_aliases(node, allow_recursive=False)
         data = loader.construct_document(node) if node is not None else None
+    except yamlguard.AliasExpansionError as error:
+        raise ScenarioError(
+            path,
+            error.problem_mark.line + 1,
+            f"refused: {error.problem}; write the values out instead of repeating aliases",
+        ) from None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from . import yamlguard
 from .errors import LocatedError
 from .filenames import SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
@@ -45,7 +46,6 @@ SCRIPT_SUFFIXES = frozenset(
 #: Prose lines starting with these words end a ``Tools:`` section (reference grammar).
 TOOLS_SECTION_END_WORDS = ("Overview", "Examples", "Usage", "Description", "Installation")
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SkillNotFoundError(LocatedError):
@@ -253,7 +253,7 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
         values = parsed.front_matter.values if parsed.front_matter else {}
         return ReferenceReading(_stringified(values), body, _tool_names(parsed))
     try:
-        data = yaml.load(text[4:end], Loader=_YAML_LOADER) or {}
+        data = yamlguard.load(text[4:end]) or {}
     except Exception:  # the reference swallows every error here: no fields
         data = {}
     tools = parse_tools_section(body.split("\n"), 1)
@@ -289,10 +289,20 @@ def _parse_front_matter(
             " 'description: <what the skill does and when to use it>'.",
         )
         return FrontMatter({}, {}, first_line - 1, close_line)
-    loader = _YAML_LOADER(yaml_text)
+    loader = yamlguard.LOADER(yaml_text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            yamlguard.check_aliases(node)
         data, duplicates = _construct(loader, node, yaml_text) if node is not None else (None, [])
+    except yamlguard.AliasExpansionError as error:
+        problem(
+            "frontmatter-yaml",
+            first_line + error.problem_mark.line,
+            f"the front matter is refused: {error.problem}. Write the values out instead of"
+            " repeating aliases.",
+        )
+        return None
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + mark.line if mark is not None else first_line
@@ -372,7 +382,7 @@ def _construct(loader: Any, node: yaml.Node, text: str) -> tuple[Any, list[tuple
         # Recursive aliases need the constructor's two-step construction of the whole
         # document. Compose it again: PyYAML's constructor edits nodes (it deletes merge
         # keys) and leaves its state half-done when it raises.
-        fresh = _YAML_LOADER(text)
+        fresh = yamlguard.LOADER(text)
         try:
             node = fresh.get_single_node()
             duplicates = _duplicate_keys(node)
