@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -309,6 +310,39 @@ def test_a_server_that_stalls_hits_the_read_timeout(options: SourceOptions):
         " if the server is just slow"
     )
     assert waited < 1.0
+    assert cache_contents(options.cache_dir) == []
+
+
+def dripping(head: bytes, *, count: int = 120) -> Callable[[socket.socket], None]:
+    """A server handler that sends ``head`` and then one byte every 0.5 s, ``count`` times."""
+
+    def handle(connection: socket.socket) -> None:
+        connection.sendall(head)
+        for _ in range(count):
+            time.sleep(0.5)
+            connection.sendall(b"x")
+
+    return handle
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\nPK\x03\x04", b"HTTP/1.1 200 OK\r\nX-Slow: "],
+    ids=["body", "headers"],
+)
+def test_a_server_that_drips_bytes_hits_the_total_timeout_on_the_clock(
+    options: SourceOptions, head: bytes
+):
+    """One byte every 0.5 s never trips the 30 s read timeout; the 2 s total must still hold."""
+    limits = Limits(total_timeout=2.0)
+    with raw_server(dripping(head)) as base:
+        url = f"{base}/skills.zip"
+        started = time.monotonic()
+        with pytest.raises(DownloadTimeoutError) as caught:
+            resolve_root(url, options=SourceOptions(options.cache_dir, limits))
+        waited = time.monotonic() - started
+    assert str(caught.value) == f"{url}: the download took longer than 2 s in total"
+    assert waited < 15, f"cut off after {waited:.1f} s, not at the 2 s total timeout"
     assert cache_contents(options.cache_dir) == []
 
 

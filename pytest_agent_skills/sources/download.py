@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import time
+import socket
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..redaction import mask_urls
 from .errors import (
@@ -31,10 +33,13 @@ def download(url: str, target: Path, *, shown: str, limits: Limits) -> int:
 
     The size cap is checked against ``Content-Length`` before the body is read
     and again on every chunk, so a server that announces less than it sends
-    (or announces nothing) is cut off at the cap.
+    (or announces nothing) is cut off at the cap.  The total timeout runs on the
+    clock from the request on (see :class:`_Deadline`): a server that drips
+    its headers or its body a byte at a time is cut off when it is over.
     """
     import httpx
 
+    deadline = _Deadline(limits.total_timeout)
     timeout = httpx.Timeout(
         connect=limits.connect_timeout,
         read=limits.read_timeout,
@@ -42,30 +47,42 @@ def download(url: str, target: Path, *, shown: str, limits: Limits) -> int:
         pool=limits.connect_timeout,
     )
     try:
-        with httpx.Client(
+        with deadline, httpx.Client(
             follow_redirects=True,
             max_redirects=limits.max_redirects,
             timeout=timeout,
             verify=_ssl_context(),
             headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"},
-        ) as client, client.stream("GET", url) as response:
+        ) as client, client.stream(
+            "GET", url, extensions={"trace": deadline.trace}
+        ) as response:
             if not response.is_success:
                 raise DownloadStatusError(shown, response.status_code, response.reason_phrase)
             _check_announced_size(response.headers.get("content-length"), shown, limits)
             return _stream_to_file(response, target, shown, limits)
-    except httpx.TooManyRedirects:
-        raise RedirectLimitError(
-            shown,
-            f"more than {limits.max_redirects} redirects (a redirect loop?); link to the final"
-            " address of the archive",
-        ) from None
-    except httpx.TimeoutException as error:
-        raise DownloadTimeoutError(shown, _timeout_message(error, limits)) from None
     except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as error:
         # InvalidURL (a bad port, a control character, too long) is no HTTPError; a host
         # label that is not valid IDNA raises UnicodeError while connecting.
-        reason = mask_urls(str(error)) or type(error).__name__
-        raise DownloadError(shown, f"download failed: {reason}") from None
+        raise _typed_error(error, shown, limits, deadline.expired) from None
+
+
+def _typed_error(error: Exception, shown: str, limits: Limits, expired: bool) -> DownloadError:
+    import httpx
+
+    if expired:  # whatever the cut connection raised
+        return DownloadTimeoutError(
+            shown, f"the download took longer than {limits.total_timeout:g} s in total"
+        )
+    if isinstance(error, httpx.TooManyRedirects):
+        return RedirectLimitError(
+            shown,
+            f"more than {limits.max_redirects} redirects (a redirect loop?); link to the final"
+            " address of the archive",
+        )
+    if isinstance(error, httpx.TimeoutException):
+        return DownloadTimeoutError(shown, _timeout_message(error, limits))
+    reason = mask_urls(str(error)) or type(error).__name__
+    return DownloadError(shown, f"download failed: {reason}")
 
 
 @functools.cache
@@ -94,7 +111,6 @@ def _check_announced_size(header: str | None, shown: str, limits: Limits) -> Non
 
 
 def _stream_to_file(response: httpx.Response, target: Path, shown: str, limits: Limits) -> int:
-    deadline = time.monotonic() + limits.total_timeout
     received = 0
     with open(target, "wb") as out:
         for chunk in response.iter_bytes(CHUNK_BYTES):
@@ -105,13 +121,56 @@ def _stream_to_file(response: httpx.Response, target: Path, shown: str, limits: 
                     f"the body is over the download limit of {limits.max_download_bytes} bytes"
                     " (cut off while streaming); publish a smaller archive",
                 )
-            if time.monotonic() > deadline:
-                raise DownloadTimeoutError(
-                    shown,
-                    f"the download took longer than {limits.total_timeout:g} s in total",
-                )
             out.write(chunk)
     return received
+
+
+class _Deadline:
+    """The total timeout of one download, on the clock.
+
+    httpx has read and connect timeouts but none for a whole request, so a server
+    sending a byte now and then keeps every read alive.  A timer shuts down the
+    download's connections (remembered through httpcore's documented ``trace``
+    extension as they are made) when the time is up: the blocked read returns at
+    once, and the error it raises is reported as the total timeout.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._timer.cancel()
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        stream = info.get("return_value")
+        connection = stream.get_extra_info("socket") if stream is not None else None
+        if connection is None:
+            return
+        with self._lock:
+            self._sockets.append(connection)
+            if self.expired:  # connected after the deadline (a slow name lookup)
+                _shut(connection)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for connection in self._sockets:
+                _shut(connection)
+
+
+def _shut(connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        connection.shutdown(socket.SHUT_RDWR)
 
 
 def _timeout_message(error: Exception, limits: Limits) -> str:
