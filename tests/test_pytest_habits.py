@@ -338,3 +338,48 @@ def test_a_missing_runtime_skip_points_at_the_test_and_the_scenario(
     ):
         result.stdout.fnmatch_lines([line])
     assert "pytest_agent_skills" not in result.stdout.str()
+
+
+# --- 7. pytest-xdist: a worker parses only the skills whose checks it runs ---------------------
+
+COUNT_PARSES = """
+import os
+from pytest_agent_skills.skill import Skill
+
+_load = Skill.load.__func__
+
+
+def _counting_load(cls, directory, *args, **kwargs):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "serial")
+    with open(os.path.join(os.environ["PARSE_LOG"], worker), "a") as log:
+        log.write(f"{directory}\\n")
+    return _load(cls, directory, *args, **kwargs)
+
+
+Skill.load = classmethod(_counting_load)
+"""
+
+
+def test_each_xdist_worker_parses_only_the_skills_it_checks(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = 40
+    for index in range(skills):
+        write_skill(pytester.path / ".claude" / "skills", f"skill-{index:02d}")
+    twin = "name: skill-00\ndescription: D.\n"  # name-duplicate and name-directory
+    write_skill(pytester.path / ".claude" / "skills", "zz-twin", front=twin)
+    pytester.makeini("[pytest]\nskills_roots = .claude/skills\n")
+    pytester.makepyfile(count_parses=COUNT_PARSES)
+    log = pytester.mkdir("parses")
+    monkeypatch.setenv("PARSE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_parses", "-n", "2")
+    result.assert_outcomes(passed=(skills + 1) * CHECKS - 1, failed=1)  # the twin's name check
+    parsed = {path.name: path.read_text().splitlines() for path in log.iterdir()}
+    assert sorted(parsed) == ["gw0", "gw1"]
+    for worker, directories in parsed.items():
+        assert len(directories) == len(set(directories)), f"{worker} parsed a skill twice"
+        assert len(directories) < skills + 1, f"{worker} parsed every skill"
+    # Each skill about once in all (a skill whose checks the two workers share, twice).
+    assert len(parsed["gw0"]) + len(parsed["gw1"]) < 1.5 * (skills + 1)
+    assert {Path(d).name for d in parsed["gw0"] + parsed["gw1"]} >= {"skill-00", "zz-twin"}
