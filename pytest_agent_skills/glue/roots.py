@@ -71,9 +71,9 @@ def _wanted_paths(config: pytest.Config) -> list[Path] | None:
     """The folders and files given on the command line, or None when none was (all roots run).
 
     A node id (``path::name``) selects inside a file that pytest collects itself, so it adds
-    nothing here.
+    nothing here (nor does a module name given with ``--pyargs``: no root file is inside it).
     """
-    if config.args_source != pytest.Config.ArgsSource.ARGS or config.option.pyargs:
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
         return None
     base = config.invocation_params.dir
     return [Path(os.path.abspath(base / arg)) for arg in config.args if "::" not in arg]
