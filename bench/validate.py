@@ -1,15 +1,18 @@
-"""Benchmark: validating generated skills, ours vs skills-ref, and pytest collection cost.
+"""Benchmark: validating real and generated skills, ours vs skills-ref, and pytest collection cost.
 
-Prints, for N = 1,000 / 5,000 / 10,000 generated skills (change with --sizes):
-- skills per second for our validator (load + every rule, references included) and for
-  skills-ref 0.1.1's ``validate()``, both given the same skill folders, and the ratio (goal
-  >= 10x); also ours when it discovers the folders under the root itself ('found');
+Prints, for the public corpus in ../shared/corpus (144 skills with long bodies; --corpus) and
+for N = 3,000 generated skills (--sizes):
+- the time our validator takes (load + every rule, references included) and the time
+  skills-ref 0.1.1's ``validate()`` takes over the same skill folders, each in its own process
+  (one process per validator and set, alternating, best of --processes): ``warm`` is the best of
+  the rounds inside a process, ``cold`` its first round (lazy imports included); the ratio
+  skills-ref / ours (goal >= 10x on both sets);
 - microseconds per skill for ours at each N (goal: flat as N grows);
 - the cost per collected skill under ``pytest --collect-only`` against the pytest floor, the
   same number of trivial test files (goal <= 2x); the start-up time of pytest on an empty
   folder is measured in the same run and subtracted from both.
 
-Run: python bench/validate.py [--sizes 1000 5000 10000] [--collect-sizes 1000 5000]
+Run: python bench/validate.py [--corpus DIR] [--sizes 3000] [--collect-sizes 1000 5000]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -25,7 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_agent_skills.rules import validate_paths
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus"
+ROUNDS = 5
 
 SKILL_TEMPLATE = """---
 name: {name}
@@ -63,22 +69,63 @@ def generate(root: Path, count: int) -> list[Path]:
     return directories
 
 
-def timed(function, *args):
-    gc.collect()
-    start = time.perf_counter()
-    result = function(*args)
-    return time.perf_counter() - start, result
+def _child(validator: str, root: Path) -> None:
+    """In a process of its own: time ``validator`` over every skill under ``root``; print JSON."""
+    from pytest_agent_skills.repository import find_skill_dirs
+
+    directories = sorted(find_skill_dirs(root))
+    if validator == "ours":
+        from pytest_agent_skills.rules import validate_paths
+
+        def run() -> int:
+            return sum(not report.ok for report in validate_paths(directories))
+    else:
+        from skills_ref.validator import validate
+
+        def run() -> int:
+            return sum(bool(validate(directory)) for directory in directories)
+
+    times, failed = [], 0
+    for _ in range(ROUNDS):
+        gc.collect()
+        start = time.perf_counter()
+        failed = run()
+        times.append(time.perf_counter() - start)
+    print(json.dumps({"cold": times[0], "warm": min(times[1:]), "failed": failed,
+                      "skills": len(directories)}))
 
 
-def ours(paths: list[Path]) -> int:
-    reports = validate_paths(paths)
-    return sum(not report.ok for report in reports)
+def measure(validator: str, root: Path) -> dict:
+    command = [sys.executable, __file__, "--child", validator, str(root)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{validator} failed on {root}:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout)
 
 
-def reference(directories: list[Path]) -> int:
-    from skills_ref.validator import validate
-
-    return sum(bool(validate(directory)) for directory in directories)
+def compare(label: str, root: Path, processes: int, have_reference: bool) -> float:
+    """One line: ours and skills-ref over ``root``, alternating processes, best of each."""
+    ours, theirs = [], []
+    for _ in range(processes):
+        ours.append(measure("ours", root))
+        if have_reference:
+            theirs.append(measure("skills-ref", root))
+    best = min(ours, key=lambda run: run["warm"])
+    cold = min(run["cold"] for run in ours)
+    skills = best["skills"]
+    line = (
+        f"{label:<22} {skills:>6} {best['warm'] * 1e3:>9.1f} {cold * 1e3:>9.1f}"
+        f" {best['warm'] / skills * 1e6:>9.1f}"
+    )
+    if have_reference:
+        floor = min(run["warm"] for run in theirs)
+        floor_cold = min(run["cold"] for run in theirs)
+        line += (
+            f" {floor * 1e3:>13.1f} {floor / best['warm']:>6.1f}x"
+            f" {floor_cold / cold:>6.1f}x"
+        )
+    print(line, flush=True)
+    return best["warm"] / skills
 
 
 def pytest_collect(folder: Path, *extra: str) -> float:
@@ -115,65 +162,57 @@ def best_of(runs: int, function, *args) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000])
-    parser.add_argument("--collect-sizes", type=int, nargs="+", default=[1000, 5000])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[3000])
+    parser.add_argument("--processes", type=int, default=3, help="processes per validator")
+    parser.add_argument("--collect-sizes", type=int, nargs="*", default=[1000, 5000])
+    parser.add_argument("--child", nargs=2, metavar=("VALIDATOR", "ROOT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        _child(args.child[0], Path(args.child[1]))
+        return
     have_reference = importlib.util.find_spec("skills_ref") is not None
     if not have_reference:
         print("skills-ref is not installed (pip install -e '.[test]'): no ratio")
 
-    print("validation: skills/s (load + all rules), best of 3 interleaved rounds; both validators")
-    print("get the same list of skill folders; 'found' is ours discovering them under the root")
-    header = (
-        f"{'N':>7} {'ours/s':>8} {'us/skill':>9} {'found/s':>8} {'skills-ref/s':>13} {'ratio':>6}"
+    print(f"validation, one process per validator and set, best of {args.processes} processes;")
+    print(f"in each process {ROUNDS} rounds over the same folders: warm = best round, cold = first")
+    print(
+        f"{'set':<22} {'skills':>6} {'ours ms':>9} {'cold ms':>9} {'us/skill':>9}"
+        f" {'skills-ref ms':>13} {'ratio':>7} {'cold':>7}"
     )
-    print(header)
+    if args.corpus.is_dir():
+        compare(f"corpus {args.corpus.name}", args.corpus, args.processes, have_reference)
+    else:
+        print(f"corpus not found at {args.corpus}: skipped (--corpus DIR)")
     per_skill = []
     for size in args.sizes:
         workdir = Path(tempfile.mkdtemp(prefix="bench-validate-"))
         try:
-            directories = generate(workdir, size)
-            ours(directories)  # warm the file cache for both validators
-            # Interleaved rounds, best of each: the machine's load changes both alike.
-            ours_runs, found_runs, reference_runs = [], [], []
-            for _ in range(3):
-                ours_runs.append(timed(ours, directories))
-                found_runs.append(timed(ours, [workdir]))
-                if have_reference:
-                    reference_runs.append(timed(reference, directories))
-            ours_time, ours_failed = min(ours_runs)
-            found_time, found_failed = min(found_runs)
-            assert ours_failed == found_failed == len(range(0, size, 10)), ours_failed
-            line = (
-                f"{size:>7} {size / ours_time:>8.0f} {ours_time / size * 1e6:>9.1f}"
-                f" {size / found_time:>8.0f}"
-            )
-            per_skill.append(ours_time / size)
-            if have_reference:
-                ref_time, ref_failed = min(reference_runs)
-                assert ref_failed == ours_failed, (ref_failed, ours_failed)
-                line += f" {size / ref_time:>13.0f} {ref_time / ours_time:>5.1f}x"
-            print(line, flush=True)
+            generate(workdir, size)
+            label = f"generated {size:,}"
+            per_skill.append(compare(label, workdir, args.processes, have_reference))
         finally:
             shutil.rmtree(workdir)
-    print(
-        "ours, time per skill at the largest N / at the smallest N:"
-        f" {per_skill[-1] / per_skill[0]:.2f}"
-    )
+    if len(per_skill) > 1:
+        print(
+            "ours, time per skill at the largest N / at the smallest N:"
+            f" {per_skill[-1] / per_skill[0]:.2f}"
+        )
+    print("ratio = skills-ref ms / ours ms (warm rounds; 'cold': first rounds, lazy imports in)")
 
-    print("\npytest --collect-only: ms per collected file above pytest's start-up (best of 3)")
-    print(
-        f"{'N':>6} {'trivial':>8} {'SKILL.md':>9} {'ratio':>6} {'+docs,scripts':>14} {'ratio':>6}"
-        f" {'walk only':>10} {'plugin':>7} {'ratio':>6}"
-    )
-    for size in args.collect_sizes:
-        collect_row(size)
-    print("trivial: N test files (1 test each); SKILL.md: N skill folders holding only SKILL.md;")
-    print("+docs,scripts: N skill folders with docs/guide.md and scripts/run.py; walk only: that")
-    print(
-        "tree with --skills-validate=false (pytest's own directory walk); plugin: the difference,"
-    )
-    print("our share. Each skill is collected as 7 check items.")
+    if args.collect_sizes:
+        print("\npytest --collect-only: ms per collected file above pytest's start-up (best of 3)")
+        print(
+            f"{'N':>6} {'trivial':>8} {'SKILL.md':>9} {'ratio':>6} {'+docs,scripts':>14}"
+            f" {'ratio':>6} {'walk only':>10} {'plugin':>7} {'ratio':>6}"
+        )
+        for size in args.collect_sizes:
+            collect_row(size)
+        print("trivial: N test files (1 test each); SKILL.md: N skill folders holding only")
+        print("SKILL.md; +docs,scripts: N skill folders with docs/guide.md and scripts/run.py;")
+        print("walk only: that tree with --skills-validate=false (pytest's own directory walk);")
+        print("plugin: the difference, our share. Each skill is collected as 7 check items.")
     print(f"cpus: {os.cpu_count()}")
 
 

@@ -15,17 +15,19 @@ The answers are the ones a CommonMark parser (markdown-it-py) gives:
 Parsing a long body costs milliseconds, more than the rest of validation, so a
 text is first scanned with string searches (:meth:`MarkdownText.references`).  The
 scan finds every reference the parser finds, and possibly more.  For a candidate
-it would report, :meth:`MarkdownText.settled` says whether the parser could read
-it differently - only when code, HTML, an escape or a Markdown example could be
-hiding it.  For the others, :meth:`MarkdownText.exact_references` asks the parser,
-which reads the text only up to the end of the last paragraph in question, and
-parses inline content only in the blocks in question.  tests/test_bodyscan.py
-holds the scan to the parser on generated Markdown.
+it would report, :meth:`MarkdownText.verdict` says whether the parser reads it too,
+or that only the parser can tell (code, HTML, an escape or a Markdown example could
+be hiding it; fences that pair up plainly are followed without it).  For the
+others, :meth:`MarkdownText.exact_references` asks the parser, which reads the text
+only up to the end of the last paragraph in question, and parses inline content only
+in the blocks in question.  tests/test_bodyscan.py holds the scan to the parser on
+generated Markdown.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -59,9 +61,12 @@ _DEFINITION = re.compile(
 )
 _DIRECTIVE = re.compile(r"<!--\s*agent-skills:.*?-->", re.DOTALL)
 _DIRECTIVE_BODY = re.compile(r"agent-skills:[ \t]*(\S*)(.*)", re.DOTALL)
-#: Openers of HTML blocks that a blank line does not end (CommonMark kinds 1-5), lowercase.
-_LONG_HTML_OPENERS = ("<!", "<?", "<pre", "<script", "<style", "<textarea")
+#: Openers of HTML blocks that a blank line does not end (CommonMark kinds 1, 3-5; comments,
+#: kind 2, are followed to their end), lowercase.
+_LONG_HTML_OPENERS = ("<?", "<pre", "<script", "<style", "<textarea", "<![cdata[")
 _PATH_BOUNDARY = "./$~-"
+#: What may stand before a fence on its line: indentation, quote and list-item markers.
+_CONTAINER_PREFIX = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+[ \t>]*)*")
 
 #: Kinds of block, as far as references go.
 QUOTED = "quoted"  # a Markdown example or an HTML comment: refers to nothing
@@ -134,6 +139,7 @@ class MarkdownText:
         self.first_line = first_line
         self._references: dict[frozenset[str], list[Reference]] = {}
         self._blocks: dict[frozenset[int], _Blocks] = {}
+        self._closers: dict[int, int] = {}
 
     # -- the string scan ---------------------------------------------------------------
 
@@ -200,12 +206,13 @@ class MarkdownText:
         """Bare paths ``folder/.../name.ext``: one search for the '/' after a first folder,
         then a look back at the folder name, which must not continue a word or a path."""
         text = self.text
-        by_last_letter: dict[str, list[str]] = {}
-        for folder in folders:
-            by_last_letter.setdefault(folder[-1], []).append(folder)
+        by_last_letter = _by_last_letter(folders)
         for match in _PATH_AFTER_SLASH.finditer(text):
             slash = match.start()
-            for folder in by_last_letter.get(text[slash - 1] if slash else "", ()):
+            candidates = by_last_letter.get(text[slash - 1]) if slash else None
+            if candidates is None:
+                continue
+            for folder in candidates:
                 start = slash - len(folder)
                 if text.startswith(folder, start) and (start == 0 or _boundary(text[start - 1])):
                     yield Reference(0, text[start : match.end()], "path", start)
@@ -213,35 +220,142 @@ class MarkdownText:
 
     # -- when the scan is the parser's answer ------------------------------------------
 
-    def settled(self, reference: Reference) -> bool:
-        """True when the parser reads exactly this reference here.
-
-        Conservative: False whenever code, HTML, an escape or a Markdown example could
-        make the parser read the place differently.
-        """
+    def verdict(self, reference: Reference) -> bool | None:
+        """Whether the parser reads this reference here: True or False when the string scan
+        can tell, None when only the parser can (code, HTML, an escape or a Markdown example
+        could make it read the place differently)."""
         if reference.offset < 0 or not reference.certain:
-            return reference.certain
+            return True if reference.certain else None
         text, offset = self.text, reference.offset
-        paragraph = text[text.rfind("\n\n", 0, offset) + 1 : _end(text.find("\n\n", offset), text)]
+        start = text.rfind("\n\n", 0, offset) + 1
+        end = _end(text.find("\n\n", offset), text)  # the paragraph, or more
+        fence = self._fence_at(offset)
         if reference.kind == "path":
-            return not (
-                self._before(offset, self._comment_offsets)
-                or self._before(offset, self._markdown_fence_offsets)
-                or ("`" in paragraph and "](" in paragraph)
-            )
+            if self._in_comment_maybe(offset):
+                return None
+            if fence is not None:
+                inside, example = fence
+                if inside:
+                    return not example  # commands in code blocks count, Markdown examples not
+            elif self._in_markdown_example_maybe(offset):
+                return None
+            link_in_code = text.find("`", start, end) >= 0 and text.find("](", start, end) >= 0
+            return None if link_in_code else True
+        if fence is not None and fence[0]:
+            return False  # link syntax in a code block is not a link
         prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
-        unindented = prefix.lstrip(" ")
-        return not (
-            self._before(offset, self._fence_offsets)
+        unsure = (
+            (fence is None and self._before(offset, self._fence_offsets))
+            or self._in_comment_maybe(offset)
             or self._before(offset, self._long_html_offsets)
-            or any(mark in paragraph for mark in ("`", "<", "\\", "&"))
-            or len(prefix) - len(unindented) >= 4  # indented code, or a deeper list level
-            or unindented.startswith(("\t", ">"))
+            or any(text.find(mark, start, end) >= 0 for mark in ("`", "<", "\\", "&"))
+            # Indented code (also right after a list marker), or a quote's own indentation.
+            or any(mark in prefix for mark in ("    ", "\t", ">"))
         )
+        return None if unsure else True
+
+    def _fence_at(self, offset: int) -> tuple[bool, bool] | None:
+        """(inside a fenced block, the block is a Markdown example) at ``offset``, when every
+        fence line before it starts a line (no list item, quote or indentation around it) and
+        no HTML block or reference definition could hide one: the fences then pair up in
+        order, as the parser pairs them.  None when that does not hold."""
+        blocks, container_fence, html_line, definition = self._plain_fences
+        text = self.text
+        line_start = text.rfind("\n", 0, offset) + 1
+        line_end = _end(text.find("\n", offset), text)
+        if container_fence < line_end or html_line < line_start or definition < offset:
+            return None
+        index = bisect.bisect_right(blocks, (line_start, len(text) + 1)) - 1
+        if index >= 0 and line_start <= blocks[index][1]:
+            return True, blocks[index][2]
+        return False, False
+
+    @cached_property
+    def _plain_fences(self) -> tuple[list[tuple[int, int, bool]], int, int, int]:
+        """The fenced blocks as fences starting their lines pair up: (first line's start, last
+        line's start, Markdown example); and where that reading stops holding: the first fence
+        in a container or indented, the first line that may open an HTML block, the first
+        reference definition."""
+        text = self.text
+        blocks: list[tuple[int, int, bool]] = []
+        container_fence = len(text)
+        open_fence: tuple[str, int, bool, int] | None = None
+        for fence in self._fence_offsets:
+            start = text.rfind("\n", 0, fence) + 1
+            if fence != start:
+                if _CONTAINER_PREFIX.fullmatch(text, start, fence):
+                    container_fence = start  # a fence in a list item or a quote, or indented
+                    break
+                continue  # '```' inside a line: no fence
+            char = text[fence]
+            end = _end(text.find("\n", fence), text)
+            rest = text[fence:end].lstrip(char)
+            length = end - fence - len(rest)
+            if open_fence is None:
+                if char == "`" and "`" in rest:  # not a fence: an inline code span
+                    container_fence = start
+                    break
+                open_fence = (char, length, is_markdown_info(rest), start)
+            elif char == open_fence[0] and length >= open_fence[1] and not rest.strip(" \t"):
+                blocks.append((open_fence[3], start, open_fence[2]))
+                open_fence = None
+        if open_fence is not None:  # unclosed, or closed only past where the reading holds
+            blocks.append((open_fence[3], len(text), open_fence[2]))
+        definition = text.find("]:")
+        return blocks, container_fence, _html_line(text), _end(definition, text)
 
     @staticmethod
     def _before(offset: int, offsets: tuple[int, ...]) -> bool:
         return bool(offsets) and offsets[0] < offset
+
+    def _in_comment_maybe(self, offset: int) -> bool:
+        """Whether an HTML comment may hold ``offset``: the last '<!--' before it is not closed
+        before its line (a comment block runs to the end of the line holding '-->')."""
+        starts, ends = self._comments
+        index = bisect.bisect_left(starts, offset) - 1
+        return index >= 0 and ends[index] >= self.text.rfind("\n", 0, offset) + 1
+
+    @cached_property
+    def _comments(self) -> tuple[list[int], list[int]]:
+        """Offsets of every '<!--' and of the first '-->' after each (``len(text)``: none)."""
+        text = self.text
+        starts = occurrences(text, "<!--")
+        return starts, [_end(text.find("-->", start + 2), text) for start in starts]
+
+    def _in_markdown_example_maybe(self, offset: int) -> bool:
+        """Whether a Markdown example may hold ``offset``: some Markdown fence before it has no
+        closing-fence line (same character, at least as long, indented at most 3 spaces,
+        nothing after it) before ``offset``'s line.  Such a line closes the example, or its
+        container (list item, quote) ended before it and closed it: either way, not open."""
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        return any(
+            opener < offset and self._closer_after(opener) >= line_start
+            for opener in self._markdown_fence_offsets
+        )
+
+    def _closer_after(self, opener: int) -> int:
+        """The offset of the first line after the fence at ``opener`` that can close it."""
+        if opener not in self._closers:
+            text = self.text
+            char = text[opener]
+            length = len(text) - len(text[opener:].lstrip(char)) - opener
+            found = len(text)
+            for fence in self._fence_offsets:
+                if fence <= opener or text[fence] != char:
+                    continue
+                line_start = text.rfind("\n", 0, fence) + 1
+                line_end = _end(text.find("\n", fence), text)
+                run = text[fence:line_end]
+                if (
+                    fence - line_start <= 3
+                    and not text[line_start:fence].strip(" ")
+                    and len(run) - len(run.lstrip(char)) >= length
+                    and not run.lstrip(char).strip(" \t")
+                ):
+                    found = line_start
+                    break
+            self._closers[opener] = found
+        return self._closers[opener]
 
     @cached_property
     def _fence_offsets(self) -> tuple[int, ...]:
@@ -257,14 +371,13 @@ class MarkdownText:
         )
 
     @cached_property
-    def _comment_offsets(self) -> tuple[int, ...]:
-        first = self.text.find("<!--")
-        return (first,) if first >= 0 else ()
-
-    @cached_property
     def _long_html_offsets(self) -> tuple[int, ...]:
         lowered = self.text.lower()
-        return tuple(sorted(i for i in map(lowered.find, _LONG_HTML_OPENERS) if i >= 0))
+        found = [i for i in map(lowered.find, _LONG_HTML_OPENERS) if i >= 0]
+        declaration = re.search(r"<![A-Za-z]", self.text)  # <!DOCTYPE ...>
+        if declaration:
+            found.append(declaration.start())
+        return tuple(sorted(found))
 
     # -- the parser's answer -----------------------------------------------------------
 
@@ -272,7 +385,8 @@ class MarkdownText:
         self, folders: frozenset[str], needed: Iterable[Reference]
     ) -> list[Reference]:
         """The references as the parser reads them wherever it can differ from the string
-        scan on a ``needed`` reference; elsewhere the scan's (in line order)."""
+        scan on a ``needed`` reference; elsewhere the scan's (in line order; a link and the
+        bare path in it are both there, as in :meth:`references`)."""
         blocks = self._parse(reference.line for reference in needed)
         found = [*blocks.references]
         for reference in self.references(folders):
@@ -289,7 +403,7 @@ class MarkdownText:
                 continue
             found.append(reference)
         found.sort(key=lambda reference: reference.line)
-        return one_per_line(found)
+        return found
 
     def directives(self) -> list[Directive]:
         """The ``agent-skills:`` comments of the text, as the parser sees HTML comments."""
@@ -328,6 +442,7 @@ class MarkdownText:
             and not text[match.end() : line_end].strip()
             and not self._before(match.start(), self._fence_offsets)
             and not self._before(match.start(), self._long_html_offsets)
+            and not self._in_comment_maybe(match.start())
         )
 
     def _parse(self, lines: Iterable[int]) -> _Blocks:
@@ -335,6 +450,25 @@ class MarkdownText:
         if needed not in self._blocks:
             self._blocks[needed] = _parse(self.text, self.first_line, needed)
         return self._blocks[needed]
+
+
+@functools.lru_cache(maxsize=256)
+def _by_last_letter(folders: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    grouped: dict[str, list[str]] = {}
+    for folder in folders:
+        grouped.setdefault(folder[-1], []).append(folder)
+    return {letter: tuple(names) for letter, names in grouped.items()}
+
+
+def _html_line(text: str) -> int:
+    """The start of the first line that may open an HTML block ('<' after at most 3 spaces),
+    or ``len(text)``."""
+    found = [0] if text.lstrip(" ")[:1] == "<" and text.find("<") <= 3 else []
+    for indent in ("\n<", "\n <", "\n  <", "\n   <"):
+        index = text.find(indent)
+        if index >= 0:
+            found.append(index + 1)
+    return min(found, default=len(text))
 
 
 def _boundary(char: str) -> bool:

@@ -233,35 +233,36 @@ class ReferenceReading:
 
     fields: dict[str, str]
     body: str
-    #: The ``Tools:`` section of :attr:`body`, read with the reference grammar.
-    tools: tuple[str, ...]
+
+    @cached_property
+    def tools(self) -> tuple[str, ...]:
+        """The ``Tools:`` section of :attr:`body`, read with the reference grammar on first
+        use (validation, which asks for names only, never reads it)."""
+        section = find_tools_section(self.body, 1)
+        return tuple(section.names) if section else ()
 
 
 def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
     """What the reference runtime reads from the text ``parsed`` came from."""
     if not parsed.source:  # built by hand without its text: our reading is all there is
         values = parsed.front_matter.values if parsed.front_matter else {}
-        return ReferenceReading(_stringified(values), parsed.body, _tool_names(parsed))
-    text = parsed.source.replace("\r\n", "\n")
+        return ReferenceReading(_stringified(values), parsed.body)
+    text = parsed.source
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
     if end < 0:
-        tools = parse_tools_section(text.split("\n"), 1)
-        return ReferenceReading({}, text, tuple(tools.names) if tools else ())
+        return ReferenceReading({}, text)
     body = text[end + 5 :]
     if "\r" not in text and body == parsed.body:
         # The same split as ours (the common case): our YAML data is the reference's.
         values = parsed.front_matter.values if parsed.front_matter else {}
-        return ReferenceReading(_stringified(values), body, _tool_names(parsed))
+        return ReferenceReading(_stringified(values), body)
     try:
         data = yamlguard.load(text[4:end]) or {}
     except Exception:  # the reference swallows every error here: no fields
         data = {}
-    tools = parse_tools_section(body.split("\n"), 1)
-    return ReferenceReading(
-        _stringified(data if isinstance(data, dict) else {}),
-        body,
-        tuple(tools.names) if tools else (),
-    )
+    return ReferenceReading(_stringified(data if isinstance(data, dict) else {}), body)
 
 
 def _stringified(values: dict[Any, Any]) -> dict[str, str]:
@@ -271,10 +272,6 @@ def _stringified(values: dict[Any, Any]) -> dict[str, str]:
         if name:
             fields[name] = "" if value is None else str(value)
     return fields
-
-
-def _tool_names(parsed: ParsedSkillFile) -> tuple[str, ...]:
-    return tuple(parsed.tools_section.names) if parsed.tools_section else ()
 
 
 def _parse_front_matter(

@@ -1,4 +1,4 @@
-"""The body as CommonMark: what the string scan finds, when it is settled, and that it
+"""The body as CommonMark: what the string scan finds, when it can tell alone, and that it
 gives the parser's answers wherever a rule relies on it (checked on generated Markdown)."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ def parsed(text: str, first_line: int = 1) -> list[tuple[int, str, str]]:
     """Every reference as the parser reads the whole text."""
     markdown = MarkdownText(text, first_line)
     candidates = markdown.references(FOLDERS)
-    return [(r.line, r.target, r.kind) for r in markdown.exact_references(FOLDERS, candidates)]
+    exact = one_per_line(markdown.exact_references(FOLDERS, candidates))
+    return [(r.line, r.target, r.kind) for r in exact]
 
 
 def test_links_definitions_and_bare_paths_with_their_lines() -> None:
@@ -98,7 +99,12 @@ def test_link_lines_follow_line_breaks_inside_paragraphs() -> None:
     ]
 
 
-def test_settled_only_where_nothing_can_hide_a_reference() -> None:
+def verdicts(text: str) -> dict[tuple[str, str], bool | None]:
+    markdown = MarkdownText(text)
+    return {(r.target, r.kind): markdown.verdict(r) for r in markdown.references(FOLDERS)}
+
+
+def test_the_scan_tells_alone_only_where_nothing_can_hide_a_reference() -> None:
     text = (
         "Plain [guide](docs/guide.md) and scripts/run.py.\n"
         "\n"
@@ -106,19 +112,48 @@ def test_settled_only_where_nothing_can_hide_a_reference() -> None:
         "\n"
         "Run `python scripts/b.py`.\n"
         "\n"
-        "```md\n"
-        "[c](docs/c.md) scripts/c.py\n"
-        "```\n"
+        "- ```md\n"  # a fence in a list item: the pairing of fences needs the parser
+        "  [c](docs/c.md) scripts/c.py\n"
+        "  ```\n"
     )
-    markdown = MarkdownText(text)
-    settled = {r.target: markdown.settled(r) for r in markdown.references(FOLDERS)}
-    assert settled == {
-        "docs/guide.md": True,
-        "scripts/run.py": True,
-        "docs/a.md": False,  # a backtick in the paragraph: the link could be code
-        "scripts/b.py": True,  # bare paths in code spans count; no link syntax in one here
-        "docs/c.md": False,
-        "scripts/c.py": False,  # after a Markdown fence
+    assert verdicts(text) == {
+        ("docs/guide.md", "link"): True,
+        ("docs/guide.md", "path"): True,  # 'docs' is a folder: the destination is a path too
+        ("scripts/run.py", "path"): True,
+        ("docs/a.md", "link"): None,  # a backtick in the paragraph: the link could be code
+        ("docs/a.md", "path"): None,  # ... and so could its link syntax
+        ("scripts/b.py", "path"): True,  # paths in code spans count; no link syntax there
+        ("docs/c.md", "link"): None,
+        ("docs/c.md", "path"): None,
+        ("scripts/c.py", "path"): None,
+    }
+
+
+def test_fences_that_start_their_lines_are_followed_without_the_parser() -> None:
+    text = (
+        "````md\n"
+        "```bash\n"
+        "python scripts/example.py\n"  # the inner ``` does not close ````
+        "```\n"
+        "````\n"
+        "\n"
+        "```bash\n"
+        "python scripts/run.py  # [y](docs/y.md)\n"  # a command; link syntax in code
+        "```\n"
+        "\n"
+        "Then scripts/after.py and [guide](docs/guide.md).\n"
+        "\n"
+        "<!-- old: scripts/old.py -->\n"
+    )
+    assert verdicts(text) == {
+        ("scripts/example.py", "path"): False,
+        ("scripts/run.py", "path"): True,
+        ("docs/y.md", "link"): False,
+        ("docs/y.md", "path"): True,  # a bare path in a command
+        ("scripts/after.py", "path"): True,
+        ("docs/guide.md", "link"): True,
+        ("docs/guide.md", "path"): True,
+        ("scripts/old.py", "path"): None,  # comments are left to the parser
     }
 
 
@@ -222,6 +257,17 @@ FRAGMENTS = (
     "- a\n  - b\n    ```md\n    scripts/deep.py [d](docs/d.md)\n    ```",
     "<script>\nscripts/js.py [s](docs/s.md)\n\n</script>",
     "   ~~~\n   [t](docs/tilde.md)\n   ~~~~",
+    "```md\nscripts/in.py\n    ```\nscripts/still-in.py\n```\nscripts/out.py",
+    "- ```md\n  scripts/item.py\n```\nscripts/after-item.py",
+    "> ```md\n> scripts/quote.py\n```\nscripts/after-quote.py",
+    "<!-- a --> scripts/same-line.py\n<!-- b\n--> scripts/closing-line.py\nscripts/free.py",
+    "<!DOCTYPE x>\n[dt](docs/dt.md)",
+    "```md\nscripts/a.py\n```\n```\n[b](docs/b.md) scripts/b.py\n```",
+    "~~~ markdown\n```\n[t](docs/t.md)\n~~~\nscripts/t.py",
+    "``` a`b\nscripts/tick2.py\n```",
+    "- item\n  ```\n  code\nplain\n```\n[after-list](docs/al.md)",
+    "```md\n[in](docs/in.md) scripts/in2.py\n  ```\n[out](docs/out.md) scripts/out2.py",
+    "```md\nscripts/open.py [o](docs/o.md)\n- ```\n",
     "",
 )
 SEPARATORS = ("\n", "\n\n", "\n  ", "\n> ", "\n- ", "\n    ")
@@ -230,32 +276,35 @@ BODIES = st.lists(
 ).map(lambda parts: "".join(fragment + separator for fragment, separator in parts))
 
 
-def _whole_parse(markdown: MarkdownText) -> set[tuple[int, str]]:
-    """The parser's references with every block's inline content parsed."""
+def _whole_parse(markdown: MarkdownText) -> set[tuple[int, str, str]]:
+    """The parser's references (line, target, kind) with every block's inline content parsed."""
     last = markdown.first_line + markdown.text.count("\n")
     every_line = [Reference(line, "", "link") for line in range(markdown.first_line, last + 1)]
     exact = markdown.exact_references(FOLDERS, every_line)
-    return {(r.line, r.target) for r in exact}
+    return {(r.line, r.target, "path" if r.kind == "path" else "link") for r in exact}
 
 
 @settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(BODIES, st.integers(min_value=1, max_value=30))
-def test_the_scan_gives_the_parsers_answer_wherever_it_is_settled(text: str, first: int) -> None:
+def test_the_scan_gives_the_parsers_answer_wherever_it_tells(text: str, first: int) -> None:
     markdown = MarkdownText(text, first)
     candidates = markdown.references(FOLDERS)
     truth = _whole_parse(markdown)
     for candidate in candidates:
-        if markdown.settled(candidate):
-            assert (candidate.line, candidate.target) in truth, candidate
+        kind = "path" if candidate.kind == "path" else "link"
+        verdict = markdown.verdict(candidate)
+        if verdict is not None:
+            assert ((candidate.line, candidate.target, kind) in truth) == verdict, candidate
     uncertain_lines = {c.line for c in candidates if not c.certain}
     found = {(c.line, c.target) for c in candidates}
-    for line, target in truth:
+    for line, target, _kind in truth:
         assert (line, target) in found or line in uncertain_lines, (line, target)
     # Asking the parser about some candidates gives its answer on their lines, however
     # little of the text it reads.
     for candidate in candidates:
         answer = markdown.exact_references(FOLDERS, [candidate])
-        assert {(r.line, r.target) for r in answer if r.line == candidate.line} == {
+        kinds = {(r.line, r.target, "path" if r.kind == "path" else "link") for r in answer}
+        assert {item for item in kinds if item[0] == candidate.line} == {
             item for item in truth if item[0] == candidate.line
         }, candidate
 

@@ -59,14 +59,13 @@ class _Files:
 
     def __init__(self, root: str) -> None:
         self.root = root
-        self._targets: dict[str, _Target] = {}
+        self._targets: dict[tuple[str, str], _Target] = {}
 
     def target(self, base: str, relative: str) -> _Target:
-        # abspath, not realpath: '..' in the text is what leaves the folder, and it saves syscalls.
-        path = os.path.normpath(os.path.join(base, relative))
-        found = self._targets.get(path)
+        key = (base, relative)
+        found = self._targets.get(key)
         if found is None:
-            found = self._targets[path] = self._look_up(path)
+            found = self._targets[key] = self._look_up(_joined(base, relative))
         return found
 
     def _look_up(self, path: str) -> _Target:
@@ -81,6 +80,15 @@ class _Files:
         if content is None and not os.path.exists(path):
             return _Target(path, missing=True)
         return _Target(path, content=content)
+
+
+def _joined(base: str, relative: str) -> str:
+    """``normpath(join(base, relative))`` (abspath, not realpath: '..' in the text is what
+    leaves the folder, and it saves system calls); plain relative paths skip normpath."""
+    plain = "/." not in "/" + relative and "//" not in relative and not relative.endswith("/")
+    if os.sep == "/" and plain and relative:
+        return f"{base}/{relative}"
+    return os.path.normpath(os.path.join(base, relative))
 
 
 def _read_markdown(root: str, path: str) -> str | None:
@@ -107,13 +115,33 @@ def _read(
     reported: Callable[[_Target], bool],
 ) -> list[tuple[Reference, _Target]]:
     """The references of ``text`` with their targets: the string scan's, or the parser's when
-    the scan has a ``reported`` target that the parser might read differently."""
-    references = text.references(folders)
-    found = [(ref, files.target(base, ref.target)) for ref in references]
-    needed = [ref for ref, target in found if reported(target) and not text.settled(ref)]
+    the scan has a ``reported`` target that only the parser can confirm."""
+    found: list[Reference] = []
+    needed: list[Reference] = []
+    for reference in text.references(folders):
+        target = files.target(base, reference.target)
+        verdict = text.verdict(reference) if reported(target) else True
+        if verdict is None:
+            needed.append(reference)
+        elif verdict:
+            found.append(reference)
     if needed:
-        references = text.exact_references(folders, needed)
-    return [(ref, files.target(base, ref.target)) for ref in one_per_line(references)]
+        found = text.exact_references(folders, needed)
+    return [(ref, files.target(base, ref.target)) for ref in one_per_line(found)]
+
+
+#: File names that stand for any file in prose ("each script has help: `python
+#: scripts/script_name.py --help`"): not a reference to a file of that name.
+_PLACEHOLDER = re.compile(
+    r"(?:script|file|tool|skill|module|your)[_-]?name|your[_-][\w-]+|x{3,}|placeholder", re.I
+)
+
+
+def _placeholder(reference: Reference) -> bool:
+    if reference.kind != "path":
+        return False
+    stem = reference.target.rsplit("/", 1)[-1].split(".", 1)[0]
+    return _PLACEHOLDER.fullmatch(stem) is not None
 
 
 def _problem(target: _Target) -> bool:
@@ -148,7 +176,7 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
         elif target.refused is not None:
             message = f"the body refers to {reference.target!r}, which {target.refused.reason}"
             yield Hit("reference-unreadable", reference.line, message)
-        elif target.missing:
+        elif target.missing and not _placeholder(reference):
             yield Hit(
                 "reference-missing",
                 reference.line,

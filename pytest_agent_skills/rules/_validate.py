@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -145,10 +146,11 @@ def validate_paths(
     paths: Iterable[Path], options: ValidationOptions = DEFAULT_OPTIONS
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included."""
-    directories: dict[Path, Path] = {}
+    directories: dict[tuple[int, int], Path] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
         for directory in skill_dirs(path):
-            directories.setdefault(directory.resolve(), directory)
+            status = os.stat(directory)  # one system call; resolve() makes one per path part
+            directories.setdefault((status.st_dev, status.st_ino), directory)
     skills = [Skill.load(directory) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
     reports = []
