@@ -3,13 +3,18 @@ positive stays, on realistic SKILL.md files, with exact lines."""
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 
 import pytest
 from _skill_files import write_skill
 
-from pytest_agent_skills.rules import ValidationOptions, validate
+from pytest_agent_skills import bodyscan
+from pytest_agent_skills.rules import ValidationOptions, validate, validate_paths
 from pytest_agent_skills.skill import Skill
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
 
 def skill(
@@ -223,3 +228,142 @@ def test_lines_stay_exact_around_code_spans_and_wrapped_links(tmp_path: Path) ->
         ("reference-missing", 9),
         ("reference-missing", 13),
     ]
+
+
+def test_a_placeholder_script_name_is_no_reference(tmp_path: Path) -> None:
+    """K-Dense's pymatgen skill: 'All scripts include detailed help: `python
+    scripts/script_name.py --help`' names any script, not a file called script_name.py."""
+    body = (
+        "## Scripts\n\n"
+        "- `python scripts/phase_diagram.py Li-Fe-O`\n"
+        "- `python scripts/structure_converter.py in.cif out.vasp`\n\n"
+        "All scripts include detailed help: `python scripts/script_name.py --help`\n"
+        "Write yours as `scripts/your_script.py`; keep data in `assets/file_name.csv`.\n"
+    )
+    directory = skill(
+        tmp_path,
+        "materials",
+        "Analyses crystal structures. Use for materials science.",
+        body,
+        {"scripts/phase_diagram.py": ""},
+    )
+    assert findings(directory) == [("reference-missing", 8)]  # structure_converter.py
+
+
+#: Every finding on the public corpus but the size guidance (body-too-long, body-tokens) and
+#: the references to its stripped code files, reviewed one by one: each is true upstream.
+CORPUS_FINDINGS = {
+    ("anthropics-skills/skills/claude-api", "name-reserved-word"),
+    ("anthropics-skills/skills/claude-api", "description-length"),  # 1068 characters
+    ("anthropics-skills/template", "name-directory"),  # name: template-skill
+    ("k-dense-scientific-skills/scientific-skills/adaptyv", "field-unknown"),  # author:
+    ("k-dense-scientific-skills/scientific-skills/database-lookup", "description-length"),
+    ("k-dense-scientific-skills/scientific-skills/markdown-mermaid-writing", "metadata-type"),
+    ("k-dense-scientific-skills/scientific-skills/rowan", "metadata-type"),  # a YAML list
+}
+#: Files SKILL.md names that its skill upstream does not have: a script of another skill
+#: (scientific-schematics' generate_schematic.py), a 'reference/' typo for 'references/',
+#: docs research-grants lists but does not ship.
+SCHEMATIC = "scripts/generate_schematic.py"
+CORPUS_MISSING = {
+    **{
+        f"k-dense-scientific-skills/scientific-skills/{skill}": {SCHEMATIC}
+        for skill in [
+            "citation-management",
+            "clinical-decision-support",
+            "clinical-reports",
+            "hypothesis-generation",
+            "latex-posters",
+            "literature-review",
+            "markitdown",
+            "peer-review",
+            "pptx-posters",
+            "research-lookup",
+            "scholar-evaluation",
+            "scientific-critical-thinking",
+            "scientific-slides",
+            "treatment-plans",
+            "venue-templates",
+        ]
+    },
+    "k-dense-scientific-skills/scientific-skills/neuropixels-analysis": {
+        f"reference/{name}.md"
+        for name in [
+            "AI_CURATION",
+            "ANALYSIS",
+            "AUTOMATED_CURATION",
+            "MOTION_CORRECTION",
+            "PREPROCESSING",
+            "QUALITY_METRICS",
+            "SPIKE_SORTING",
+            "api_reference",
+            "plotting_guide",
+            "standard_workflow",
+        ]
+    },
+    "k-dense-scientific-skills/scientific-skills/research-grants": {
+        SCHEMATIC,
+        "assets/timeline_gantt_template.md",
+        *(
+            f"references/{name}.md"
+            for name in [
+                "budget_preparation",
+                "funding_mechanisms",
+                "research_methods",
+                "resubmission_strategies",
+                "review_criteria",
+                "team_building",
+                "timeline_planning",
+            ]
+        ),
+        "scripts/budget_calculator.py",
+        "scripts/compliance_checker.py",
+        "scripts/deadline_tracker.py",
+    },
+    "k-dense-scientific-skills/scientific-skills/scientific-schematics": {
+        "references/diagram_types.md"
+    },
+    "k-dense-scientific-skills/scientific-skills/scientific-writing": {
+        SCHEMATIC,
+        "scripts/generate_image.py",
+    },
+}
+
+
+def stripped_files() -> set[str]:
+    """The corpus files left out of the copy (code), from each repository's MANIFEST.tsv."""
+    stripped = set()
+    for manifest in CORPUS.glob("*/MANIFEST.tsv"):
+        with manifest.open(encoding="utf-8") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                if row["status"].startswith("skipped"):
+                    stripped.add(f"{manifest.parent.name}/{row['file']}")
+    return stripped
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"public skills corpus not found at {CORPUS}")
+def test_every_finding_on_the_public_corpus_is_a_reviewed_true_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parses = []
+    parse = bodyscan._parse
+    monkeypatch.setattr(
+        bodyscan, "_parse", lambda *args: parses.append(args[0][:40]) or parse(*args)
+    )
+    reports = validate_paths([CORPUS])
+    assert len(reports) >= 100
+    stripped = stripped_files()
+    others, missing = set(), {}
+    for report in reports:
+        skill = report.skill.directory.relative_to(CORPUS).as_posix()
+        for finding in report.findings:
+            if finding.rule == "reference-missing":
+                target = re.search(r"refers to '([^']+)'", finding.message).group(1)
+                if f"{skill}/{target}" not in stripped:
+                    missing.setdefault(skill, set()).add(target)
+            elif finding.rule not in ("body-too-long", "body-tokens"):
+                others.add((skill, finding.rule))
+    assert others == CORPUS_FINDINGS
+    assert missing == CORPUS_MISSING
+    # The string scan tells alone on every one of them: the parser never runs.
+    assert parses == []
