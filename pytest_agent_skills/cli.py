@@ -26,6 +26,7 @@ from typing import Any
 
 from . import __version__
 from .errors import AgentSkillsError
+from .redaction import mask_urls
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -158,6 +159,8 @@ def _run_validate(args: argparse.Namespace) -> int:
     from .rules import FORMATTERS, validate_paths
     from .sources import resolve_root, use_options
 
+    if args.output is not None:
+        _check_output(args.output)
     setting = ValidateSettings(args)
     options = validation_options(setting)
     refresh = bool(setting("skills_refresh"))
@@ -182,16 +185,32 @@ def _run_validate(args: argparse.Namespace) -> int:
         reports = validate_paths(paths, options)
     if not reports:
         raise UsageError(
-            f"no skill found under {', '.join(specs)} (a skill is a folder holding SKILL.md)"
+            f"no skill found under {mask_urls(', '.join(specs))} (a skill is a folder holding"
+            " SKILL.md)"
         )
     text = FORMATTERS[args.format](reports)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(
+                f"-o {args.output}: cannot write the report ({error.strerror or error})"
+            ) from None
     else:
         sys.stdout.write(text)
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
+
+
+def _check_output(path: Path) -> None:
+    """A usage error, before any work, for an ``-o`` path that cannot be a report file."""
+    if path.is_dir():
+        raise UsageError(f"-o {path}: is a folder; give the path of the report file to write")
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"-o {path}: the folder {path.parent} does not exist; create it first"
+        )
 
 
 # --- rules and rule ID ---------------------------------------------------------------------------

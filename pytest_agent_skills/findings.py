@@ -7,6 +7,7 @@ from enum import Enum
 from pathlib import Path
 
 from .errors import place
+from .filenames import printable
 
 
 class Severity(str, Enum):
@@ -39,4 +40,6 @@ class Finding:
         return place(self.path, self.line)
 
     def format(self) -> str:
-        return f"{self.location()}: {self.severity} [{self.rule}] {self.message}"
+        """The finding on one line, valid UTF-8 whatever the folder names (see
+        :func:`~pytest_agent_skills.filenames.printable`)."""
+        return printable(f"{self.location()}: {self.severity} [{self.rule}] {self.message}")

@@ -14,6 +14,7 @@ import base64
 import binascii
 import difflib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -77,11 +78,7 @@ class Scenario:
 
     def line_of(self, *doc_path: Any) -> int:
         """The line of ``doc_path``, or of its nearest ancestor that has one."""
-        for end in range(len(doc_path), 0, -1):
-            line = self.lines.get(tuple(doc_path[:end]))
-            if line:
-                return line
-        return self.line
+        return nearest_line(self.lines, doc_path) or self.line
 
     def where(self, *doc_path: Any) -> str:
         return f"{self.path}:{self.line_of(*doc_path)}"
@@ -111,6 +108,7 @@ def parse_scenarios(text: str, path: Path) -> list[Scenario]:
             path, 1, "a scenario file must be a YAML mapping with at least 'user:' and 'model:'"
         )
     _validate(data, lines, path)
+    _check_patterns(data, lines, path)
     if "scenarios" not in data:
         return [_build(data, lines, (), path, path.name.removesuffix(SCENARIO_SUFFIX))]
     defaults = {key: value for key, value in data.items() if key != "scenarios"}
@@ -229,6 +227,38 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
 
 
 _EXACTLY_ONE_MODEL = "{where}: give exactly one of 'script' (scripted turns) or 'cassette' (a file)"
+
+
+def nearest_line(lines: dict[DocPath, int], doc_path: tuple[Any, ...]) -> int | None:
+    """The line of ``doc_path`` in ``lines``, or of its nearest ancestor that has one."""
+    for end in range(len(doc_path), 0, -1):
+        line = lines.get(tuple(doc_path[:end]))
+        if line:
+            return line
+    return None
+
+
+def _check_patterns(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> None:
+    """A :class:`ScenarioError` at its line for a ``matches`` that is no regular expression."""
+    from .harness.expect import invalid_patterns
+
+    for prefix, expect in _expect_blocks(data):
+        for doc_path, problem in invalid_patterns(expect):
+            where = (*prefix, *doc_path)
+            raise ScenarioError(path, nearest_line(lines, where), f"{dotted(where)}: {problem}")
+
+
+def _expect_blocks(data: dict[str, Any]) -> Iterator[tuple[DocPath, dict[str, Any]]]:
+    """Every ``expect`` of the file: of each scenario and of each of its turns."""
+    entries = [((), data)]
+    entries += [(("scenarios", i), entry) for i, entry in enumerate(data.get("scenarios", []))]
+    for prefix, entry in entries:
+        blocks = [((*prefix, "expect"), entry.get("expect"))]
+        blocks += [
+            ((*prefix, "turns", index, "expect"), turn.get("expect"))
+            for index, turn in enumerate(entry.get("turns", []))
+        ]
+        yield from ((where, block) for where, block in blocks if isinstance(block, dict))
 
 
 def _is_turn(doc_path: DocPath) -> bool:

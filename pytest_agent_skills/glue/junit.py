@@ -5,11 +5,20 @@ which only the xunit1 (legacy) schema allows; under the default ``junit_family=x
 makes the report invalid (as pytest's ``record_property`` documents).  So the plugin adds its
 properties (``skill_name``, ``skill_path``, ``skill_check``, ``scenario``) only under xunit1;
 under xunit2 the test case's ``classname`` and ``name`` already say the file and the check.
+
+The ``classname`` is the node id's path: for a file under a folder whose name is not UTF-8,
+pytest's own node id would make writing the report crash, so the plugin's files get a
+:func:`printable_node_id` instead.
 """
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+
+from ..filenames import printable
 
 
 def with_testcase_properties(config: pytest.Config) -> bool:
@@ -19,3 +28,14 @@ def with_testcase_properties(config: pytest.Config) -> bool:
     except ValueError:  # the junitxml plugin is disabled: no XML report to keep valid
         return True
     return family in ("xunit1", "legacy")
+
+
+def printable_node_id(parent: pytest.Collector | pytest.Session, path: Path) -> dict[str, str]:
+    """``{"nodeid": ...}`` for ``from_parent`` when ``path`` (relative to the rootdir) has bytes
+    that are not UTF-8, written ``\\xNN``; ``{}`` (pytest's own node id) otherwise."""
+    try:
+        relative = str(path.relative_to(parent.config.rootpath))
+    except ValueError:
+        return {}
+    shown = printable(relative)
+    return {} if shown == relative else {"nodeid": shown.replace(os.sep, "/")}

@@ -22,7 +22,7 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
-from .junit import with_testcase_properties
+from .junit import printable_node_id, with_testcase_properties
 from .roots import selected_root_files, skill_roots
 
 if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the first scenario file
@@ -184,7 +184,9 @@ def coverage(config: pytest.Config) -> Any:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
     if file_path.name.endswith(SCENARIO_SUFFIX):
-        return ScenarioFile.from_parent(parent, path=file_path)
+        return ScenarioFile.from_parent(
+            parent, path=file_path, **printable_node_id(parent, file_path)
+        )
     return None
 
 
@@ -202,7 +204,8 @@ def pytest_collection_modifyitems(
         resolved = path.resolve()
         if resolved not in collected:
             collected.add(resolved)
-            items.extend(session.genitems(ScenarioFile.from_parent(session, path=path)))
+            node = ScenarioFile.from_parent(session, path=path, **printable_node_id(session, path))
+            items.extend(session.genitems(node))
 
 
 def _scenario_files(root: Path) -> Iterator[Path]:

@@ -24,7 +24,7 @@ from ..filenames import SKILL_FILE
 from ..files import FileReadError, read_skill_file
 from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES
 from ..settings import Setting
-from .junit import with_testcase_properties
+from .junit import printable_node_id, with_testcase_properties
 from .roots import selected_root_files, skill_roots
 
 if TYPE_CHECKING:  # the parser and the rules load when a check first runs
@@ -208,7 +208,7 @@ class SkillFile(pytest.File):
 
             skill = Skill.load(path.parent)
             name = skill.name
-        node = cls.from_parent(parent, path=path, name=name)
+        node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
         node._skill = skill
         node.skill_properties = [
             ("skill_name", name),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -102,6 +102,38 @@ def validate_expect(expect: Mapping[str, Any], root: tuple[Any, ...] = ("expect"
     if error is not None:
         where = dotted((*root, *error.absolute_path))
         raise HarnessError(f"{where}: {error.message}")
+    for doc_path, problem in invalid_patterns(expect):
+        raise HarnessError(f"{dotted((*root, *doc_path))}: {problem}")
+
+
+def invalid_patterns(expect: Mapping[str, Any]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """``(key path, problem)`` of each ``matches`` in ``expect`` that is no regular expression.
+
+    Checked when the expectations are read (a scenario file at collection), so a bad
+    pattern is an error at its line, not a crash after the conversation ran.
+    """
+    yield from _patterns((), expect)
+
+
+def _patterns(doc_path: tuple[Any, ...], node: Any) -> Iterator[tuple[tuple[Any, ...], str]]:
+    if isinstance(node, Mapping):
+        in_files = len(doc_path) >= 2 and doc_path[-2] == "files"  # items: path + an operator
+        operator = {k: v for k, v in node.items() if k != "path"} if in_files else node
+        pattern = operator.get("matches")
+        if is_operator(operator) and isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                yield (
+                    (*doc_path, "matches"),
+                    f"{pattern!r} is not a valid regular expression ({error}); fix it (Python"
+                    " re syntax), or use 'contains' for plain text",
+                )
+        for key, value in node.items():
+            yield from _patterns((*doc_path, key), value)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _patterns((*doc_path, index), item)
 
 
 def check(trajectory: Trajectory, expect: Mapping[str, Any]) -> list[Failure]:

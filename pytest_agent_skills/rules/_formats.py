@@ -1,4 +1,9 @@
-"""Validation reports as text, JSON and SARIF 2.1.0 (for GitHub code scanning)."""
+"""Validation reports as text, JSON and SARIF 2.1.0 (for GitHub code scanning).
+
+Every report is valid UTF-8 whatever the folder names: bytes of a name that are not UTF-8
+are written ``\\xNN`` (:func:`~pytest_agent_skills.filenames.printable`), and percent-encoded
+in SARIF's URIs.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .. import __version__
+from ..filenames import printable
 from ..findings import Finding, Severity
 from ._catalogue import RULES
 from ._ignores import Suppressed
@@ -41,7 +48,7 @@ def to_text(reports: Sequence[SkillReport]) -> str:
         f"{counts['skills']} skill(s) checked: {counts['errors']} error(s),"
         f" {counts['warnings']} warning(s){suppressed}; {failed} skill(s) failed"
     )
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
@@ -76,7 +83,22 @@ def to_json(reports: Sequence[SkillReport]) -> str:
         ],
         "summary": summary(reports),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _json(document)
+
+
+def _json(document: Any) -> str:
+    """``document`` as indented JSON, every string in it :func:`printable` (valid UTF-8)."""
+    return json.dumps(_printable_data(document), indent=2, ensure_ascii=False) + "\n"
+
+
+def _printable_data(data: Any) -> Any:
+    if isinstance(data, str):
+        return printable(data)
+    if isinstance(data, dict):
+        return {key: _printable_data(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_printable_data(item) for item in data]
+    return data
 
 
 def _artifact_uri(path: Path, base: Path) -> dict[str, str]:
@@ -85,7 +107,8 @@ def _artifact_uri(path: Path, base: Path) -> dict[str, str]:
         relative = absolute.relative_to(base)
     except ValueError:
         return {"uri": absolute.as_uri()}
-    return {"uri": relative.as_posix(), "uriBaseId": "%SRCROOT%"}
+    # Percent-encoded from the bytes, as as_uri() encodes absolute paths.
+    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": "%SRCROOT%"}
 
 
 def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
@@ -131,7 +154,7 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
             }
         ],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _json(document)
 
 
 def _sarif_suppression(suppressed: Suppressed) -> dict[str, str]:
@@ -168,7 +191,7 @@ def to_github(reports: Sequence[SkillReport], base: Path | None = None) -> str:
                 f"::{finding.severity} {','.join(properties)}::{_workflow_escape(finding.message)}"
             )
     lines.append(to_text(reports).splitlines()[-1])
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines) + "\n")
 
 
 def to_junit(reports: Sequence[SkillReport]) -> str:
@@ -205,7 +228,7 @@ def to_junit(reports: Sequence[SkillReport]) -> str:
     suite.set("skipped", "0")
     root = ElementTree.Element("testsuites")
     root.append(suite)
-    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return printable(ElementTree.tostring(root, encoding="unicode", xml_declaration=True)) + "\n"
 
 
 FORMATTERS = {

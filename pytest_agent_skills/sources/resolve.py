@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .cache import SkillCache, default_cache_dir
-from .errors import UnsupportedRootError
+from .errors import ArchiveRejectedError, CacheError, UnsupportedRootError
 from .options import SourceOptions, current_options
 from .urls import RootSpec, parse_root
 
@@ -30,25 +30,46 @@ def resolve_root(
     root = parse_root(spec, base_dir)
     options = options or current_options()
     if root.kind == "http":
-        return _cache(options).get(
+        entry = _cache(options).get(
             root.key,
             lambda staging: _fetch_and_unpack(root, staging, options),
             shown=root.shown,
             refresh=refresh,
         )
+        return _holding_a_skill(entry, root)
     assert root.path is not None
     path = root.path
     if not path.is_file():
         return path
     fmt = _local_format(root, path)
     stat = path.stat()
-    return _cache(options).get(
+    entry = _cache(options).get(
         root.key,
         lambda staging: _unpack(root, path, fmt, staging, options),
         shown=root.shown,
         stamp=f"{stat.st_size}:{stat.st_mtime_ns}",
         refresh=refresh,
     )
+    return _holding_a_skill(entry, root)
+
+
+def _holds_a_skill(folder: Path) -> bool:
+    from ..repository import find_skill_dirs
+
+    return next(find_skill_dirs(folder), None) is not None
+
+
+def _holding_a_skill(entry: Path, root: RootSpec) -> Path:
+    """``entry``, a cache entry marked ready: only archives holding a skill are cached, so one
+    that holds none was changed since (a corrupt cache)."""
+    if not _holds_a_skill(entry):
+        raise CacheError(
+            root.shown,
+            f"the cached copy {entry} is marked ready but holds no skill (no SKILL.md): the cache"
+            " is corrupt. Run again with --skills-refresh (agent-skills validate --refresh) to"
+            f" fetch it again, or delete {entry}",
+        )
+    return entry
 
 
 def _cache(options: SourceOptions) -> SkillCache:
@@ -69,10 +90,17 @@ def _unpack(
 ) -> Path:
     from .archive import unpack
 
-    return unpack(
+    unpacked = unpack(
         file, fmt, staging / "unpacked", shown=root.shown, url_path=root.url_path,
         limits=options.limits,
     )
+    if not _holds_a_skill(unpacked):
+        raise ArchiveRejectedError(
+            root.shown,
+            "the archive holds no SKILL.md, so no skill; link to an archive of skill folders"
+            " (each holding a SKILL.md)",
+        )
+    return unpacked
 
 
 def _local_format(root: RootSpec, path: Path) -> ArchiveFormat:
