@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -75,11 +75,11 @@ class Setting:
         return str(self.default)
 
 
-@dataclass
 class SettingsRegistry:
     """All settings known to the plugin, in registration order."""
 
-    settings: dict[str, Setting] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.settings: dict[str, Setting] = {}
 
     def add(self, *settings: Setting) -> None:
         for setting in settings:
@@ -294,7 +294,6 @@ def _settings_cache(config: Any) -> dict[str, Any]:
     return config.stash.setdefault(_cache_key, {})
 
 
-@dataclass(frozen=True)
 class ConfigFile:
     """The pytest configuration file that pytest would use for some paths, read without pytest's
     start-up (no plugins, no conftest), for the ``agent-skills`` command.
@@ -304,8 +303,11 @@ class ConfigFile:
     the common ancestor of the paths upwards.
     """
 
-    path: Path | None
-    values: Mapping[str, Any]
+    # A plain class, not a dataclass: this module loads with every pytest run, the CLI alone
+    # makes these.
+    def __init__(self, path: Path | None, values: Mapping[str, Any]) -> None:
+        self.path = path
+        self.values = values
 
     @classmethod
     def locate(cls, paths: Sequence[str | Path], invocation_dir: Path | None = None) -> ConfigFile:

@@ -8,7 +8,6 @@ severity.  Each relaxation is explicit - a profile that knows more fields,
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import re
@@ -139,6 +138,8 @@ def parse_per_path_ignores(
 
 def did_you_mean(rule: str) -> str:
     """`` (did you mean 'x'?)`` for the closest rule id, or nothing."""
+    import difflib  # only for this error
+
     close = difflib.get_close_matches(rule, RULES, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
