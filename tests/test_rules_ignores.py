@@ -76,7 +76,7 @@ def test_a_comment_shown_as_an_example_is_not_a_directive(tmp_path: Path) -> Non
         (
             "<!-- agent-skills: ignore name-directry -->",
             "unknown rule id 'name-directry' in the agent-skills comment (did you mean"
-            " 'name-directory'?); the rule ids are listed in docs/rules.md.",
+            " 'name-directory'?); 'agent-skills rules' lists every rule id.",
         ),
         (
             "<!-- agent-skills: disable name-directory -->",
@@ -135,7 +135,7 @@ def test_per_path_ignore_entries_in_every_layout() -> None:
         (
             ["skills/*: body-to-long"],
             "pytest.ini: unknown rule id 'body-to-long' for 'skills/*' (did you mean"
-            " 'body-too-long'?) (the rule ids are listed in docs/rules.md)",
+            " 'body-too-long'?) ('agent-skills rules' lists every rule id)",
         ),
         (
             ["body-too-long"],
@@ -224,8 +224,8 @@ def test_the_command_reads_the_environment_when_no_flag_is_given(
     assert status == 2
     assert err.endswith(
         "agent-skills validate: error: environment variable SKILLS_PER_PATH_IGNORES: unknown"
-        " rule id 'reference-mising' for 'legacy-pdf' (did you mean 'reference-missing'?) (the"
-        " rule ids are listed in docs/rules.md)\n"
+        " rule id 'reference-mising' for 'legacy-pdf' (did you mean 'reference-missing'?)"
+        " ('agent-skills rules' lists every rule id)\n"
     )
 
 
@@ -253,7 +253,7 @@ def test_pytest_per_path_ignores_from_ini_flag_and_environment(
     result.stderr.fnmatch_lines(
         [
             f"ERROR: {pytester.path / 'tox.ini'}: skills_per_path_ignores: unknown rule id"
-            " 'name-dir' for 'skills/[*]' (did you mean 'name-directory'?) (the rule ids are"
-            " listed in docs/rules.md)"
+            " 'name-dir' for 'skills/[*]' (did you mean 'name-directory'?) ('agent-skills"
+            " rules' lists every rule id)"
         ]
     )

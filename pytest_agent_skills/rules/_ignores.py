@@ -64,7 +64,7 @@ def check_directives(skill: Skill) -> Iterator[Hit]:
                     "ignore-comment-invalid",
                     directive.line,
                     f"unknown rule id {rule!r} in the agent-skills comment{did_you_mean(rule)};"
-                    " the rule ids are listed in docs/rules.md.",
+                    " 'agent-skills rules' lists every rule id.",
                 )
 
 

@@ -129,8 +129,8 @@ def parse_per_path_ignores(
         for rule in rules:
             if rule not in RULES:
                 raise ConfigurationError(
-                    f"{origin}: unknown rule id {rule!r} for {glob!r}{did_you_mean(rule)} (the"
-                    " rule ids are listed in docs/rules.md)"
+                    f"{origin}: unknown rule id {rule!r} for {glob!r}{did_you_mean(rule)}"
+                    " ('agent-skills rules' lists every rule id)"
                 )
         ignores.append(PathIgnore(glob, frozenset(rules), os.path.abspath(base)))
     return tuple(ignores)
