@@ -398,6 +398,15 @@ class ExecSession:
         return EXITED if self._stream.finished else RUNNING
 
     @property
+    def received_bytes(self) -> int:
+        """Bytes of output (stdout and stderr) that reached the session so far, read or not.
+
+        Output the process has written may still be on its way (Docker buffers up to megabytes
+        of an exec's output), so this, not a sign from the process, tells what has arrived.
+        """
+        return self._stream.stdout.total + self._stream.stderr.total
+
+    @property
     def result(self) -> RunResult | None:
         """The run's result once the process has exited (output files collected), else None
         (also when the workspace closed before anything asked for it)."""
