@@ -33,7 +33,7 @@ def test_the_example_suite_passes_in_every_runtime(
     output = completed.stdout
     assert completed.returncode == 0, output + completed.stderr
     for expected in (
-        "agent-skills: skills_roots=[.claude/skills], skills_profile=spec,"
+        "agent-skills: skills_roots=[.claude/skills], skills_profile=trpc,"
         f" skills_runtime={runtime}, skills_record=none,",
         ".claude/skills/invoice-totals/SKILL.md::name PASSED",
         ".claude/skills/meeting-notes/SKILL.md::references PASSED",
@@ -63,6 +63,6 @@ def test_the_broken_examples_fail_with_rule_ids_and_lines(suite_copy: Path) -> N
         "broken/Bad_Name/SKILL.md:4: error [field-unknown]",
         "broken/Bad_Name/SKILL.md:7: error [reference-missing]",
         "broken/no-front-matter/SKILL.md:1: error [frontmatter-missing]",
-        "broken/tools-trouble/SKILL.md",
+        "broken/tools-trouble/SKILL.md:7: error [tools-not-identifier]",
     ):
         assert expected in completed.stdout, f"{expected!r} not in:\n{completed.stdout}"
