@@ -9,7 +9,6 @@ import io
 import subprocess
 import sys
 import tarfile
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,10 +104,8 @@ def test_the_builder_imports_the_cached_tarball_once(
         network_disabled=True, remove=True,
     )
     assert output == b"42\n"
-    start = time.monotonic()
-    assert main(["docker-image", "--image", image_name]) == 0
+    assert main(["docker-image", "--image", image_name]) == 0  # idempotent: nothing imported
     assert capsys.readouterr().out == f"ready: {image_name} ({RECIPE})\n"
-    assert time.monotonic() - start < 30  # idempotent: no import, no debootstrap
     assert docker_client.images.get(image_name).id == image.id
 
 
