@@ -182,7 +182,9 @@ def test_the_hook_runs_on_every_commit_and_validates_the_configured_repository(
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "skills")
     script = Path(sys.executable).with_name("agent-skills")
-    command = [str(script), *shlex.split(entry["entry"])[1:]]
+    module = [sys.executable, "-m", "pytest_agent_skills.cli"]
+    program = [str(script)] if script.exists() else module
+    command = [*program, *shlex.split(entry["entry"])[1:]]
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
     passed = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=environment)
     assert passed.returncode == 0, passed.stdout + passed.stderr
