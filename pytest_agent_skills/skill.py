@@ -289,7 +289,7 @@ def _parse_front_matter(
     loader = yamlguard.LOADER(yaml_text)
     try:
         node = loader.get_single_node()
-        if node is not None:
+        if node is not None and "*" in yaml_text:  # an alias is written '*name': none, no bomb
             yamlguard.check_aliases(node)
         data, duplicates = _construct(loader, node, yaml_text) if node is not None else (None, [])
     except yamlguard.AliasExpansionError as error:
