@@ -12,6 +12,7 @@ from typing import Any
 import openai  # noqa: F401  (imported once here, not again by every pytester run)
 import pytest
 from harness_support import SKILLS, scripted_upstream
+from workspace_support import make_skill
 
 from pytest_agent_skills.errors import ConfigurationError
 from pytest_agent_skills.harness import (
@@ -207,3 +208,26 @@ def test_a_url_roots_secrets_are_masked_in_the_header_and_errors(
     result.stderr.fnmatch_lines([f"ERROR: skills_roots: {shown}: download failed: *"])
     output = result.stdout.str() + result.stderr.str()
     assert "hunter2" not in output and "tok-77" not in output
+
+
+def test_a_workspace_failure_report_shows_no_secret_value(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123-secret")
+    make_skill(pytester.path / "skills")
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_fails(skill_workspace):
+            ws = skill_workspace("demo")
+            ws.run("echo token=$T", env={"T": os.environ["MY_SERVICE_TOKEN"]})
+            assert False
+        """
+    )
+    result = pytester.runpytest(
+        *OPTIONS, "-o", "skills_roots=skills", "-o", "skills_redact_env=MY_SERVICE_TOKEN"
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["--- stdout ---", "token=<redacted:MY_SERVICE_TOKEN>"])
+    assert "tok-0123-secret" not in result.stdout.str()

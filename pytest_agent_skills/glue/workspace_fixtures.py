@@ -363,10 +363,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     handles = item.stash.get(_HANDLES_KEY, None)
     if report.failed and handles:
+        from .scenarios import redacted  # a command's output may print a secret
+
         for handle in handles:
-            report.sections.append(
-                (f"agent-skills workspace {handle.skill.name}", _describe(handle))
-            )
+            described = redacted(item.config, _describe(handle))
+            report.sections.append((f"agent-skills workspace {handle.skill.name}", described))
     return report
 
 
