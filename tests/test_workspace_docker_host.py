@@ -35,12 +35,19 @@ def engine_socket() -> str:
 
 
 class Forward:
-    """Accepts connections on ``listener`` and pipes each to the engine's Unix socket."""
+    """Accepts connections on ``listener`` and pipes each to the engine's Unix socket.
 
-    def __init__(self, listener: socket.socket, upstream: str) -> None:
+    With ``late_reader``, it passes on an upgraded exec stream's response headers only together
+    with the stream's first bytes: what a client on a loaded machine finds when it comes to read
+    the headers after the command has printed (counted in :attr:`joined`).
+    """
+
+    def __init__(self, listener: socket.socket, upstream: str, late_reader: bool = False) -> None:
         self.listener = listener
         self.upstream = upstream
+        self.late_reader = late_reader
         self.connections = 0
+        self.joined = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -55,8 +62,24 @@ class Forward:
             self.connections += 1
             engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             engine.connect(self.upstream)
-            for source, target in ((client, engine), (engine, client)):
-                threading.Thread(target=_pipe, args=(source, target), daemon=True).start()
+            answers = self._pipe_late if self.late_reader else _pipe
+            threading.Thread(target=_pipe, args=(client, engine), daemon=True).start()
+            threading.Thread(target=answers, args=(engine, client), daemon=True).start()
+
+    def _pipe_late(self, source: socket.socket, target: socket.socket) -> None:
+        held = b""
+        with contextlib.suppress(OSError):
+            while chunk := source.recv(65536):
+                held += chunk
+                if held.startswith(b"HTTP/1.1 101 "):
+                    if not held.partition(b"\r\n\r\n")[2]:
+                        continue  # the headers alone: wait for the stream's first bytes
+                    self.joined += 1
+                target.sendall(held)
+                held = b""
+            target.sendall(held)
+        with contextlib.suppress(OSError):
+            target.shutdown(socket.SHUT_WR)
 
     def close(self) -> None:
         self._stop.set()
@@ -77,9 +100,21 @@ def _pipe(source: socket.socket, target: socket.socket) -> None:
 def docker_host(
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Forward]:
+    yield from forward_docker_host(request.param, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def late_reading_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Forward]:
+    yield from forward_docker_host("unix", tmp_path, monkeypatch, late_reader=True)
+
+
+def forward_docker_host(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late_reader: bool = False
+) -> Iterator[Forward]:
+    """DOCKER_HOST set to a forward (``kind`` ``tcp`` or ``unix``) to this machine's engine."""
     get_runtime("docker", tmp_path)  # skips (fails in CI) without an engine
     upstream = engine_socket()
-    if request.param == "tcp":
+    if kind == "tcp":
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
         address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
@@ -89,7 +124,7 @@ def docker_host(
         listener.bind(str(path))
         address = f"unix://{path}"
     listener.listen(64)
-    forward = Forward(listener, upstream)
+    forward = Forward(listener, upstream, late_reader)
     monkeypatch.setenv("DOCKER_HOST", address)
     yield forward
     forward.close()
@@ -111,6 +146,29 @@ def test_the_engine_named_by_docker_host_runs_the_commands(
     assert (done.exit_code, done.stdout) == (0, "hello there\n")
     assert (late.timed_out, late.stdout) == (True, "started\n")
     assert docker_host.connections > 0
+
+
+def test_output_read_along_with_the_response_headers_is_kept(
+    late_reading_host: Forward, tmp_path: Path
+) -> None:
+    """The Docker SDK reads an exec's stream from the socket under the buffered reader that
+    read the response headers: output already in that buffer was lost (empty stdout, status 0)."""
+    from pytest_agent_skills.workspace.docker_runtime import DockerRuntime
+
+    skill = make_skill(tmp_path / "skills")
+    with DockerRuntime(work_root=tmp_path / "work") as runtime:
+        workspace = runtime.create_workspace("late-reader")
+        done = workspace.run(skill, 'echo "hi/renamed"; echo "to stderr" >&2; exit 3')
+        session = workspace.exec(skill, "printf 'Now? '; read x; echo \"got $x\"")
+        asked = session.poll(60_000)
+        session.write("it", submit=True, yield_ms=60_000)
+        while session.result is None:
+            session.poll(2_000)
+        workspace.close()
+
+    assert (done.exit_code, done.stdout, done.stderr) == (3, "hi/renamed\n", "to stderr\n")
+    assert (asked.output, session.result.stdout) == ("Now? ", "Now? got it\n")
+    assert late_reading_host.joined >= 2  # both execs' output came with their headers
 
 
 _INVISIBLE_WORKSPACE = """

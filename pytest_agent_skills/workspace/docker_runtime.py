@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import DEFAULT_DOCKER_IMAGE
 from .capture import BoundedCapture
+from .docker_attach import Demultiplexer, ExecAttachment
 from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
 from .process import ProcessOutcome
 from .runtime import ExecSpec, Runtime, read_only_folders
@@ -78,6 +79,16 @@ class _RunningExec:
 
         with contextlib.suppress(DockerException):  # the container is gone: so is the run
             self.container.exec_run(KILL_ALL, user=self.user)
+
+
+class _Captures:
+    """A run's stdout and stderr captures, fed by the exec's demultiplexed stream."""
+
+    def __init__(self, stdout: BoundedCapture, stderr: BoundedCapture) -> None:
+        self._captures = {"stdout": stdout, "stderr": stderr}
+
+    def feed(self, stream: str, data: bytes) -> None:
+        self._captures[stream].feed(data)
 
 
 class DockerRuntime(Runtime):
@@ -209,11 +220,15 @@ class DockerRuntime(Runtime):
 
         def pump() -> None:
             try:
-                for out_chunk, err_chunk in api.exec_start(exec_id, stream=True, demux=True):
-                    if out_chunk:
-                        stdout.feed(out_chunk)
-                    if err_chunk:
-                        stderr.feed(err_chunk)
+                attachment = ExecAttachment(api, exec_id, tty=False)
+                try:
+                    frames = Demultiplexer(_Captures(stdout, stderr), tty=False)
+                    frames.feed(attachment.buffered())
+                    attachment.socket.settimeout(None)  # a quiet command is not an error
+                    while data := attachment.socket.recv(65536):
+                        frames.feed(data)
+                finally:
+                    attachment.close()
             except BaseException as error:  # reported below, in the caller's thread
                 failure.append(error)
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import select
 import socket
-import struct
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from .docker_attach import Demultiplexer, ExecAttachment
 from .errors import WorkspaceError
 from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
 from .runtime import ExecSpec
@@ -27,9 +27,6 @@ from .runtime import ExecSpec
 if TYPE_CHECKING:
     from .docker_runtime import DockerRuntime
     from .workspace import Workspace
-
-_STREAMS = {1: "stdout", 2: "stderr"}
-_HEADER = struct.Struct(">BxxxL")
 
 
 class DockerProcess(InteractiveProcess):
@@ -62,17 +59,16 @@ class DockerProcess(InteractiveProcess):
                 workdir="/",
                 user=runtime.user,
             )["Id"]
-            self._response = self._api.exec_start(self._exec_id, socket=True, tty=tty)
+            self._attachment = ExecAttachment(self._api, self._exec_id, tty=tty)
         except DockerException as error:
             remove_container(self._container)
             raise WorkspaceError(
                 f"cannot start the interactive command in a container of image"
                 f" {runtime.image!r}: {error}"
             ) from error
-        # The SDK hands back the connection's socket (wrapped in a SocketIO on a Unix socket).
-        self._socket: Any = getattr(self._response, "_sock", self._response)
-        self._frames = _Demultiplexer(stream, tty)
-        self._frames.feed(_read_ahead(self._response, self._socket))
+        self._socket: Any = self._attachment.socket
+        self._frames = Demultiplexer(stream, tty)
+        self._frames.feed(self._attachment.buffered())
         self.reader = threading.Thread(
             target=self._pump, args=(spec.timeout,), name="skills-exec-docker", daemon=True
         )
@@ -125,8 +121,7 @@ class DockerProcess(InteractiveProcess):
     def _close_socket(self) -> None:
         with self._write_lock:
             if self._socket is not None:
-                self._socket.close()
-                self._response.close()
+                self._attachment.close()
                 self._socket = None
 
     def write(self, data: bytes, timeout: float) -> int:
@@ -148,49 +143,3 @@ class DockerProcess(InteractiveProcess):
 
     def __repr__(self) -> str:
         return f"<DockerProcess in container {self._container.short_id}>"
-
-
-def _read_ahead(response: Any, sock: Any) -> bytes:
-    """The exec's first output if the HTTP client read it along with the response headers.
-
-    The headers are read through a buffered reader; output that arrived in the same read
-    (a loaded machine) sits in its buffer, not in the socket.  A non-blocking peek takes what
-    is there without waiting.
-    """
-    try:
-        reader = response._response.raw._fp.fp
-    except AttributeError:
-        return b""
-    if reader is None:
-        return b""
-    timeout = sock.gettimeout()
-    sock.setblocking(False)
-    try:
-        buffered = reader.peek()
-    except (BlockingIOError, ValueError, OSError):
-        buffered = b""
-    finally:
-        sock.settimeout(timeout)
-    return reader.read(len(buffered)) if buffered else b""
-
-
-class _Demultiplexer:
-    """Splits Docker's attach stream (8-byte frame headers) into stdout and stderr."""
-
-    def __init__(self, stream: OutputStream, tty: bool) -> None:
-        self._stream = stream
-        self._tty = tty
-        self._buffer = bytearray()
-
-    def feed(self, data: bytes) -> None:
-        if self._tty:
-            self._stream.feed("stdout", data)
-            return
-        self._buffer += data
-        while len(self._buffer) >= _HEADER.size:
-            kind, size = _HEADER.unpack_from(self._buffer)
-            if len(self._buffer) < _HEADER.size + size:
-                return
-            payload = bytes(self._buffer[_HEADER.size : _HEADER.size + size])
-            del self._buffer[: _HEADER.size + size]
-            self._stream.feed(_STREAMS.get(kind, "stdout"), payload)
