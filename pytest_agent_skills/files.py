@@ -118,6 +118,25 @@ def read_skill_file(directory: Path | str, relative: str) -> bytes:
     return read_inside(directory, relative, limit=MAX_SKILL_FILE_BYTES, what="skill file")
 
 
+def check_skill_file(path: str, status: os.stat_result) -> None:
+    """Refuse ``path`` as :func:`read_skill_file` would, without opening or reading it.
+
+    ``status`` is its ``lstat``, and the caller met it without any symbolic link on the way
+    from the skill folder (a folder listing says so): nothing can lead out of the skill.
+    Raises the reader's error for anything but a regular file, for a file this user may not
+    read (the error of a real attempt to open it, never made for a pipe or a device), and
+    for a file over :data:`MAX_SKILL_FILE_BYTES`.
+    """
+    _require_regular(path, status.st_mode)
+    if not os.access(path, os.R_OK):
+        try:
+            os.close(os.open(path, _OPEN_FLAGS))  # the reader's own attempt, for its error
+        except OSError as error:
+            raise _os_error(path, error) from None
+    if status.st_size > MAX_SKILL_FILE_BYTES:
+        raise _too_large(path, status.st_size, MAX_SKILL_FILE_BYTES, "skill file")
+
+
 class _LinkOnTheWay(Exception):
     """A symbolic link between the folder and the file: resolve it and check where it leads."""
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import AgentSkillsError
+from .listings import FolderListings
 from .skill import SKILL_FILE, Skill
 
 
@@ -65,34 +66,83 @@ class DuplicateSkill:
         )
 
 
-def walk_folders(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+def walk_folders(
+    root: Path, listings: FolderListings | None = None
+) -> Iterator[tuple[str, list[str], list[str]]]:
     """``os.walk`` following symlinks, each real folder once (a link loop ends), hidden folders
-    below ``root`` skipped; the caller may prune the yielded ``dirnames`` in place."""
+    below ``root`` skipped; the caller may prune the yielded ``dirnames`` in place.  Folders
+    are listed through ``listings`` (a run's shared listings; new ones when None)."""
+    for current, dirnames, entries in _walk(root, listings or FolderListings()):
+        yield current, dirnames, [name for name in entries if name not in dirnames]
+
+
+def _walk(
+    root: Path, listings: FolderListings
+) -> Iterator[tuple[str, list[str], dict[str, os.DirEntry[str]]]]:
+    """(folder as named from ``root``, its sub-folders to walk, its entries), as
+    :func:`walk_folders` goes."""
     # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part.
     visited: set[tuple[int, int]] = set()
-    for current, dirnames, filenames in os.walk(root, followlinks=True):
+    top = os.fspath(root)
+    # Each folder as named from root (what is yielded) and absolute (how it is listed).
+    stack = [(top, os.path.abspath(top))]
+    while stack:
+        current, absolute = stack.pop()
+        entries = listings.entries(absolute)
+        if entries is None:
+            continue
         try:
-            status = os.stat(current)
+            status = os.stat(absolute)
         except OSError:
-            dirnames[:] = []
             continue
         identity = (status.st_dev, status.st_ino)
         if identity in visited:
-            dirnames[:] = []
             continue
         visited.add(identity)
-        dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
-        yield current, dirnames, filenames
+        dirnames = sorted(name for name in _folder_names(entries) if name[0] != ".")
+        yield current, dirnames, entries
+        if dirnames:
+            stack.extend(
+                (os.path.join(current, name), os.path.join(absolute, name))
+                for name in reversed(dirnames)
+            )
 
 
-def find_skill_dirs(root: Path) -> Iterator[Path]:
+def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
+    """The names of the entries that are folders, links followed (as ``os.walk`` tells: an
+    entry whose link cannot be followed is no folder)."""
+    try:
+        return [name for name, entry in entries.items() if entry.is_dir()]
+    except OSError:  # rare: a link to a folder this user may not look into
+        return [name for name, entry in entries.items() if _is_dir(entry)]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def find_skill_dirs(root: Path, listings: FolderListings | None = None) -> Iterator[Path]:
     """Skill folders under ``root`` (``root`` itself included), in sorted walk order, following
     symlinks once.  As in the reference, a ``SKILL.md`` inside another skill's folder is a skill
-    of its own: the walk goes on below a skill folder."""
+    of its own: the walk goes on below a skill folder.  Folders are listed through
+    ``listings`` (new ones when None)."""
     root = Path(root)
-    for current, _dirnames, filenames in walk_folders(root):
-        if SKILL_FILE in filenames and os.path.isfile(os.path.join(current, SKILL_FILE)):
-            yield root if current == str(root) else Path(current)
+    top = str(root)
+    for current, _dirnames, entries in _walk(root, listings or FolderListings()):
+        entry = entries.get(SKILL_FILE)
+        if entry is not None and _is_file(entry):
+            yield root if current == top else Path(current)
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a regular file, links followed (as ``os.path.isfile`` tells)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 class SkillRepository:

@@ -31,6 +31,7 @@ from .errors import LocatedError
 from .filenames import SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
+from .listings import FolderListings
 
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
@@ -492,10 +493,14 @@ class Skill:
     directory: Path
     parsed: ParsedSkillFile
     extra_problems: tuple[Finding, ...] = field(default=())
+    #: Listings of the skill's folders, each taken on first use; a validation run shares one
+    #: between every skill it loads (the walk that found them listed their folders).
+    listings: FolderListings = field(default_factory=FolderListings, repr=False, compare=False)
 
     @classmethod
-    def load(cls, directory: Path | str) -> Skill:
-        """Read ``<directory>/SKILL.md``; raises :class:`SkillNotFoundError` if absent."""
+    def load(cls, directory: Path | str, listings: FolderListings | None = None) -> Skill:
+        """Read ``<directory>/SKILL.md``; raises :class:`SkillNotFoundError` if absent.
+        ``listings``: a run's shared folder listings (new ones when None)."""
         directory = Path(directory)
         skill_file = directory / SKILL_FILE
         try:
@@ -529,7 +534,7 @@ class Skill:
             )
             text = raw.decode("utf-8", errors="replace")
         parsed = parse_skill_text(text, skill_file)
-        return cls(directory, parsed, tuple(extra))
+        return cls(directory, parsed, tuple(extra), listings or FolderListings())
 
     @classmethod
     def _unread(cls, directory: Path, error: FileReadError) -> Skill:

@@ -212,3 +212,17 @@ def test_an_unreadable_skill_md_fails_its_pytest_item_cleanly(
         " denied); make it readable by the user running the tests."
     ) in done.stdout.splitlines()
     assert "1 failed, 2 passed, 4 skipped in" in done.stdout.splitlines()[-1]
+
+
+def test_an_unreadable_doc_is_a_finding_for_the_cli(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path / "skills", "locked-doc", body=LINKED_DOC)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").write_text("Guide.\n")
+    (skill / "references" / "guide.md").chmod(0)
+    done = agent_skills("validate", "skills/locked-doc", cwd=tmp_path, privileged=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "skills/locked-doc/SKILL.md:5: error [reference-unreadable] the body refers to"
+        " 'references/guide.md', which cannot be read (Permission denied); make it readable by"
+        " the user running the tests."
+    )

@@ -353,6 +353,44 @@ def test_references_more_than_one_level_deep_warn(tmp_path: Path) -> None:
     assert findings_of(directory) == [("reference-nested", 5)]
 
 
+def test_docs_are_read_only_when_one_may_link_a_file_skill_md_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_agent_skills.rules import _references
+
+    read: list[str] = []
+    reader = _references.read_skill_file
+
+    def counted(directory: str, relative: str) -> bytes:
+        read.append(relative)
+        return reader(directory, relative)
+
+    monkeypatch.setattr(_references, "read_skill_file", counted)
+    files = {"references/a.md": "See [b](b.md).\n", "references/b.md": "B\n"}
+    body = "Read [a](references/a.md) and [b](references/b.md).\n"
+    front = "name: x\ndescription: D.\n"
+    directory = write_skill(tmp_path, "x", front=front, body=body, files=files)
+    assert findings_of(directory) == []
+    assert read == []  # SKILL.md names every Markdown file: no doc can link another one
+    (directory / "references" / "c.md").write_text("C\n")
+    assert findings_of(directory) == []
+    assert read == ["references/a.md", "references/b.md"]
+
+
+def test_a_doc_linking_a_symbolic_link_to_a_doc_is_nested(tmp_path: Path) -> None:
+    """A link to a doc of the skill is another path for the rule (SKILL.md does not name it):
+    listed as a link, the doc linking it is read and its link reported."""
+    files = {"references/a.md": "See [b](alias.md).\n", "references/b.md": "B\n"}
+    body = "Read [a](references/a.md) and [b](references/b.md).\n"
+    front = "name: x\ndescription: D.\n"
+    directory = write_skill(tmp_path, "x", front=front, body=body, files=files)
+    (directory / "references" / "alias.md").symlink_to("b.md")
+    assert messages(directory, "reference-nested") == [
+        "'references/a.md' refers on to 'references/alias.md', which SKILL.md does not link;"
+        " keep references one level deep: link it from SKILL.md too."
+    ]
+
+
 def test_parse_problems_come_first_and_suppress_field_rules(tmp_path: Path) -> None:
     directory = tmp_path / "x"
     directory.mkdir()

@@ -16,7 +16,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
-from ..files import FileReadError, NotRegularFileError, OutsideFolderError, read_skill_file
+from ..files import (
+    FileReadError,
+    NotRegularFileError,
+    OutsideFolderError,
+    check_skill_file,
+    read_skill_file,
+)
+from ..listings import FolderListings, Kind
 from ..skill import SKILL_FILE, Skill
 from ._base import Hit
 from ._options import ValidationOptions
@@ -27,11 +34,13 @@ _FOLDER_NAME = re.compile(r"[\w-]+")
 _NO_FOLDERS: frozenset[str] = frozenset()
 
 
-def _folders(root: str) -> frozenset[str]:
+def _folders(root: str, listings: FolderListings) -> frozenset[str]:
     """The spec's folders and the skill's own top-level folders: first parts of bare paths."""
+    entries = listings.entries(root)
+    if entries is None:
+        return STANDARD_FOLDERS
     try:
-        with os.scandir(root) as entries:
-            own = {entry.name for entry in entries if entry.is_dir()}
+        own = {name for name, entry in entries.items() if entry.is_dir()}
     except OSError:
         return STANDARD_FOLDERS
     return STANDARD_FOLDERS | {name for name in own if _FOLDER_NAME.fullmatch(name)}
@@ -44,22 +53,27 @@ def _inside(path: str, root: str) -> bool:
 @dataclass(frozen=True)
 class _Target:
     """Where a reference leads: ``outside`` the skill, ``missing``, a Markdown file ``refused``
-    (a link out of the skill, a named pipe, too large), or there (with the text of a Markdown
-    file, "" when it links nothing)."""
+    (a link out of the skill, a named pipe, too large), or there; ``markdown`` when it is a
+    Markdown file that would be read (its links matter to reference-nested)."""
 
     path: str
     outside: bool = False
     missing: bool = False
-    content: str | None = None
+    markdown: bool = False
     refused: FileReadError | None = None
 
 
 class _Files:
-    """The skill's files as the references find them, each looked up once."""
+    """The skill's files as the references find them, each looked up once: in the folder
+    listings when they settle it (no system call; a Markdown file is checked from its
+    ``lstat``, not read), else through the careful reader.  A doc is read only when its
+    links can matter (see :meth:`all_markdown_known`)."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, listings: FolderListings) -> None:
         self.root = root
+        self.listings = listings
         self._targets: dict[tuple[str, str], _Target] = {}
+        self._contents: dict[str, str] = {}
 
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
@@ -71,15 +85,53 @@ class _Files:
     def _look_up(self, path: str) -> _Target:
         if not _inside(path, self.root):
             return _Target(path, outside=True)
-        # Markdown targets are read right away (their links matter to reference-nested):
-        # the read answers both "does it exist" and "what does it say".
+        markdown = path.lower().endswith(".md")
+        kind, entry = self.listings.find(self.root, path[len(self.root) + 1 :])
+        if kind is Kind.FOLDER or (kind is Kind.FILE and not markdown):
+            return _Target(path)
+        if kind is Kind.FILE:
+            assert entry is not None
+            try:
+                check_skill_file(path, entry.stat(follow_symlinks=False))
+            except FileReadError as error:
+                return _Target(path, refused=error)
+            except OSError:
+                pass  # gone since it was listed: the reader below says what it is now
+            else:
+                return _Target(path, markdown=True)
+        # Not settled by the listings (a link, a pipe, absent): the careful reader decides.
         try:
-            content = _read_markdown(self.root, path) if path.lower().endswith(".md") else None
+            content = _read_markdown(self.root, path) if markdown else None
         except FileReadError as error:
             return _Target(path, refused=error)
-        if content is None and not os.path.exists(path):
-            return _Target(path, missing=True)
-        return _Target(path, content=content)
+        if content is not None:
+            self._contents[path] = content
+            return _Target(path, markdown=True)
+        return _Target(path) if os.path.exists(path) else _Target(path, missing=True)
+
+    def content(self, path: str) -> str:
+        """The text of the Markdown file ``path`` ("" when it links nothing or is no longer
+        readable)."""
+        if path not in self._contents:
+            try:
+                self._contents[path] = _read_markdown(self.root, path) or ""
+            except FileReadError:
+                self._contents[path] = ""
+        return self._contents[path]
+
+    def all_markdown_known(self, known: set[str]) -> bool:
+        """Whether every Markdown file of the skill is in ``known`` (paths): then no doc can
+        link one that is not, and no doc needs reading.  False when the listings cannot
+        tell (a folder not listed, a link to a folder: more paths lead to the same file)."""
+        tree = self.listings.tree(self.root)
+        if tree is None or tree[1]:
+            return False
+        root = self.root
+        return all(
+            f"{root}/{relative}" in known
+            for relative in tree[0]
+            if relative.lower().endswith(".md")
+        )
 
 
 def _joined(base: str, relative: str) -> str:
@@ -151,11 +203,12 @@ def _problem(target: _Target) -> bool:
 # Plain os.path strings here: this rule runs once per skill and pathlib's overhead dominated it.
 def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     root = os.path.abspath(skill.directory)
-    files = _Files(root)
-    docs: dict[str, tuple[str, int, str]] = {}
+    files = _Files(root, skill.listings)
+    docs: dict[str, tuple[str, int]] = {}
     # Every doc the body names, even in passing: a doc SKILL.md links is one level deep.
     direct: set[str] = set()
-    for reference, target in _read(skill.markdown, _folders(root), files, root, _problem):
+    folders = _folders(root, skill.listings)
+    for reference, target in _read(skill.markdown, folders, files, root, _problem):
         direct.add(target.path)
         if target.outside:
             yield Hit(
@@ -184,11 +237,14 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
                 " folder. Add the file, or fix the path (paths are relative to the folder"
                 " holding SKILL.md).",
             )
-        elif target.content and target.path not in docs:
-            docs[target.path] = (reference.target, reference.line, target.content)
-    skill_file = os.path.join(root, SKILL_FILE)
-    for doc, (name, line, content) in docs.items():
-        further = _further_doc(doc, content, files, direct | {skill_file, doc})
+        elif target.markdown and target.path not in docs:
+            docs[target.path] = (reference.target, reference.line)
+    known = direct | {os.path.join(root, SKILL_FILE)}
+    if not docs or files.all_markdown_known(known):
+        return  # no doc can link a Markdown file SKILL.md does not: none is read
+    for doc, (name, line) in docs.items():
+        content = files.content(doc)
+        further = _further_doc(doc, content, files, known | {doc}) if content else None
         if further is not None:
             relative = os.path.relpath(further, root).replace(os.sep, "/")
             yield Hit(
@@ -203,7 +259,7 @@ def _further_doc(doc: str, content: str, files: _Files, known: set[str]) -> str 
     """The first Markdown file of the skill that ``doc`` links and ``known`` does not hold."""
 
     def further(target: _Target) -> bool:
-        return target.content is not None and target.path not in known
+        return target.markdown and target.path not in known
 
     found = _read(MarkdownText(content), _NO_FOLDERS, files, os.path.dirname(doc), further)
     return next((target.path for _reference, target in found if further(target)), None)

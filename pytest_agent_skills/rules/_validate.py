@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..findings import Finding, Severity
+from ..listings import FolderListings
 from ..repository import find_skill_dirs
 from ..skill import SKILL_FILE, Skill
 from ._base import Hit, RuleFunction
@@ -135,23 +136,25 @@ class SkillReport:
         return not any(finding.is_error for finding in self.findings)
 
 
-def skill_dirs(path: Path) -> list[Path]:
-    """Skill folders for a path that is a SKILL.md, a skill folder or a root of many skills."""
+def skill_dirs(path: Path, listings: FolderListings | None = None) -> list[Path]:
+    """Skill folders for a path that is a SKILL.md, a skill folder or a root of many skills
+    (folders listed through ``listings``, new ones when None)."""
     if path.name == SKILL_FILE and path.is_file():
         return [path.parent]
-    return list(find_skill_dirs(path))
+    return list(find_skill_dirs(path, listings))
 
 
 def validate_paths(
     paths: Iterable[Path], options: ValidationOptions = DEFAULT_OPTIONS
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included."""
+    listings = FolderListings()  # each folder listed once in this run: by the walk, for the rules
     directories: dict[tuple[int, int], Path] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
-        for directory in skill_dirs(path):
+        for directory in skill_dirs(path, listings):
             status = os.stat(directory)  # one system call; resolve() makes one per path part
             directories.setdefault((status.st_dev, status.st_ino), directory)
-    skills = [Skill.load(directory) for directory in directories.values()]
+    skills = [Skill.load(directory, listings) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
     reports = []
     for skill in skills:

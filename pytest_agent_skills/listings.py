@@ -1,0 +1,89 @@
+"""Folder listings taken once: each folder is scanned (``os.scandir``) on first use, and its
+entries then answer what a run asks about its files - is it there, is it a folder, a
+symbolic link, a regular file - without one system call per question.
+
+A validation run shares one :class:`FolderListings` between the walk that finds the skills
+and the rules that check the files their bodies name, so every folder is listed once per
+run.  Nothing outlives the object: a new run lists again.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+
+_NOT_NAMES = frozenset({"", ".", ".."})
+
+
+class Kind(Enum):
+    """What a path is, as far as a listing tells without following links."""
+
+    FILE = "a regular file"
+    FOLDER = "a folder"
+    #: Absent from a listing, a symbolic link on the way or at the end, a named pipe, a
+    #: device, a folder that cannot be listed: the listing does not settle it (a
+    #: case-insensitive file system may find what a listing lacks); ask the file system.
+    UNSETTLED = "unsettled"
+
+
+class FolderListings:
+    """``name -> entry`` of folders, each folder scanned once, on first use."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, dict[str, os.DirEntry[str]] | None] = {}
+
+    def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
+        """The entries of ``folder`` by name; None when it cannot be listed."""
+        if folder in self._folders:
+            return self._folders[folder]
+        try:
+            with os.scandir(folder) as scan:
+                found: dict[str, os.DirEntry[str]] | None = {entry.name: entry for entry in scan}
+        except OSError:
+            found = None
+        self._folders[folder] = found
+        return found
+
+    def find(self, root: str, relative: str) -> tuple[Kind, os.DirEntry[str] | None]:
+        """What ``root/relative`` is, when its listings settle it: reached from ``root``
+        through real folders only (no symbolic link on the way or at the end); the entry
+        when it is a regular file."""
+        folder = root
+        parts = relative.split("/")
+        last = len(parts) - 1
+        for index, part in enumerate(parts):
+            entries = self.entries(folder)
+            entry = entries.get(part) if entries is not None and part not in _NOT_NAMES else None
+            if entry is None:
+                break  # absent here; a case-insensitive file system may still find it
+            if entry.is_dir(follow_symlinks=False):
+                if index == last:
+                    return Kind.FOLDER, None
+                folder = f"{folder}/{part}"
+            elif index == last and entry.is_file(follow_symlinks=False):
+                return Kind.FILE, entry
+            else:
+                break  # a link, a pipe, a device, or a file where a folder should be
+        return Kind.UNSETTLED, None
+
+    def tree(self, root: str) -> tuple[list[str], bool] | None:
+        """Every entry below ``root`` that is not a folder, as paths from ``root`` ('/'), and
+        whether a symbolic link to a folder is among them; hidden folders and nested skills
+        included, links not followed.  None when a folder cannot be listed."""
+        found: list[str] = []
+        linked_folder = False
+        stack = [""]
+        while stack:
+            prefix = stack.pop()
+            entries = self.entries(f"{root}/{prefix}" if prefix else root)
+            if entries is None:
+                return None
+            for name, entry in entries.items():
+                path = f"{prefix}/{name}" if prefix else name
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(path)
+                    continue
+                if entry.is_symlink() and entry.is_dir():
+                    linked_folder = True
+                found.append(path)
+        return found, linked_folder
