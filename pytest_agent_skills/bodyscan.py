@@ -27,12 +27,11 @@ generated Markdown.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .skill import BASE_DIR_PLACEHOLDER
@@ -51,7 +50,7 @@ _PLAIN_DESTINATION = re.compile(
 )
 _LOOSE_DESTINATION = re.compile(r"\s*<?([^)\s>]*)")
 #: A bare path from the '/' after its first folder: more folders, then a file name with an
-#: extension ('scripts/run.py', 'assets/a/b.tar.gz'). Starting at the '/' keeps the search fast.
+#: extension ('scripts/run.py', 'assets/a/b.tar.gz').
 _PATH_AFTER_SLASH = re.compile(r"/(?:[\w-]+/)*[\w.-]*\w\.[A-Za-z0-9]+(?![\w/])")
 _BRACKET_END = re.compile(r"\][(:]")
 #: A line that may be a reference definition: label (not a footnote's '^'), ':', destination,
@@ -59,6 +58,9 @@ _BRACKET_END = re.compile(r"\][(:]")
 _DEFINITION = re.compile(
     r"[ \t]{0,3}\[(?!\^)[^\]\n]+\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<]\S*)(?=[ \t]*(?:\n|$|[\"'(]))"
 )
+#: A line that may open an HTML block: '<' after at most 3 spaces (the first line, the others).
+_HTML_FIRST_LINE = re.compile(r" {0,3}<")
+_HTML_LINE = re.compile(r"\n {0,3}<")
 _DIRECTIVE = re.compile(r"<!--\s*agent-skills:.*?-->", re.DOTALL)
 _DIRECTIVE_BODY = re.compile(r"agent-skills:[ \t]*(\S*)(.*)", re.DOTALL)
 #: Openers of HTML blocks that a blank line does not end (CommonMark kinds 1, 3-5; comments,
@@ -77,6 +79,8 @@ DEFINITION = "definition"
 
 def is_markdown_info(info: str) -> bool:
     """Whether a fence info string names Markdown (``md``, ``markdown``, ``{.md}``...)."""
+    if "m" not in info and "M" not in info:
+        return False  # every name has an 'm', and only 'm' and 'M' lowercase to one
     words = info.strip().lstrip("{").lstrip(".").split(None, 1)
     return bool(words) and words[0].rstrip("}").lower() in MARKDOWN_LANGUAGES
 
@@ -99,10 +103,10 @@ def occurrences(text: str, needle: str) -> list[int]:
     return found
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """A file a text refers to: ``kind`` is ``link`` (links and images), ``definition``
-    (``[label]: path``) or ``path`` (a bare path)."""
+    (``[label]: path``) or ``path`` (a bare path).  (A named tuple: a long body has
+    thousands, and a frozen dataclass costs several times more to make.)"""
 
     line: int
     target: str
@@ -137,6 +141,7 @@ class MarkdownText:
             text = text.replace(BASE_DIR_PLACEHOLDER + "/", "")
         self.text = text
         self.first_line = first_line
+        self._candidates: dict[frozenset[str], list[Reference]] = {}
         self._references: dict[frozenset[str], list[Reference]] = {}
         self._blocks: dict[frozenset[int], _Blocks] = {}
         self._closers: dict[int, int] = {}
@@ -147,36 +152,51 @@ class MarkdownText:
         """Every reference candidate, in text order: links, reference definitions, and bare
         paths whose first folder is in ``folders``."""
         if folders not in self._references:
-            found = [*self._links_and_definitions(), *self._paths(folders)]
-            found.sort(key=lambda reference: reference.offset)
-            self._references[folders] = self._numbered(found)
+            self._references[folders] = self.numbered(self.candidates(folders))
         return self._references[folders]
 
-    def _numbered(self, references: list[Reference]) -> list[Reference]:
-        """The references with their line numbers (counted once, in text order)."""
+    def candidates(self, folders: frozenset[str]) -> list[Reference]:
+        """:meth:`references` without their lines (0): a long body has thousands, and most
+        callers need the line of a few (see :meth:`numbered`)."""
+        found = self._candidates.get(folders)
+        if found is None:
+            found = [*self._links_and_definitions(), *self._paths(folders)]
+            found.sort(key=_offset)
+            self._candidates[folders] = found
+        return found
+
+    def numbered(self, references: Iterable[Reference]) -> list[Reference]:
+        """``references`` (in text order) with their line numbers, counted in one pass."""
         text = self.text
         line, position = self.first_line, 0
         numbered = []
-        for reference in references:
-            line += text.count("\n", position, reference.offset)
-            position = reference.offset
-            numbered.append(
-                Reference(line, reference.target, reference.kind, position, reference.certain)
-            )
+        for _line, target, kind, offset, certain in references:
+            line += text.count("\n", position, offset)
+            position = offset
+            numbered.append(Reference(line, target, kind, offset, certain))
         return numbered
+
+    @cached_property
+    def _brackets(self) -> tuple[list[int], list[int]]:
+        """Offsets of every ']('' and of every ']:' (one search for both)."""
+        links: list[int] = []
+        definitions: list[int] = []
+        for match in _BRACKET_END.finditer(self.text):
+            (links if match.group(0) == "](" else definitions).append(match.start())
+        return links, definitions
 
     def _links_and_definitions(self) -> Iterable[Reference]:
         text = self.text
-        for match in _BRACKET_END.finditer(text):
-            start = match.start()
+        links, definitions = self._brackets
+        for start in links:
             line_start = text.rfind("\n", 0, start) + 1
-            if match.group(0) == "](":
-                bracket = text.rfind("[", line_start, start)
-                if bracket >= 0 and text.find("]", bracket + 1, start) < 0:
-                    reference = self._link_at(start + 2)
-                    if reference is not None:
-                        yield reference
-                continue
+            bracket = text.rfind("[", line_start, start)
+            if bracket >= 0 and text.find("]", bracket + 1, start) < 0:
+                reference = self._link_at(start + 2)
+                if reference is not None:
+                    yield reference
+        for start in definitions:
+            line_start = text.rfind("\n", 0, start) + 1
             definition = _DEFINITION.match(text, line_start)
             if definition is not None and definition.end() > start:
                 target = link_target(definition.group(1).strip("<>"))
@@ -203,20 +223,19 @@ class MarkdownText:
         return Reference(0, target or raw, "link", loose.start(1), certain=False)
 
     def _paths(self, folders: frozenset[str]) -> Iterable[Reference]:
-        """Bare paths ``folder/.../name.ext``: one search for the '/' after a first folder,
-        then a look back at the folder name, which must not continue a word or a path."""
+        """Bare paths ``folder/.../name.ext``: one search per folder for ``folder/``, which must
+        not continue a word or a path, then the rest of the path from the '/'.  (Two paths
+        never overlap: a folder inside a path follows a '/', which no path starts after.)"""
         text = self.text
-        by_last_letter = _by_last_letter(folders)
-        for match in _PATH_AFTER_SLASH.finditer(text):
-            slash = match.start()
-            candidates = by_last_letter.get(text[slash - 1]) if slash else None
-            if candidates is None:
-                continue
-            for folder in candidates:
-                start = slash - len(folder)
-                if text.startswith(folder, start) and (start == 0 or _boundary(text[start - 1])):
-                    yield Reference(0, text[start : match.end()], "path", start)
-                    break
+        for folder in folders:
+            needle = folder + "/"
+            start = text.find(needle)
+            while start >= 0:
+                if start == 0 or _boundary(text[start - 1]):
+                    match = _PATH_AFTER_SLASH.match(text, start + len(folder))
+                    if match is not None:
+                        yield Reference(0, text[start : match.end()], "path", start)
+                start = text.find(needle, start + 1)
 
     # -- when the scan is the parser's answer ------------------------------------------
 
@@ -281,8 +300,9 @@ class MarkdownText:
         container_fence = len(text)
         open_fence: tuple[str, int, bool, int] | None = None
         for fence in self._fence_offsets:
-            start = text.rfind("\n", 0, fence) + 1
-            if fence != start:
+            start = fence
+            if fence and text[fence - 1] != "\n":
+                start = text.rfind("\n", 0, fence) + 1
                 if _CONTAINER_PREFIX.fullmatch(text, start, fence):
                     container_fence = start  # a fence in a list item or a quote, or indented
                     break
@@ -301,8 +321,9 @@ class MarkdownText:
                 open_fence = None
         if open_fence is not None:  # unclosed, or closed only past where the reading holds
             blocks.append((open_fence[3], len(text), open_fence[2]))
-        definition = text.find("]:")
-        return blocks, container_fence, _html_line(text), _end(definition, text)
+        definitions = self._brackets[1]
+        first_definition = definitions[0] if definitions else len(text)
+        return blocks, container_fence, _html_line(text), first_definition
 
     @staticmethod
     def _before(offset: int, offsets: tuple[int, ...]) -> bool:
@@ -359,7 +380,9 @@ class MarkdownText:
 
     @cached_property
     def _fence_offsets(self) -> tuple[int, ...]:
-        return tuple(sorted(occurrences(self.text, "```") + occurrences(self.text, "~~~")))
+        text = self.text
+        tildes = occurrences(text, "~~~") if "~" in text else []  # '~' alone is a faster search
+        return tuple(sorted(occurrences(text, "```") + tildes))
 
     @cached_property
     def _markdown_fence_offsets(self) -> tuple[int, ...]:
@@ -452,23 +475,17 @@ class MarkdownText:
         return self._blocks[needed]
 
 
-@functools.lru_cache(maxsize=256)
-def _by_last_letter(folders: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    grouped: dict[str, list[str]] = {}
-    for folder in folders:
-        grouped.setdefault(folder[-1], []).append(folder)
-    return {letter: tuple(names) for letter, names in grouped.items()}
+def _offset(reference: Reference) -> int:
+    return reference.offset
 
 
 def _html_line(text: str) -> int:
     """The start of the first line that may open an HTML block ('<' after at most 3 spaces),
     or ``len(text)``."""
-    found = [0] if text.lstrip(" ")[:1] == "<" and text.find("<") <= 3 else []
-    for indent in ("\n<", "\n <", "\n  <", "\n   <"):
-        index = text.find(indent)
-        if index >= 0:
-            found.append(index + 1)
-    return min(found, default=len(text))
+    if _HTML_FIRST_LINE.match(text):
+        return 0
+    found = _HTML_LINE.search(text)
+    return found.start() + 1 if found is not None else len(text)
 
 
 def _boundary(char: str) -> bool:

@@ -501,7 +501,8 @@ class Skill:
     def load(cls, directory: Path | str, listings: FolderListings | None = None) -> Skill:
         """Read ``<directory>/SKILL.md``; raises :class:`SkillNotFoundError` if absent.
         ``listings``: a run's shared folder listings (new ones when None)."""
-        directory = Path(directory)
+        if not isinstance(directory, Path):
+            directory = Path(directory)
         skill_file = directory / SKILL_FILE
         try:
             raw = read_skill_file(directory, SKILL_FILE)
@@ -534,7 +535,9 @@ class Skill:
             )
             text = raw.decode("utf-8", errors="replace")
         parsed = parse_skill_text(text, skill_file)
-        return cls(directory, parsed, tuple(extra), listings or FolderListings())
+        skill = cls(directory, parsed, tuple(extra), listings or FolderListings())
+        skill.__dict__["skill_file"] = skill_file  # the cached property, already made
+        return skill
 
     @classmethod
     def _unread(cls, directory: Path, error: FileReadError) -> Skill:
@@ -548,8 +551,9 @@ class Skill:
         )
         return cls(directory, nothing, (finding,))
 
-    @property
+    @cached_property
     def skill_file(self) -> Path:
+        """``directory/SKILL.md`` (every finding names it: made once)."""
         return self.directory / SKILL_FILE
 
     @property

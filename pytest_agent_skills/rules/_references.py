@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
 from ..files import (
@@ -50,8 +51,7 @@ def _inside(path: str, root: str) -> bool:
     return path.startswith(root + os.sep)
 
 
-@dataclass(frozen=True)
-class _Target:
+class _Target(NamedTuple):
     """Where a reference leads: ``outside`` the skill, ``missing``, a Markdown file ``refused``
     (a link out of the skill, a named pipe, too large), or there; ``markdown`` when it is a
     Markdown file that would be read (its links matter to reference-nested)."""
@@ -159,27 +159,72 @@ def _read_markdown(root: str, path: str) -> str | None:
     return data.decode("utf-8", errors="replace") if linked else ""
 
 
+@dataclass
+class _Reading:
+    """The references of a text, by what their targets are."""
+
+    #: References to a reported target, one per line and target, in text order.
+    reported: list[tuple[Reference, _Target]]
+    #: Every other target by path, with its first reference (line 0: not counted yet).
+    named: dict[str, tuple[Reference, _Target]]
+
+
 def _read(
     text: MarkdownText,
     folders: frozenset[str],
     files: _Files,
     base: str,
     reported: Callable[[_Target], bool],
-) -> list[tuple[Reference, _Target]]:
-    """The references of ``text`` with their targets: the string scan's, or the parser's when
-    the scan has a ``reported`` target that only the parser can confirm."""
-    found: list[Reference] = []
+) -> _Reading:
+    """The references of ``text`` and their targets: the string scan's, or the parser's when
+    the scan has a ``reported`` target that only the parser can confirm.  Each target is
+    looked up once, and only references to a reported one are numbered and checked."""
+    by_target: dict[str, list[Reference]] = {}
+    for reference in text.candidates(folders):
+        same = by_target.get(reference.target)
+        if same is None:
+            by_target[reference.target] = [reference]
+        else:
+            same.append(reference)
+    reading = _Reading([], {})
+    kept: list[Reference] = []
     needed: list[Reference] = []
-    for reference in text.references(folders):
-        target = files.target(base, reference.target)
-        verdict = text.verdict(reference) if reported(target) else True
-        if verdict is None:
-            needed.append(reference)
-        elif verdict:
-            found.append(reference)
+    for relative, references in by_target.items():
+        target = files.target(base, relative)
+        if not reported(target):
+            reading.named.setdefault(target.path, (references[0], target))
+            continue
+        for reference in references:
+            verdict = text.verdict(reference)
+            if verdict is None:
+                needed.append(reference)
+            elif verdict:
+                kept.append(reference)
     if needed:
-        found = text.exact_references(folders, needed)
-    return [(ref, files.target(base, ref.target)) for ref in one_per_line(found)]
+        needed.sort(key=_offset)
+        return _parsed(text.exact_references(folders, text.numbered(needed)), files, base, reported)
+    kept.sort(key=_offset)
+    for reference in one_per_line(text.numbered(kept)):
+        reading.reported.append((reference, files.target(base, reference.target)))
+    return reading
+
+
+def _parsed(
+    found: list[Reference], files: _Files, base: str, reported: Callable[[_Target], bool]
+) -> _Reading:
+    """The :class:`_Reading` of the references the parser confirmed."""
+    reading = _Reading([], {})
+    for reference in one_per_line(found):
+        target = files.target(base, reference.target)
+        if reported(target):
+            reading.reported.append((reference, target))
+        else:
+            reading.named.setdefault(target.path, (reference, target))
+    return reading
+
+
+def _offset(reference: Reference) -> int:
+    return reference.offset
 
 
 #: File names that stand for any file in prose ("each script has help: `python
@@ -204,12 +249,9 @@ def _problem(target: _Target) -> bool:
 def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     root = os.path.abspath(skill.directory)
     files = _Files(root, skill.listings)
-    docs: dict[str, tuple[str, int]] = {}
-    # Every doc the body names, even in passing: a doc SKILL.md links is one level deep.
-    direct: set[str] = set()
-    folders = _folders(root, skill.listings)
-    for reference, target in _read(skill.markdown, folders, files, root, _problem):
-        direct.add(target.path)
+    text = skill.markdown
+    reading = _read(text, _folders(root, skill.listings), files, root, _problem)
+    for reference, target in reading.reported:
         if target.outside:
             yield Hit(
                 "reference-outside",
@@ -229,7 +271,7 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
         elif target.refused is not None:
             message = f"the body refers to {reference.target!r}, which {target.refused.reason}"
             yield Hit("reference-unreadable", reference.line, message)
-        elif target.missing and not _placeholder(reference):
+        elif not _placeholder(reference):
             yield Hit(
                 "reference-missing",
                 reference.line,
@@ -237,21 +279,24 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
                 " folder. Add the file, or fix the path (paths are relative to the folder"
                 " holding SKILL.md).",
             )
-        elif target.markdown and target.path not in docs:
-            docs[target.path] = (reference.target, reference.line)
-    known = direct | {os.path.join(root, SKILL_FILE)}
+    docs = [
+        (path, reference) for path, (reference, target) in reading.named.items() if target.markdown
+    ]
+    # Every doc the body names, even in passing: a doc SKILL.md links is one level deep.
+    known = {*reading.named, *(target.path for _reference, target in reading.reported)}
+    known.add(os.path.join(root, SKILL_FILE))
     if not docs or files.all_markdown_known(known):
         return  # no doc can link a Markdown file SKILL.md does not: none is read
-    for doc, (name, line) in docs.items():
+    for doc, reference in docs:
         content = files.content(doc)
         further = _further_doc(doc, content, files, known | {doc}) if content else None
         if further is not None:
             relative = os.path.relpath(further, root).replace(os.sep, "/")
             yield Hit(
                 "reference-nested",
-                line,
-                f"{name!r} refers on to {relative!r}, which SKILL.md does not link; keep"
-                " references one level deep: link it from SKILL.md too.",
+                reference.line or text.numbered([reference])[0].line,
+                f"{reference.target!r} refers on to {relative!r}, which SKILL.md does not link;"
+                " keep references one level deep: link it from SKILL.md too.",
             )
 
 
@@ -261,5 +306,5 @@ def _further_doc(doc: str, content: str, files: _Files, known: set[str]) -> str 
     def further(target: _Target) -> bool:
         return target.markdown and target.path not in known
 
-    found = _read(MarkdownText(content), _NO_FOLDERS, files, os.path.dirname(doc), further)
-    return next((target.path for _reference, target in found if further(target)), None)
+    reading = _read(MarkdownText(content), _NO_FOLDERS, files, os.path.dirname(doc), further)
+    return reading.reported[0][1].path if reading.reported else None
