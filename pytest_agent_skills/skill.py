@@ -32,6 +32,7 @@ from .filenames import SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 from .listings import FolderListings
+from .plainyaml import read_plain
 
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
@@ -287,6 +288,36 @@ def _parse_front_matter(
             " 'description: <what the skill does and when to use it>'.",
         )
         return FrontMatter({}, {}, first_line - 1, close_line)
+    plain = read_plain(yaml_text)  # the common shape, read without PyYAML
+    read = plain if plain is not None else _compose(yaml_text, first_line, problem)
+    if read is None:
+        return None
+    data, key_lines, duplicates = read
+    for key_text, line in duplicates:
+        problem(
+            "frontmatter-duplicate-key",
+            first_line + line,
+            f"the key {key_text!r} appears more than once; YAML keeps only the last one."
+            " Remove the duplicate.",
+        )
+    if not isinstance(data, dict):
+        problem(
+            "frontmatter-not-mapping",
+            first_line,
+            f"the front matter must be a YAML mapping of fields, found {kind_of(data)}."
+            " Write it as 'name: ...' and 'description: ...' lines.",
+        )
+        return None
+    lines = {key: first_line + line for key, line in key_lines.items()}
+    values = {str(key): value for key, value in data.items()}
+    return FrontMatter(values, lines, first_line - 1, close_line)
+
+
+def _compose(
+    yaml_text: str, first_line: int, problem: Callable[[str, int, str], None]
+) -> tuple[Any, dict[str, int], list[tuple[str, int]]] | None:
+    """(data, 0-based line of each top-level key, repeated keys) as PyYAML reads them; None
+    after recording why the text is not read."""
     loader = yamlguard.LOADER(yaml_text)
     try:
         node = loader.get_single_node()
@@ -322,28 +353,11 @@ def _parse_front_matter(
         return None
     finally:
         loader.dispose()
-
-    for key_text, line in duplicates:
-        problem(
-            "frontmatter-duplicate-key",
-            first_line + line,
-            f"the key {key_text!r} appears more than once; YAML keeps only the last one."
-            " Remove the duplicate.",
-        )
-    if not isinstance(data, dict):
-        problem(
-            "frontmatter-not-mapping",
-            first_line,
-            f"the front matter must be a YAML mapping of fields, found {kind_of(data)}."
-            " Write it as 'name: ...' and 'description: ...' lines.",
-        )
-        return None
-    key_lines = {}
-    assert isinstance(node, yaml.MappingNode)
-    for key_node, _value in node.value:
-        key_lines.setdefault(str(key_node.value), first_line + key_node.start_mark.line)
-    values = {str(key): value for key, value in data.items()}
-    return FrontMatter(values, key_lines, first_line - 1, close_line)
+    key_lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _value in node.value:
+            key_lines.setdefault(str(key_node.value), key_node.start_mark.line)
+    return data, key_lines, duplicates
 
 
 def kind_of(data: Any) -> str:
