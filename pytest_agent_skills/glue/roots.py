@@ -98,7 +98,7 @@ class _IgnoreCheck:
         self.globs = [os.path.abspath(item) for item in config.getoption("ignore_glob") or ()]
         self.plugins = [
             impl
-            for impl in reversed(config.hook.pytest_ignore_collect.get_hookimpls())
+            for impl in reversed(config.pluginmanager.hook.pytest_ignore_collect.get_hookimpls())
             if not (_builtin_or_conftest(impl.plugin) or impl.hookwrapper or impl.wrapper)
         ]
         self.cache: dict[Path, bool] = {}
