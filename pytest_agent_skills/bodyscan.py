@@ -70,6 +70,10 @@ _PATH_BOUNDARY = "./$~-"
 #: What may stand before a fence on its line: indentation, quote and list-item markers.
 _CONTAINER_PREFIX = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+[ \t>]*)*")
 
+#: A fence with an 'm' or 'M' after it on its line: what a Markdown example's fence has.
+_MAYBE_MARKDOWN_FENCE = re.compile(r"```[^\n]*[mM]")
+_MAYBE_MARKDOWN_TILDES = re.compile(r"~~~[^\n]*[mM]")
+
 #: Kinds of block, as far as references go.
 QUOTED = "quoted"  # a Markdown example or an HTML comment: refers to nothing
 CODE = "code"  # code or raw HTML: bare paths count, link syntax does not
@@ -248,18 +252,23 @@ class MarkdownText:
         text, offset = self.text, reference.offset
         start = text.rfind("\n\n", 0, offset) + 1
         end = _end(text.find("\n\n", offset), text)  # the paragraph, or more
-        fence = self._fence_at(offset)
         if reference.kind == "path":
             if self._in_comment_maybe(offset):
                 return None
+            link_in_code = text.find("`", start, end) >= 0 and text.find("](", start, end) >= 0
+            if not link_in_code and not self._markdown_fence_offsets:
+                # Only a Markdown example could hide it, and the text has none: whether it
+                # is in code or prose, the answer is the same (no need to pair the fences).
+                return True
+            fence = self._fence_at(offset)
             if fence is not None:
                 inside, example = fence
                 if inside:
                     return not example  # commands in code blocks count, Markdown examples not
             elif self._in_markdown_example_maybe(offset):
                 return None
-            link_in_code = text.find("`", start, end) >= 0 and text.find("](", start, end) >= 0
             return None if link_in_code else True
+        fence = self._fence_at(offset)
         if fence is not None and fence[0]:
             return False  # link syntax in a code block is not a link
         prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
@@ -387,6 +396,10 @@ class MarkdownText:
     @cached_property
     def _markdown_fence_offsets(self) -> tuple[int, ...]:
         text = self.text
+        if not _MAYBE_MARKDOWN_FENCE.search(text) and (
+            "~" not in text or not _MAYBE_MARKDOWN_TILDES.search(text)
+        ):
+            return ()  # no fence line with an 'm' (every Markdown info has one): one search
         return tuple(
             offset
             for offset in self._fence_offsets

@@ -20,10 +20,17 @@ class Kind(Enum):
 
     FILE = "a regular file"
     FOLDER = "a folder"
-    #: Absent from a listing, a symbolic link on the way or at the end, a named pipe, a
-    #: device, a folder that cannot be listed: the listing does not settle it (a
-    #: case-insensitive file system may find what a listing lacks); ask the file system.
+    #: Not in the listing of its (real) folder, or a file stands where a folder should: most
+    #: likely missing (a case-insensitive file system may still find it; ask it).
+    ABSENT = "absent"
+    #: A symbolic link on the way or at the end, a named pipe, a device, a folder that
+    #: cannot be listed: the listing does not settle it; ask the file system.
     UNSETTLED = "unsettled"
+
+
+_UNSETTLED = (Kind.UNSETTLED, None)
+_ABSENT = (Kind.ABSENT, None)
+_FOLDER = (Kind.FOLDER, None)
 
 
 class FolderListings:
@@ -53,18 +60,20 @@ class FolderListings:
         last = len(parts) - 1
         for index, part in enumerate(parts):
             entries = self.entries(folder)
-            entry = entries.get(part) if entries is not None and part not in _NOT_NAMES else None
+            if entries is None or part in _NOT_NAMES:
+                return _UNSETTLED
+            entry = entries.get(part)
             if entry is None:
-                break  # absent here; a case-insensitive file system may still find it
+                return _ABSENT
             if entry.is_dir(follow_symlinks=False):
                 if index == last:
-                    return Kind.FOLDER, None
+                    return _FOLDER
                 folder = f"{folder}/{part}"
-            elif index == last and entry.is_file(follow_symlinks=False):
-                return Kind.FILE, entry
+            elif entry.is_file(follow_symlinks=False):
+                return (Kind.FILE, entry) if index == last else _ABSENT  # (ENOTDIR)
             else:
-                break  # a link, a pipe, a device, or a file where a folder should be
-        return Kind.UNSETTLED, None
+                return _UNSETTLED  # a link, a pipe, a device
+        raise AssertionError("unreachable: the last part returns")  # pragma: no cover
 
     def tree(self, root: str) -> tuple[list[str], bool] | None:
         """Every entry below ``root`` that is not a folder, as paths from ``root`` ('/'), and

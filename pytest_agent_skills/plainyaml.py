@@ -31,6 +31,14 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _DOUBLE_QUOTED = re.compile(r'"([^"\\]*)" *')
 _SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)' *")
 _IMPLICIT = yamlguard.LOADER.yaml_implicit_resolvers
+_WILDCARDS = tuple(pattern for _tag, pattern in _IMPLICIT.get(None, []))
+#: PyYAML's implicit resolvers (bool, int, float, null, timestamp, merge, value) by the first
+#: character they apply to, then the wildcards: the order ``Resolver.resolve`` tries them in.
+_RESOLVERS = {
+    char: tuple(pattern for _tag, pattern in resolvers) + _WILDCARDS
+    for char, resolvers in _IMPLICIT.items()
+    if char is not None
+}
 
 
 class PlainFrontMatter(NamedTuple):
@@ -60,7 +68,8 @@ def read_plain(text: str) -> PlainFrontMatter | None:
         match = _KEY_LINE.fullmatch(line)
         if match is None:
             return None
-        indent, key, raw = len(match.group(1)), match.group(2), match.group(3)
+        spaces, key, raw = match.groups()
+        indent = len(spaces)
         if not _is_text(key):
             return None
         if indent == 0:
@@ -107,5 +116,5 @@ def _value(raw: str) -> object:
 def _is_text(plain: str) -> bool:
     """Whether YAML reads the plain scalar ``plain`` as text: no implicit resolver (bool,
     int, float, null, timestamp, merge, value) matches it, as in ``Resolver.resolve``."""
-    resolvers = _IMPLICIT.get(plain[0], []) + _IMPLICIT.get(None, [])
-    return not any(pattern.match(plain) for _tag, pattern in resolvers)
+    patterns = _RESOLVERS.get(plain[0], _WILDCARDS)
+    return not patterns or not any(pattern.match(plain) for pattern in patterns)

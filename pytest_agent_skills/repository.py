@@ -72,15 +72,15 @@ def walk_folders(
     """``os.walk`` following symlinks, each real folder once (a link loop ends), hidden folders
     below ``root`` skipped; the caller may prune the yielded ``dirnames`` in place.  Folders
     are listed through ``listings`` (a run's shared listings; new ones when None)."""
-    for current, dirnames, entries in _walk(root, listings or FolderListings()):
+    for current, dirnames, entries, _identity in _walk(root, listings or FolderListings()):
         yield current, dirnames, [name for name in entries if name not in dirnames]
 
 
 def _walk(
     root: Path, listings: FolderListings
-) -> Iterator[tuple[str, list[str], dict[str, os.DirEntry[str]]]]:
-    """(folder as named from ``root``, its sub-folders to walk, its entries), as
-    :func:`walk_folders` goes."""
+) -> Iterator[tuple[str, list[str], dict[str, os.DirEntry[str]], tuple[int, int]]]:
+    """(folder as named from ``root``, its sub-folders to walk, its entries, its (device,
+    inode)), as :func:`walk_folders` goes."""
     # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part.
     visited: set[tuple[int, int]] = set()
     top = os.fspath(root)
@@ -100,12 +100,12 @@ def _walk(
             continue
         visited.add(identity)
         dirnames = sorted(name for name in _folder_names(entries) if name[0] != ".")
-        yield current, dirnames, entries
+        yield current, dirnames, entries, identity
         if dirnames:
-            stack.extend(
-                (os.path.join(current, name), os.path.join(absolute, name))
-                for name in reversed(dirnames)
-            )
+            # os.path.join's result, without a call per folder (a name is never absolute).
+            named = current if not current or current.endswith(os.sep) else current + os.sep
+            listed = absolute if absolute.endswith(os.sep) else absolute + os.sep
+            stack.extend((named + name, listed + name) for name in reversed(dirnames))
 
 
 def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
@@ -129,12 +129,18 @@ def find_skill_dirs(root: Path, listings: FolderListings | None = None) -> Itera
     symlinks once.  As in the reference, a ``SKILL.md`` inside another skill's folder is a skill
     of its own: the walk goes on below a skill folder.  Folders are listed through
     ``listings`` (new ones when None)."""
-    root = Path(root)
+    for directory, _identity in skill_folders(root, listings or FolderListings()):
+        yield directory
+
+
+def skill_folders(root: Path, listings: FolderListings) -> Iterator[tuple[Path, tuple[int, int]]]:
+    """:func:`find_skill_dirs` with each folder's (device, inode), which the walk has."""
+    root = root if isinstance(root, Path) else Path(root)
     top = str(root)
-    for current, _dirnames, entries in _walk(root, listings or FolderListings()):
+    for current, _dirnames, entries, identity in _walk(root, listings):
         entry = entries.get(SKILL_FILE)
         if entry is not None and _is_file(entry):
-            yield root if current == top else Path(current)
+            yield (root if current == top else Path(current)), identity
 
 
 def _is_file(entry: os.DirEntry[str]) -> bool:

@@ -255,11 +255,12 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
     end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
     if end < 0:
         return ReferenceReading({}, text)
-    body = text[end + 5 :]
-    if "\r" not in text and body == parsed.body:
+    # Whether the reference's body (text[end + 5:]) is ours, without copying a long body.
+    if len(text) - end - 5 == len(parsed.body) and "\r" not in text and text.endswith(parsed.body):
         # The same split as ours (the common case): our YAML data is the reference's.
         values = parsed.front_matter.values if parsed.front_matter else {}
-        return ReferenceReading(_stringified(values), body)
+        return ReferenceReading(_stringified(values), parsed.body)
+    body = text[end + 5 :]
     try:
         data = yamlguard.load(text[4:end]) or {}
     except Exception:  # the reference swallows every error here: no fields

@@ -18,7 +18,7 @@ def check_body(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     if skill.front_matter is None:
         return
     body = skill.body
-    if not body.strip():
+    if not body or body.isspace():  # (strip() would copy a long body)
         yield Hit(
             "body-empty",
             skill.body_line,
@@ -26,7 +26,8 @@ def check_body(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             " follow, with examples.",
         )
         return
-    lines = body.count("\n") + (0 if body.endswith("\n") else 1)
+    # The body is the end of SKILL.md from line body_line: its lines are the file's last ones.
+    lines = skill.parsed.line_count - skill.body_line + 1
     if lines > MAX_BODY_LINES:
         yield Hit(
             "body-too-long",

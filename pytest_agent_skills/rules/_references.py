@@ -47,10 +47,6 @@ def _folders(root: str, listings: FolderListings) -> frozenset[str]:
     return STANDARD_FOLDERS | {name for name in own if _FOLDER_NAME.fullmatch(name)}
 
 
-def _inside(path: str, root: str) -> bool:
-    return path.startswith(root + os.sep)
-
-
 class _Target(NamedTuple):
     """Where a reference leads: ``outside`` the skill, ``missing``, a Markdown file ``refused``
     (a link out of the skill, a named pipe, too large), or there; ``markdown`` when it is a
@@ -72,6 +68,7 @@ class _Files:
     def __init__(self, root: str, listings: FolderListings) -> None:
         self.root = root
         self.listings = listings
+        self._inside = root + os.sep
         self._targets: dict[tuple[str, str], _Target] = {}
         self._contents: dict[str, str] = {}
 
@@ -83,10 +80,10 @@ class _Files:
         return found
 
     def _look_up(self, path: str) -> _Target:
-        if not _inside(path, self.root):
+        if not path.startswith(self._inside):
             return _Target(path, outside=True)
-        markdown = path.lower().endswith(".md")
-        kind, entry = self.listings.find(self.root, path[len(self.root) + 1 :])
+        markdown = path[-3:].lower() == ".md"
+        kind, entry = self.listings.find(self.root, path[len(self._inside) :])
         if kind is Kind.FOLDER or (kind is Kind.FILE and not markdown):
             return _Target(path)
         if kind is Kind.FILE:
@@ -99,7 +96,15 @@ class _Files:
                 pass  # gone since it was listed: the reader below says what it is now
             else:
                 return _Target(path, markdown=True)
-        # Not settled by the listings (a link, a pipe, absent): the careful reader decides.
+        elif kind is Kind.ABSENT:
+            try:
+                os.lstat(path)  # one system call confirms what the listing says
+            except (FileNotFoundError, NotADirectoryError):
+                return _Target(path, missing=True)
+            except OSError:
+                pass  # e.g. not allowed to look: the reader below words it
+        # Not settled by the listings (a link, a pipe, a name a case-insensitive file system
+        # matches): the careful reader decides.
         try:
             content = _read_markdown(self.root, path) if markdown else None
         except FileReadError as error:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..findings import Finding, Severity
 from ..listings import FolderListings
-from ..repository import find_skill_dirs
+from ..repository import skill_folders
 from ..skill import SKILL_FILE, Skill
 from ._base import Hit, RuleFunction
 from ._body import check_body
@@ -36,6 +36,9 @@ RULE_FUNCTIONS: dict[str, RuleFunction] = {
 }
 DEFAULT_OPTIONS = ValidationOptions()
 CHECK_RULES = {check: [rule for rule in RULES.values() if rule.check == check] for check in CHECKS}
+#: The runtimes each check's rules are about ("" for every runtime): a profile runs a check
+#: when it runs one of its rules (see ``Profile.runs``).
+_CHECK_RUNTIMES = {check: {rule.runtime for rule in rules} for check, rules in CHECK_RULES.items()}
 
 
 def _finding(skill: Skill, hit: Hit, severity: Severity) -> Finding:
@@ -60,7 +63,7 @@ def check_findings(
     (per-path ignore, ignore comment) suppressed."""
     if check == "frontmatter":
         raw: list[Finding] = list(skill.problems)
-    elif not any(options.profile.runs(rule) for rule in CHECK_RULES[check]):
+    elif not ("" in _CHECK_RUNTIMES[check] or options.profile.runtime in _CHECK_RUNTIMES[check]):
         return [], []  # e.g. the tools check outside the trpc profile: nothing to read
     else:
         raw = [
@@ -139,9 +142,17 @@ class SkillReport:
 def skill_dirs(path: Path, listings: FolderListings | None = None) -> list[Path]:
     """Skill folders for a path that is a SKILL.md, a skill folder or a root of many skills
     (folders listed through ``listings``, new ones when None)."""
+    return [directory for directory, _identity in _skill_folders(path, listings)]
+
+
+def _skill_folders(
+    path: Path, listings: FolderListings | None
+) -> Iterable[tuple[Path, tuple[int, int]]]:
+    """:func:`skill_dirs` with each folder's (device, inode)."""
     if path.name == SKILL_FILE and path.is_file():
-        return [path.parent]
-    return list(find_skill_dirs(path, listings))
+        status = os.stat(path.parent)  # one system call; resolve() makes one per path part
+        return [(path.parent, (status.st_dev, status.st_ino))]
+    return skill_folders(path, listings or FolderListings())
 
 
 def validate_paths(
@@ -151,9 +162,8 @@ def validate_paths(
     listings = FolderListings()  # each folder listed once in this run: by the walk, for the rules
     directories: dict[tuple[int, int], Path] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
-        for directory in skill_dirs(path, listings):
-            status = os.stat(directory)  # one system call; resolve() makes one per path part
-            directories.setdefault((status.st_dev, status.st_ino), directory)
+        for directory, identity in _skill_folders(path, listings):
+            directories.setdefault(identity, directory)
     skills = [Skill.load(directory, listings) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
     reports = []
