@@ -6,11 +6,15 @@ for N = 3,000 generated skills (--sizes):
   skills-ref 0.1.1's ``validate()`` takes over the same skill folders, each in its own process
   (one process per validator and set, alternating, best of --processes): ``warm`` is the best of
   the rounds inside a process, ``cold`` its first round (lazy imports included); the ratio
-  skills-ref / ours (goal >= 10x on both sets);
+  skills-ref / ours (goal >= 10x on both sets). Both processes get the same folder list (one
+  walk before the timing), import their validator before the timing and keep nothing from
+  one round to the next (each validate_paths call lists and reads the folders again);
 - microseconds per skill for ours at each N (goal: flat as N grows);
 - the cost per collected skill under ``pytest --collect-only`` against the pytest floor, the
   same number of trivial test files (goal <= 2x); the start-up time of pytest on an empty
   folder is measured in the same run and subtracted from both.
+
+The machine's load average is printed before and after: other work slows both validators.
 
 Run: python bench/validate.py [--corpus DIR] [--sizes 3000] [--collect-sizes 1000 5000]
 """
@@ -103,7 +107,9 @@ def measure(validator: str, root: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def compare(label: str, root: Path, processes: int, have_reference: bool) -> float:
+def compare(
+    label: str, root: Path, processes: int, have_reference: bool, ratios: list[str]
+) -> float:
     """One line: ours and skills-ref over ``root``, alternating processes, best of each."""
     ours, theirs = [], []
     for _ in range(processes):
@@ -118,14 +124,28 @@ def compare(label: str, root: Path, processes: int, have_reference: bool) -> flo
         f" {best['warm'] / skills * 1e6:>9.1f}"
     )
     if have_reference:
+        if any(run["skills"] != skills for run in theirs):
+            raise RuntimeError(f"{label}: skills-ref did not validate the same {skills} folders")
         floor = min(run["warm"] for run in theirs)
         floor_cold = min(run["cold"] for run in theirs)
         line += (
-            f" {floor * 1e3:>13.1f} {floor / best['warm']:>6.1f}x"
+            f" {floor * 1e3:>13.1f} {floor_cold * 1e3:>9.1f} {floor / best['warm']:>6.1f}x"
             f" {floor_cold / cold:>6.1f}x"
+        )
+        ratios.append(
+            f"{label}: ours {best['warm'] * 1e3:.1f} ms, skills-ref {floor * 1e3:.1f} ms:"
+            f" {floor / best['warm']:.1f}x warm, {floor_cold / cold:.1f}x cold (goal >= 10x)"
         )
     print(line, flush=True)
     return best["warm"] / skills
+
+
+def load_average() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:  # not every system has one
+        return "load average unknown"
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min)"
 
 
 def pytest_collect(folder: Path, *extra: str) -> float:
@@ -175,14 +195,17 @@ def main() -> None:
     if not have_reference:
         print("skills-ref is not installed (pip install -e '.[test]'): no ratio")
 
+    print(f"cpus: {os.cpu_count()}, {load_average()} (other work slows both validators)")
     print(f"validation, one process per validator and set, best of {args.processes} processes;")
     print(f"in each process {ROUNDS} rounds over the same folders: warm = best round, cold = first")
     print(
         f"{'set':<22} {'skills':>6} {'ours ms':>9} {'cold ms':>9} {'us/skill':>9}"
-        f" {'skills-ref ms':>13} {'ratio':>7} {'cold':>7}"
+        f" {'skills-ref ms':>13} {'cold ms':>9} {'ratio':>7} {'cold':>7}"
     )
+    ratios: list[str] = []
     if args.corpus.is_dir():
-        compare(f"corpus {args.corpus.name}", args.corpus, args.processes, have_reference)
+        label = "corpus" if args.corpus.name == "corpus" else f"corpus {args.corpus.name}"
+        compare(label, args.corpus, args.processes, have_reference, ratios)
     else:
         print(f"corpus not found at {args.corpus}: skipped (--corpus DIR)")
     per_skill = []
@@ -191,7 +214,7 @@ def main() -> None:
         try:
             generate(workdir, size)
             label = f"generated {size:,}"
-            per_skill.append(compare(label, workdir, args.processes, have_reference))
+            per_skill.append(compare(label, workdir, args.processes, have_reference, ratios))
         finally:
             shutil.rmtree(workdir)
     if len(per_skill) > 1:
@@ -200,6 +223,9 @@ def main() -> None:
             f" {per_skill[-1] / per_skill[0]:.2f}"
         )
     print("ratio = skills-ref ms / ours ms (warm rounds; 'cold': first rounds, lazy imports in)")
+    for line in ratios:
+        print(line)
+    print(f"after validation: {load_average()}")
 
     if args.collect_sizes:
         print("\npytest --collect-only: ms per collected file above pytest's start-up (best of 3)")
@@ -213,7 +239,6 @@ def main() -> None:
         print("SKILL.md; +docs,scripts: N skill folders with docs/guide.md and scripts/run.py;")
         print("walk only: that tree with --skills-validate=false (pytest's own directory walk);")
         print("plugin: the difference, our share. Each skill is collected as 7 check items.")
-    print(f"cpus: {os.cpu_count()}")
 
 
 def collect_row(size: int) -> None:
