@@ -93,7 +93,9 @@ def link_target(destination: str) -> str | None:
     """The relative path a link destination points to; None for URLs, anchors and absolutes."""
     if _SCHEME.match(destination) or destination.startswith(("#", "/", "\\")):
         return None
-    target = unquote(destination.split("#", 1)[0].split("?", 1)[0])
+    target = destination.split("#", 1)[0].split("?", 1)[0]
+    if "%" in target:
+        target = unquote(target)
     return target if _PATH_LIKE.fullmatch(target) else None
 
 
@@ -226,20 +228,25 @@ class MarkdownText:
         # Escapes, entities, '<...>' or parentheses: only the parser knows the destination.
         return Reference(0, target or raw, "link", loose.start(1), certain=False)
 
-    def _paths(self, folders: frozenset[str]) -> Iterable[Reference]:
+    def _paths(self, folders: frozenset[str]) -> list[Reference]:
         """Bare paths ``folder/.../name.ext``: one search per folder for ``folder/``, which must
         not continue a word or a path, then the rest of the path from the '/'.  (Two paths
         never overlap: a folder inside a path follows a '/', which no path starts after.)"""
         text = self.text
+        found = []
+        find, match = text.find, _PATH_AFTER_SLASH.match
         for folder in folders:
             needle = folder + "/"
-            start = text.find(needle)
+            start = find(needle)
             while start >= 0:
-                if start == 0 or _boundary(text[start - 1]):
-                    match = _PATH_AFTER_SLASH.match(text, start + len(folder))
-                    if match is not None:
-                        yield Reference(0, text[start : match.end()], "path", start)
-                start = text.find(needle, start + 1)
+                before = text[start - 1] if start else " "
+                # A path does not start inside a word, a path or a variable ($dir/...).
+                if not (before.isalnum() or before == "_" or before in _PATH_BOUNDARY):
+                    path = match(text, start + len(folder))
+                    if path is not None:
+                        found.append(Reference(0, text[start : path.end()], "path", start))
+                start = find(needle, start + len(needle))
+        return found
 
     # -- when the scan is the parser's answer ------------------------------------------
 
@@ -499,11 +506,6 @@ def _html_line(text: str) -> int:
         return 0
     found = _HTML_LINE.search(text)
     return found.start() + 1 if found is not None else len(text)
-
-
-def _boundary(char: str) -> bool:
-    """Whether a bare path may start after ``char`` (not inside a word, path or variable)."""
-    return not (char.isalnum() or char == "_" or char in _PATH_BOUNDARY)
 
 
 def _end(index: int, text: str) -> int:

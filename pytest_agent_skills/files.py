@@ -104,7 +104,7 @@ def read_inside(
     path = os.path.join(folder, relative)
     try:
         try:
-            descriptor = _open_beneath(str(folder), relative)
+            descriptor = _open_beneath(str(folder), relative, path)
         except _LinkOnTheWay:
             descriptor = _open_resolved(path, folder)
     except OSError as error:
@@ -146,16 +146,18 @@ _DIRECTORY_FLAGS = (
     os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 )
 _BENEATH = os.open in os.supports_dir_fd and _O_NOFOLLOW != 0
+_NOT_NAMES = frozenset({"", ".", ".."})
 
 
-def _open_beneath(folder: str, relative: str) -> int:
-    """A descriptor for ``folder/relative`` met without any link, else :class:`_LinkOnTheWay`."""
+def _open_beneath(folder: str, relative: str, path: str) -> int:
+    """A descriptor for ``path`` (``folder/relative``) met without any link, else
+    :class:`_LinkOnTheWay`."""
     parts = relative.replace(os.sep, "/").split("/")
-    if not _BENEATH or any(part in ("", ".", "..") for part in parts):
+    if not _BENEATH or not _NOT_NAMES.isdisjoint(parts):
         raise _LinkOnTheWay
     try:
         if len(parts) == 1:  # the common case, SKILL.md: no folder to walk
-            return os.open(os.path.join(folder, relative), _OPEN_FLAGS)
+            return os.open(path, _OPEN_FLAGS)
         directory = os.open(folder, _DIRECTORY_FLAGS & ~_O_NOFOLLOW)
         try:
             for part in parts[:-1]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from enum import Enum
+from typing import Any
 
 _NOT_NAMES = frozenset({"", ".", ".."})
 
@@ -28,6 +29,7 @@ class Kind(Enum):
     UNSETTLED = "unsettled"
 
 
+_UNLISTED: Any = object()
 _UNSETTLED = (Kind.UNSETTLED, None)
 _ABSENT = (Kind.ABSENT, None)
 _FOLDER = (Kind.FOLDER, None)
@@ -41,11 +43,12 @@ class FolderListings:
 
     def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
         """The entries of ``folder`` by name; None when it cannot be listed."""
-        if folder in self._folders:
-            return self._folders[folder]
+        found = self._folders.get(folder, _UNLISTED)
+        if found is not _UNLISTED:
+            return found
         try:
             with os.scandir(folder) as scan:
-                found: dict[str, os.DirEntry[str]] | None = {entry.name: entry for entry in scan}
+                found = {entry.name: entry for entry in scan}
         except OSError:
             found = None
         self._folders[folder] = found
