@@ -27,6 +27,7 @@ generated Markdown.
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -147,7 +148,6 @@ class MarkdownText:
             text = text.replace(BASE_DIR_PLACEHOLDER + "/", "")
         self.text = text
         self.first_line = first_line
-        self._candidates: dict[frozenset[str], list[Reference]] = {}
         self._references: dict[frozenset[str], list[Reference]] = {}
         self._blocks: dict[frozenset[int], _Blocks] = {}
         self._closers: dict[int, int] = {}
@@ -163,12 +163,10 @@ class MarkdownText:
 
     def candidates(self, folders: frozenset[str]) -> list[Reference]:
         """:meth:`references` without their lines (0): a long body has thousands, and most
-        callers need the line of a few (see :meth:`numbered`)."""
-        found = self._candidates.get(folders)
-        if found is None:
-            found = [*self._links_and_definitions(), *self._paths(folders)]
-            found.sort(key=_offset)
-            self._candidates[folders] = found
+        callers need the line of a few (see :meth:`numbered`).  Not kept: the rule that
+        asks reads them once."""
+        found = [*self._links_and_definitions(), *self._paths(folders)]
+        found.sort(key=_offset)
         return found
 
     def numbered(self, references: Iterable[Reference]) -> list[Reference]:
@@ -495,8 +493,7 @@ class MarkdownText:
         return self._blocks[needed]
 
 
-def _offset(reference: Reference) -> int:
-    return reference.offset
+_offset = operator.attrgetter("offset")
 
 
 def _html_line(text: str) -> int:

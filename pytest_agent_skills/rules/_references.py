@@ -10,6 +10,7 @@ differently.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -231,8 +232,7 @@ def _parsed(
     return reading
 
 
-def _offset(reference: Reference) -> int:
-    return reference.offset
+_offset = operator.attrgetter("offset")
 
 
 #: File names that stand for any file in prose ("each script has help: `python
