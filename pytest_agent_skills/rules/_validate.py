@@ -70,6 +70,8 @@ def check_findings(
             _finding(skill, hit, RULES[hit.rule].severity)
             for hit in RULE_FUNCTIONS[check](skill, options)
         ]
+    if not raw:  # the common case: nothing to weigh or suppress
+        return raw, []
     return suppress(skill, _apply(raw, options), options.per_path_ignores)
 
 
