@@ -8,6 +8,7 @@ configuration in the report header.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
@@ -15,15 +16,17 @@ import pytest
 from . import settings
 from .settings import Setting
 
-pytest_plugins = [
+#: The glue modules, registered as plugins under these names by :func:`pytest_addoption`
+#: (in this order: the order of their settings in ``--help``).  Not a ``pytest_plugins``
+#: list: pytest would look each of its names up among every installed distribution's entry
+#: points first, a scan of all installed packages per name on every run.
+GLUE_PLUGINS = (
     "pytest_agent_skills.glue.skills_collection",
-    # Before workspace_fixtures, which imports it: a plugin module imported before pytest
-    # registers it could not be assertion-rewritten.
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.sources_options",
-]
+)
 
 ROOT_SETTINGS = settings.declare(
     Setting(
@@ -45,8 +48,10 @@ ROOT_SETTINGS = settings.declare(
 )
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     settings.add_to_parser(parser, ROOT_SETTINGS)
+    for name in GLUE_PLUGINS:  # each one's pytest_addoption runs as it is registered
+        pluginmanager.register(importlib.import_module(name), name)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -48,18 +48,22 @@ def test_the_collection_glue_loads_no_rule_module_before_a_check_runs() -> None:
         "prefix = 'pytest_agent_skills.rules.';"
         "print(' '.join(sorted(n[len(prefix):] for n in sys.modules if n.startswith(prefix))))"
     )
-    assert printed_by_fresh_python(probe) == "_catalogue _options"
+    assert printed_by_fresh_python(probe) == ""
+
+
+def test_the_profile_names_known_at_start_up_are_the_profiles() -> None:
+    from pytest_agent_skills.rules import PROFILE_NAMES, PROFILES
+
+    assert tuple(PROFILES) == PROFILE_NAMES
 
 
 #: What `pytest --co` of a folder with one plain test imports of the package: the glue, the
-#: settings, the rule catalogue and options (flag choices), the source options; no parser.
+#: settings, the source options; no rule table, no parser.
 START_UP_MODULES = [
     "pytest_agent_skills",
     "pytest_agent_skills._lazy",
     "pytest_agent_skills.errors",
     "pytest_agent_skills.filenames",
-    "pytest_agent_skills.files",
-    "pytest_agent_skills.findings",
     "pytest_agent_skills.glue",
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
@@ -70,8 +74,6 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.plugin",
     "pytest_agent_skills.rules",
-    "pytest_agent_skills.rules._catalogue",
-    "pytest_agent_skills.rules._options",
     "pytest_agent_skills.settings",
     "pytest_agent_skills.sources",
     "pytest_agent_skills.sources.options",
@@ -101,3 +103,28 @@ def test_a_run_without_skills_imports_no_parser_and_no_heavy_dependency(tmp_path
     lines = {line.split()[0]: line.split()[1:] for line in done.stdout.splitlines() if line}
     assert lines["HEAVY"] == []
     assert lines["OURS"] == START_UP_MODULES
+
+
+def test_loading_the_plugin_adds_no_scan_of_the_installed_distributions(tmp_path) -> None:
+    # pytest looks every name of a `pytest_plugins` list up among all installed distributions'
+    # entry points (a scan per name, on every run); the plugin registers its glue modules itself.
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n")
+
+    def scans(*args: str) -> str:
+        probe = (
+            "import importlib.metadata, sys, pytest\n"
+            "scans = []\n"
+            "every = importlib.metadata.distributions\n"
+            "importlib.metadata.distributions = lambda **kw: scans.append(1) or every(**kw)\n"
+            f"pytest.main(['--co', '-q', '-p', 'no:cacheprovider', *{args!r}])\n"
+            "glue = 'pytest_agent_skills.glue.scenarios' in sys.modules\n"
+            "print('SCANS', len(scans), 'glue' if glue else 'no glue')\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, check=True
+        )
+        return done.stdout.splitlines()[-1]
+
+    without = scans("-p", "no:agent_skills")
+    assert without.endswith(" no glue")
+    assert scans() == without.replace(" no glue", " glue")

@@ -82,6 +82,32 @@ def test_failing_test_reports_the_workspace_and_last_run(project: pytest.Pyteste
     )
 
 
+def test_the_failure_report_hook_joins_with_the_first_workspace_fixture(
+    project: pytest.Pytester,
+) -> None:
+    # Tests that use no workspace (skill checks, a suite's plain tests) do not pay for the hook.
+    project.makepyfile(
+        """
+        NAME = "agent-skills-workspace-report"
+
+        def test_plain(request):
+            assert not request.config.pluginmanager.has_plugin(NAME)
+
+        def test_with_a_workspace(skill_workspace, request):
+            assert request.config.pluginmanager.has_plugin(NAME)
+
+        def test_fails_later(skill_workspace):
+            skill_workspace("demo").run("echo second")
+            assert False
+        """
+    )
+
+    result = project.runpytest("-p", "no:cacheprovider")
+
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*- agent-skills workspace demo -*", "second"])
+
+
 def test_keep_workspaces_flag(project: pytest.Pytester) -> None:
     project.makepyfile(
         """

@@ -21,13 +21,12 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
-from ..files import FileReadError, read_skill_file
-from ..rules import CHECKS, FRONT_MATTER_CHECKS, PROFILES
+from ..rules import PROFILE_NAMES
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import selected_root_files, skill_roots
 
-if TYPE_CHECKING:  # the parser and the rules load when a check first runs
+if TYPE_CHECKING:  # the rule tables load when a skill is collected, the parser when a check runs
     from ..findings import Finding
     from ..rules import ValidationOptions
     from ..skill import Skill
@@ -43,7 +42,7 @@ COLLECTION_SETTINGS = settings.declare(
     Setting(
         ini="skills_profile",
         kind="choice",
-        choices=tuple(PROFILES),
+        choices=PROFILE_NAMES,
         default="spec",
         help="validation profile: spec (closed field set), claude-code (adds its extension"
         " fields) or trpc (adds the tRPC runtime's Tools: rules)",
@@ -137,12 +136,20 @@ class PluginSettings:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    try:
-        options = validation_options(PluginSettings(config))
-    except ConfigurationError as error:
-        raise pytest.UsageError(str(error)) from None
-    config.stash[_OPTIONS_KEY] = options
     config.stash[_SKILL_FILES_KEY] = []
+    # Options given are checked before any test runs; defaults cannot be wrong, so with them
+    # the rule tables load only when a check first runs.
+    if any(settings.value(config, s.ini) != s.default for s in COLLECTION_SETTINGS):
+        _options(config)
+
+
+def _options(config: pytest.Config) -> ValidationOptions:
+    if _OPTIONS_KEY not in config.stash:
+        try:
+            config.stash[_OPTIONS_KEY] = validation_options(PluginSettings(config))
+        except ConfigurationError as error:
+            raise pytest.UsageError(str(error)) from None
+    return config.stash[_OPTIONS_KEY]
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -198,6 +205,8 @@ class SkillFile(pytest.File):
 
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
+        from ..files import FileReadError, read_skill_file
+
         try:
             name = quick_skill_name(read_skill_file(path.parent, path.name))
         except (OSError, FileReadError):  # Skill.load reports why
@@ -225,6 +234,8 @@ class SkillFile(pytest.File):
         return self._skill
 
     def collect(self) -> list[SkillCheckItem]:
+        from ..rules import CHECKS
+
         return [SkillCheckItem.from_parent(self, name=check, check=check) for check in CHECKS]
 
 
@@ -277,7 +288,7 @@ class SkillCheckItem(pytest.Item):
             self.user_properties.append(("skill_check", check))
 
     def runtest(self) -> None:
-        from ..rules import validate_check  # the rule modules load when a check first runs
+        from ..rules import FRONT_MATTER_CHECKS, validate_check
 
         skill = self.parent.skill
         if self.check in FRONT_MATTER_CHECKS and skill.front_matter is None:
@@ -286,7 +297,7 @@ class SkillCheckItem(pytest.Item):
                 "the front matter did not parse: see the frontmatter check",
                 _use_item_location=True,
             )
-        options = self.config.stash[_OPTIONS_KEY]
+        options = _options(self.config)
         findings = validate_check(skill, self.check, options)
         if self.check == "name":
             findings += self._duplicates(options).get(skill.skill_file, ([], []))[0]

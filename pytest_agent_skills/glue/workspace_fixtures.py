@@ -326,6 +326,7 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
     ``--skills-keep-workspaces``.
     """
     config = request.config
+    WorkspaceFailureReport.register_once(config)
     handles: list[SkillWorkspace] = []
     request.node.stash[_HANDLES_KEY] = handles
     base_dir = request.path.parent
@@ -358,17 +359,33 @@ def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
         handle.workspace.close()
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
-    report = yield
-    handles = item.stash.get(_HANDLES_KEY, None)
-    if report.failed and handles:
-        from .scenarios import redacted  # a command's output may print a secret
+class WorkspaceFailureReport:
+    """Adds each workspace of a failed test (runtime, folder, last command) to its report.
 
-        for handle in handles:
-            described = redacted(item.config, _describe(handle))
-            report.sections.append((f"agent-skills workspace {handle.skill.name}", described))
-    return report
+    Registered by the first test of the session that uses ``skill_workspace``: the reports of
+    the other tests (skill checks, a suite's plain tests) do not pass through this hook.
+    """
+
+    NAME = "agent-skills-workspace-report"
+
+    @classmethod
+    def register_once(cls, config: pytest.Config) -> None:
+        if not config.pluginmanager.has_plugin(cls.NAME):
+            config.pluginmanager.register(cls(), cls.NAME)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Iterator[Any]:
+        report = yield
+        handles = item.stash.get(_HANDLES_KEY, None)
+        if report.failed and handles:
+            from .scenarios import redacted  # a command's output may print a secret
+
+            for handle in handles:
+                described = redacted(item.config, _describe(handle))
+                report.sections.append((f"agent-skills workspace {handle.skill.name}", described))
+        return report
 
 
 def _describe(handle: SkillWorkspace) -> str:

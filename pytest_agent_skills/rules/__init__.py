@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from .._lazy import lazy_exports
 
+#: The names of the validation profiles (the keys of ``PROFILES``, in order), for the
+#: settings' choices without loading the rule tables.
+PROFILE_NAMES = ("spec", "claude-code", "trpc")
+
 #: Public name -> module of this package defining it.
 _EXPORTS = {
     "CHECKS": "_catalogue",
