@@ -16,13 +16,24 @@ import fnmatch
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError
+from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
+
+
+class RootFiles(NamedTuple):
+    """The files of the skill roots that the glue collects, as (root, file) pairs."""
+
+    skills: list[tuple[Path, Path]]
+    scenarios: list[tuple[Path, Path]]
+
 
 _ROOTS_KEY = pytest.StashKey[list[Path]]()
+_FILES_KEY = pytest.StashKey[RootFiles]()
 
 
 def skill_roots(config: pytest.Config) -> list[Path]:
@@ -50,6 +61,34 @@ def _resolve_skill_roots(config: pytest.Config) -> list[Path]:
             raise pytest.UsageError(f"skills_roots: {RootNotFoundError(root)}")
         roots.append(Path(os.path.abspath(root)))
     return roots
+
+
+def root_files(config: pytest.Config) -> RootFiles:
+    """The ``SKILL.md`` and scenario files under the skill roots, in walk order: one walk of
+    each root per session serves the skill and the scenario glue (under pytest-xdist, each
+    worker walks once)."""
+    if _FILES_KEY not in config.stash:
+        roots = skill_roots(config)
+        config.stash[_FILES_KEY] = _walk(roots) if roots else RootFiles([], [])
+    return config.stash[_FILES_KEY]
+
+
+def _walk(roots: list[Path]) -> RootFiles:
+    from ..repository import walk_folders  # loads the skill parser
+
+    found = RootFiles([], [])
+    for root in roots:
+        for current, _dirnames, filenames in walk_folders(root):
+            # A skill's folder holds a SKILL.md regular file (as repository.find_skill_dirs).
+            skill_file = os.path.join(current, SKILL_FILE)
+            if SKILL_FILE in filenames and os.path.isfile(skill_file):
+                found.skills.append((root, Path(skill_file)))
+            found.scenarios.extend(
+                (root, Path(current, name))
+                for name in sorted(filenames)
+                if name.endswith(SCENARIO_SUFFIX)
+            )
+    return found
 
 
 def selected_root_files(
@@ -104,7 +143,11 @@ class _IgnoreCheck:
         self.cache: dict[Path, bool] = {}
 
     def __call__(self, root: Path, path: Path) -> bool:
-        return any(self._by_options(place) for place in (path, *path.parents)) or any(
+        if (self.paths or self.globs) and any(
+            self._by_options(place) for place in (path, *path.parents)
+        ):
+            return True
+        return bool(self.plugins) and any(
             self._by_plugins(root / step) for step in _steps(path.relative_to(root))
         )
 
@@ -112,8 +155,6 @@ class _IgnoreCheck:
         return place in self.paths or any(fnmatch.fnmatch(str(place), g) for g in self.globs)
 
     def _by_plugins(self, place: Path) -> bool:
-        if not self.plugins:
-            return False
         if place not in self.cache:
             arguments = {"collection_path": place, "config": self.config}
             answers = (

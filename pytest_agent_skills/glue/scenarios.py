@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,7 @@ from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
-from .roots import selected_root_files, skill_roots
+from .roots import root_files, selected_root_files, skill_roots
 
 if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the first scenario file
     from ..scenario import Scenario
@@ -195,26 +195,16 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Scenario files under the skill roots that the walk of the test paths did not reach."""
-    roots = skill_roots(config)
-    if not roots:
+    found = root_files(config).scenarios
+    if not found:
         return
     collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}
-    found = ((root, path) for root in roots for path in _scenario_files(root))
     for path in selected_root_files(session, found):
         resolved = path.resolve()
         if resolved not in collected:
             collected.add(resolved)
             node = ScenarioFile.from_parent(session, path=path, **printable_node_id(session, path))
             items.extend(session.genitems(node))
-
-
-def _scenario_files(root: Path) -> Iterator[Path]:
-    from ..repository import walk_folders
-
-    for current, _dirnames, filenames in walk_folders(root):
-        for name in sorted(filenames):
-            if name.endswith(SCENARIO_SUFFIX):
-                yield Path(current) / name
 
 
 class ScenarioFile(pytest.File):

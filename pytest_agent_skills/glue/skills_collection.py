@@ -24,7 +24,7 @@ from ..filenames import SKILL_FILE
 from ..rules import PROFILE_NAMES
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
-from .roots import selected_root_files, skill_roots
+from .roots import root_files, selected_root_files
 
 if TYPE_CHECKING:  # the rule tables load when a skill is collected, the parser when a check runs
     from ..findings import Finding
@@ -169,7 +169,7 @@ def pytest_collection_modifyitems(
     if not _enabled(config):
         return
     collected = {item.parent.path.resolve() for item in items if isinstance(item, SkillCheckItem)}
-    for path in selected_root_files(session, _root_skill_files(config)):
+    for path in selected_root_files(session, root_files(config).skills):
         resolved = path.resolve()
         if resolved not in collected:
             collected.add(resolved)
@@ -178,19 +178,6 @@ def pytest_collection_modifyitems(
     # also builds, then drops, nodes for the siblings of a file given on the command line.
     files = {item.parent: None for item in items if isinstance(item, SkillCheckItem)}
     config.stash[_SKILL_FILES_KEY] = list(files)
-
-
-def _root_skill_files(config: pytest.Config) -> list[tuple[Path, Path]]:
-    roots = skill_roots(config)
-    if not roots:
-        return []
-    from ..repository import find_skill_dirs
-
-    return [
-        (root, directory / SKILL_FILE)
-        for root in roots
-        for directory in find_skill_dirs(root)
-    ]
 
 
 class SkillFile(pytest.File):
@@ -219,10 +206,12 @@ class SkillFile(pytest.File):
             name = skill.name
         node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
         node._skill = skill
-        node.skill_properties = [
-            ("skill_name", name),
-            ("skill_path", node.nodeid),  # the SKILL.md path relative to the rootdir
-        ]
+        node.skill_properties = []
+        if with_testcase_properties(parent.config):
+            node.skill_properties = [
+                ("skill_name", name),
+                ("skill_path", node.nodeid),  # the SKILL.md path relative to the rootdir
+            ]
         return node
 
     @property
@@ -283,7 +272,7 @@ class SkillCheckItem(pytest.Item):
     def __init__(self, *, check: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.check = check
-        if with_testcase_properties(self.config):
+        if self.parent.skill_properties:  # decided once per skill
             self.user_properties.extend(self.parent.skill_properties)
             self.user_properties.append(("skill_check", check))
 
