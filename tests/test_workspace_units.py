@@ -239,3 +239,31 @@ def test_an_image_without_bash_gives_a_workspace_error(tmp_path: Path) -> None:
     assert leftovers == []
     assert str(error.value).startswith(f"cannot run the command in a container of image {name!r}:")
     assert "the image needs bash and coreutils' sleep" in str(error.value)
+
+
+def test_a_commands_group_is_killed_before_its_shell_is_reaped() -> None:
+    """Until the shell is reaped its pid (and so its process group id) cannot be reused: the kill
+    of the group must come first, or it could hit another program's group."""
+    import subprocess
+
+    from pytest_agent_skills.workspace.process import supervise
+
+    process = subprocess.Popen(
+        ["sh", "-c", "echo done"], stdout=subprocess.PIPE, start_new_session=True
+    )
+    assert process.stdout is not None
+    seen: list[str] = []
+
+    def kill() -> None:  # what supervise calls once the shell has exited
+        try:
+            with open(f"/proc/{process.pid}/stat") as stat:
+                seen.append(stat.read().rsplit(")", 1)[1].split()[0])  # Z: exited, not reaped
+        except FileNotFoundError:
+            seen.append("reaped")
+
+    capture = BoundedCapture(1024)
+    exit_code, timed_out = supervise(process, {process.stdout.fileno(): capture}, 60, kill=kill)
+    process.stdout.close()
+
+    assert (exit_code, timed_out, capture.data()) == (0, False, b"done\n")
+    assert seen == ["Z"]

@@ -269,7 +269,7 @@ def _read_pipes(
             while open_fds or until_exit:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    return not until_exit or process.poll() is None
+                    return not until_exit or not _has_exited(process)
                 for key, _ in selector.select(remaining if tick is None else min(remaining, tick)):
                     if key.fd == exit_fd:
                         continue
@@ -279,12 +279,24 @@ def _read_pipes(
                     elif chunk is not None:
                         selector.unregister(key.fd)
                         open_fds.discard(key.fd)
-                if until_exit and process.poll() is not None:
+                if until_exit and _has_exited(process):
                     return False
             return False
     finally:
         if exit_fd is not None:
             os.close(exit_fd)
+
+
+def _has_exited(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the process has exited, without reaping it (``Popen.poll`` would): until it is
+    reaped its pid, hence its process group id, cannot be taken by another program, so the
+    kill of its group that follows never hits a stranger's."""
+    if process.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:  # reaped meanwhile by a wait() in another thread
+        return True
 
 
 def _read_chunk(fd: int) -> bytes | None:
