@@ -2,11 +2,12 @@
 
 The process gets pipes for stdin, stdout and stderr, or with ``tty`` one
 pseudo-terminal for all three (24x80; its echo and ``\\r\\n`` are what a
-terminal shows).  It runs in its own session, and a reader thread supervises
-it exactly as a ``run`` is supervised (:func:`~.process.supervise`): output
-into the stream, the timeout, and when the command's shell ends, every process
-it started killed (:func:`~.process.kill_tree`: its PID namespace, or its
-process group and the ``/proc`` sweep for its tag), so nothing outlives it.
+terminal shows).  It is a :class:`~.process.HostProcessTree`, as a run's
+command is, and a reader thread supervises it exactly as a ``run`` is
+supervised (:func:`~.process.supervise`): output into the stream, the timeout,
+and when the command's shell ends, every process it started killed
+(:func:`~.process.kill_tree`: its PID namespace, or its process group and the
+``/proc`` sweep for its tag), so nothing outlives it.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import subprocess
 import termios
 import threading
 from collections.abc import Sequence
+from functools import partial
 from typing import IO
 
 from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
-from .process import TAG_VARIABLE, Sink, kill_tagged, kill_tree, supervise
+from .process import HostProcessTree, Sink, kill_tagged, supervise
 from .runtime import ExecSpec
 
 TERMINAL_ROWS, TERMINAL_COLUMNS = 24, 80
@@ -42,19 +44,16 @@ class HostProcess(InteractiveProcess):
         sweep: bool = False,
     ) -> None:
         self._stream = stream
-        self._tag = spec.env[TAG_VARIABLE]
-        self._sweep = sweep
         self._write_lock = threading.Lock()
-        self._kill_lock = threading.Lock()
-        self._reaped = False
         self._files: list[IO[bytes]] = []
         sinks: dict[int, Sink]
+        start = partial(HostProcessTree.start_with, argv, cwd=spec.cwd, env=spec.env, sweep=sweep)
         if tty:
             master, slave = pty.openpty()
             size = struct.pack("HHHH", TERMINAL_ROWS, TERMINAL_COLUMNS, 0, 0)
             fcntl.ioctl(slave, termios.TIOCSWINSZ, size)
             try:
-                self._process = self._popen(argv, spec, slave)
+                self._tree = start(stdin=slave, output=slave)
             except BaseException:
                 os.close(master)
                 raise
@@ -64,8 +63,9 @@ class HostProcess(InteractiveProcess):
             self._owned_fd: int | None = master
             sinks = {master: stream.sink("stdout")}
         else:
-            self._process = self._popen(argv, spec, subprocess.PIPE)
-            stdin, stdout, stderr = self._process.stdin, self._process.stdout, self._process.stderr
+            self._tree = start(stdin=subprocess.PIPE, output=subprocess.PIPE)
+            process = self._tree.popen
+            stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
             assert stdin is not None and stdout is not None and stderr is not None
             self._files = [stdin, stdout, stderr]
             self._input = stdin.fileno()
@@ -77,27 +77,14 @@ class HostProcess(InteractiveProcess):
         )
         self.reader.start()
 
-    @staticmethod
-    def _popen(argv: Sequence[str], spec: ExecSpec, stdio: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            list(argv),
-            cwd=spec.cwd,
-            env=dict(spec.env),
-            stdin=stdio,
-            stdout=stdio,
-            stderr=stdio,
-            start_new_session=True,
-            close_fds=True,
-        )
-
     def _supervise(self, sinks: dict[int, Sink], timeout: float) -> None:
         exit_code, timed_out = -1, False
         try:
-            exit_code, timed_out = supervise(self._process, sinks, timeout, kill=self.terminate)
-            with self._kill_lock:  # reaped: its pid and process group id may be reused now
-                self._reaped = True
+            exit_code, timed_out = supervise(self._tree.popen, sinks, timeout, kill=self._tree.kill)
         finally:
-            self.terminate()
+            self._tree.kill()
+            if self._tree.sweep:  # a leftover the first sweep missed (the group id is not ours)
+                kill_tagged(self._tree.tag)
             self._close()
             self._stream.finish(exit_code, timed_out)
 
@@ -125,11 +112,7 @@ class HostProcess(InteractiveProcess):
             raise
 
     def terminate(self) -> None:
-        with self._kill_lock:
-            if not self._reaped:
-                kill_tree(self._process.pid, self._tag, sweep=self._sweep)
-            elif self._sweep:  # the tag still finds leftovers; the group id is not ours any more
-                kill_tagged(self._tag)
+        self._tree.kill()
 
     def __repr__(self) -> str:
-        return f"<HostProcess {self._process.pid}>"
+        return f"<HostProcess {self._tree.popen.pid}>"

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from .capture import BoundedCapture
 
@@ -120,24 +120,43 @@ class HostProcessTree:
         """Start ``argv`` with pipes for stdout and stderr; stdin is a file, or empty."""
         source = open(stdin, "rb") if stdin is not None else subprocess.DEVNULL  # noqa: SIM115
         try:
-            popen = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=dict(env),
-                stdin=source,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                close_fds=True,
+            return cls.start_with(
+                argv, cwd=cwd, env=env, sweep=sweep, stdin=source, output=subprocess.PIPE
             )
         finally:
             if stdin is not None:
                 source.close()  # type: ignore[union-attr]
+
+    @classmethod
+    def start_with(
+        cls,
+        argv: Sequence[str],
+        *,
+        cwd: Path,
+        env: Mapping[str, str],
+        sweep: bool,
+        stdin: int | IO[bytes],
+        output: int,
+    ) -> HostProcessTree:
+        """Start ``argv`` in its own session with ``stdin``, stdout and stderr to ``output``
+        (``subprocess.PIPE``: one pipe each; a terminal's file descriptor: that terminal)."""
+        popen = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=stdin,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+            close_fds=True,
+        )
         return cls(popen, env[TAG_VARIABLE], sweep=sweep)
 
     def kill(self) -> None:
+        """Kill the tree, then reap the shell, once, under one lock (once reaped, the pid and
+        process group id may belong to someone else)."""
         with self._lock:
-            if self._killed:  # once reaped, the pid may belong to someone else
+            if self._killed:
                 return
             self._killed = True
             kill_tree(self.popen.pid, self.tag, sweep=self.sweep)
