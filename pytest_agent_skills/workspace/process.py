@@ -190,21 +190,18 @@ def supervise(
     sinks: dict[int, Sink],
     timeout: float,
     *,
-    kill: Callable[[], None] | None = None,
+    kill: Callable[[], None],
 ) -> tuple[int, bool]:
     """Feed ``sinks`` (by file descriptor) until the process exits or ``timeout`` passes.
 
-    Then ``kill`` what is left of it (default: its process group), and drain the
+    Then ``kill`` what is left of it (:meth:`HostProcessTree.kill`), and drain the
     descriptors for at most :data:`DRAIN_GRACE_SECONDS`.  Returns the exit code
     (-1 on a timeout) and whether it timed out.  The caller closes the descriptors.
     """
     open_fds = set(sinks)
     deadline = time.monotonic() + timeout
     timed_out = _read_pipes(process, sinks, open_fds, deadline, until_exit=True)
-    if kill is None:
-        kill_group(process.pid)
-    else:
-        kill()
+    kill()
     exit_code = process.wait()
     if open_fds:
         drain_until = time.monotonic() + DRAIN_GRACE_SECONDS
@@ -226,24 +223,21 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def kill_tagged(tag: str, proc: Path = Path("/proc")) -> int:
-    """SIGKILL every process whose environment holds ``TAG_VARIABLE=tag``; how many were found.
+def kill_tagged(tag: str, proc: Path = Path("/proc")) -> None:
+    """SIGKILL every process whose environment holds ``TAG_VARIABLE=tag``.
 
     Only processes whose environment this user may read are seen (its own,
     or all as root); the sweep repeats until a pass finds none.
     """
     entry = f"{TAG_VARIABLE}={tag}".encode()
     own = os.getpid()
-    killed = 0
     for _ in range(SWEEP_PASSES):
         found = [pid for pid in _tagged_pids(proc, entry) if pid != own]
         for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        killed += len(found)
         if not found:
             break
-    return killed
 
 
 def _tagged_pids(proc: Path, entry: bytes) -> list[int]:
