@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -296,3 +297,28 @@ def test_the_skill_workspace_fixture_starts_sessions(pytester: pytest.Pytester) 
     result = pytester.runpytest("-p", "no:cacheprovider", "-o", "skills_validate=false")
 
     result.assert_outcomes(passed=1)
+
+
+def test_a_session_started_while_its_workspace_closes_is_killed(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """close() from another thread between the start of the process and the session's entry in
+    the workspace: the process must not outlive the workspace (here close() comes right then)."""
+    marker = unique_marker()
+    workspace = runtime.create_workspace("exec-closing")
+    start = runtime.start_interactive
+
+    def start_then_close(*arguments, **keywords):  # the other thread's close(), at that moment
+        process = start(*arguments, **keywords)
+        wait_for(lambda: processes_running(marker), "the session's sleep is running")
+        workspace.close()
+        return process
+
+    monkeypatch.setattr(runtime, "start_interactive", start_then_close)
+
+    closed = rf"^workspace {re.escape(str(workspace.path))} is closed$"
+    with pytest.raises(WorkspaceError, match=closed):
+        workspace.exec(greeter(), f"sleep {marker}")
+
+    assert all_gone(marker)
+    assert workspace.exec_sessions.ids() == []

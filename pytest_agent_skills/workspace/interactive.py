@@ -506,6 +506,7 @@ class ExecSessions:
         self._sessions: dict[str, ExecSession] = {}
         self._started = 0
         self._lock = threading.Lock()
+        self._closed = False
 
     def reserve(self) -> str:
         """The id of the next session; refused when the workspace holds too many."""
@@ -519,8 +520,14 @@ class ExecSessions:
             return session_id_for(self._started)
 
     def add(self, session: ExecSession) -> None:
+        """Hold ``session``; once :meth:`close` has run (the workspace closed while the session
+        started), kill it instead and raise :class:`WorkspaceError`."""
         with self._lock:
-            self._sessions[session.id] = session
+            if not self._closed:
+                self._sessions[session.id] = session
+                return
+        session.kill()
+        raise WorkspaceError(f"workspace {self._workspace.path} is closed")
 
     def get(self, session_id: str) -> ExecSession:
         with self._lock:
@@ -544,6 +551,7 @@ class ExecSessions:
     def close(self) -> None:
         """Kill every session (the workspace is closing); the first failure is raised after."""
         with self._lock:
+            self._closed = True
             sessions = list(self._sessions.values())
             self._sessions.clear()
         failures: list[WorkspaceError] = []
