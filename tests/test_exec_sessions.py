@@ -23,7 +23,13 @@ from exec_support import (
 )
 from workspace_support import make_skill, runtime, skill, work_root, workspace  # noqa: F401
 
-from pytest_agent_skills.workspace import Runtime, Workspace, WorkspaceError, WorkspacePathError
+from pytest_agent_skills.workspace import (
+    Runtime,
+    Workspace,
+    WorkspaceError,
+    WorkspacePathError,
+    interactive,
+)
 from pytest_agent_skills.workspace.interactive import (
     CHUNK_CAP_BYTES,
     UNREAD_CAP_BYTES,
@@ -244,6 +250,28 @@ def test_input_for_an_exited_process_is_reported_not_written(workspace: Workspac
         "exited",
         ("the process has exited; the input (5 bytes) was not written",),
     )
+
+
+def test_input_the_process_does_not_read_is_reported(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(interactive, "WRITE_TIMEOUT_SECONDS", 0.5)  # 5 s in earnest
+    size = 16 * 1024 * 1024  # more than every buffer on the way (pipe, pty, Docker's socket)
+    session = workspace.exec(greeter(), "printf 'Ready? '; exec sleep 600")
+    asked = session.poll(YIELD_MS)
+
+    chunk = session.write("x" * size)
+
+    assert asked.output == "Ready? "
+    [warning] = chunk.warnings
+    written = re.fullmatch(
+        rf"only (\d+) of {size} bytes of input were written within 0.5s: the process is not"
+        " reading its stdin",
+        warning,
+    )
+    assert written is not None, warning
+    assert 0 < int(written[1]) < size
+    assert chunk.status == "running"
 
 
 def test_a_closed_workspace_starts_no_session(runtime: Runtime, tmp_path: Path) -> None:

@@ -69,6 +69,10 @@ class DockerProcess(InteractiveProcess):
         self._socket: Any = self._attachment.socket
         self._frames = Demultiplexer(stream, tty)
         self._frames.feed(self._attachment.buffered())
+        # Reads and writes wait in _pump and write_within, never in the socket: with the Docker
+        # client's timeout (120 s) a write to a command that does not read blocked for that
+        # long and then failed as if the command had exited.
+        self._socket.setblocking(False)
         self.reader = threading.Thread(
             target=self._pump, args=(spec.timeout,), name="skills-exec-docker", daemon=True
         )
