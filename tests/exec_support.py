@@ -7,13 +7,16 @@ generous deadline and then asserts on content.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from protocol_support import EXAMPLE_SKILLS
 
 from pytest_agent_skills.skill import Skill
@@ -97,3 +100,24 @@ def wait_for(condition: Callable[[], Any], what: str) -> Any:
         assert time.monotonic() < deadline, f"{what}: not after {DEADLINE_SECONDS}s"
         time.sleep(0.05)
     return value
+
+
+@contextlib.contextmanager
+def descriptors_past_select_limit() -> Iterator[None]:
+    """Hold open files until a new file descriptor is numbered past 1024, the most select() takes
+    (a test process holding many files, sockets and pipes)."""
+    limits = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 4096
+    if limits[0] < wanted:
+        if limits[1] < wanted and os.geteuid() != 0:
+            pytest.skip(f"the open-file limit ({limits[1]}) is below {wanted} for this user")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, max(limits[1], wanted)))
+    held: list[int] = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        yield
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, limits)

@@ -14,6 +14,7 @@ from exec_support import (
     YIELD_MS,
     all_gone,
     answer_until_exit,
+    descriptors_past_select_limit,
     exited,
     greeter,
     poll_until,
@@ -257,10 +258,11 @@ def test_input_the_process_does_not_read_is_reported(
 ) -> None:
     monkeypatch.setattr(interactive, "WRITE_TIMEOUT_SECONDS", 0.5)  # 5 s in earnest
     size = 16 * 1024 * 1024  # more than every buffer on the way (pipe, pty, Docker's socket)
-    session = workspace.exec(greeter(), "printf 'Ready? '; exec sleep 600")
-    asked = session.poll(YIELD_MS)
 
-    chunk = session.write("x" * size)
+    with descriptors_past_select_limit():  # the session's own descriptors are numbered past 1024
+        session = workspace.exec(greeter(), "printf 'Ready? '; exec sleep 600")
+        asked = session.poll(YIELD_MS)
+        chunk = session.write("x" * size)
 
     assert asked.output == "Ready? "
     [warning] = chunk.warnings

@@ -319,8 +319,17 @@ def write_within(target: Any, send: Callable[[bytes], int], data: bytes, timeout
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        select.select([], [target], [], remaining)
+        wait_ready(target, select.POLLOUT, remaining)
     return written
+
+
+def wait_ready(target: Any, events: int, timeout: float) -> bool:
+    """Whether ``target`` (a file descriptor or a socket) is ready for ``events`` (``POLLIN``,
+    ``POLLOUT``) within ``timeout`` seconds; its end or an error counts as ready.  poll(), not
+    select(), which refuses descriptors numbered past 1024."""
+    poller = select.poll()
+    poller.register(target, events)
+    return bool(poller.poll(max(0.0, timeout) * 1000))
 
 
 # --- sessions ---------------------------------------------------------------------------------

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from .docker_attach import Demultiplexer, ExecAttachment
 from .errors import WorkspaceError
-from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
+from .interactive import (
+    InteractiveProcess,
+    OutputStream,
+    ProcessGoneError,
+    wait_ready,
+    write_within,
+)
 from .runtime import ExecSpec
 
 if TYPE_CHECKING:
@@ -88,8 +94,7 @@ class DockerProcess(InteractiveProcess):
                 if remaining <= 0:
                     timed_out = True
                     break
-                ready, _, _ = select.select([self._socket], [], [], remaining)
-                if not ready:
+                if not wait_ready(self._socket, select.POLLIN, remaining):
                     continue
                 try:
                     data = self._socket.recv(65536)
