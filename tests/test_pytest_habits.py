@@ -383,3 +383,53 @@ def test_each_xdist_worker_parses_only_the_skills_it_checks(
     # Each skill about once in all (a skill whose checks the two workers share, twice).
     assert len(parsed["gw0"]) + len(parsed["gw1"]) < 1.5 * (skills + 1)
     assert {Path(d).name for d in parsed["gw0"] + parsed["gw1"]} >= {"skill-00", "zz-twin"}
+
+
+COUNT_LISTINGS = """
+import os
+from pytest_agent_skills.listings import FolderListings
+
+_entries = FolderListings.entries
+
+
+def _counting_entries(self, folder):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "serial")
+    with open(os.path.join(os.environ["LISTING_LOG"], worker), "a") as log:
+        log.write(f"{folder}\\n")
+    return _entries(self, folder)
+
+
+FolderListings.entries = _counting_entries
+"""
+
+
+def test_each_process_walks_the_skill_roots_once_for_skills_and_scenarios(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The skill and the scenario glue both look for their files under the roots; no scenario
+    # here, so that no conversation walks the root again to find its skills.
+    root = pytester.path / ".claude" / "skills"
+    for name in ("alpha", "beta"):
+        write_skill(root, name)
+    pytester.makeini("[pytest]\nskills_roots = .claude/skills\n")
+    pytester.makepyfile(count_listings=COUNT_LISTINGS)
+    log = pytester.mkdir("listings")
+    monkeypatch.setenv("LISTING_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    for extra in ([], ["-n", "2"]):
+        result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_listings", *extra)
+        result.assert_outcomes(passed=2 * CHECKS)
+    # The root folder is listed by walks only (a skill's checks list the skill's own folders).
+    walks = {path.name: path.read_text().splitlines().count(str(root)) for path in log.iterdir()}
+    assert walks == {"serial": 1, "gw0": 1, "gw1": 1}
+
+
+# --- 6. start-up ----------------------------------------------------------------------------
+
+
+def test_a_glue_module_given_with_p_before_the_plugin_is_not_registered_twice(
+    repo: pytest.Pytester,
+) -> None:
+    # -p names load before the installed plugins, ours included, which registers its glue.
+    result = run(repo, "-p", "pytest_agent_skills.glue.scenarios")
+    result.assert_outcomes(passed=2 + 2 * CHECKS + 1)
