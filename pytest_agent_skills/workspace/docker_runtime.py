@@ -195,7 +195,7 @@ class DockerRuntime(Runtime):
         running = _RunningExec(container, self.user)
         workspace.processes.add(running)
         try:
-            outcome = self._stream(container, exec_id, spec, started)
+            outcome = self._stream(running, exec_id, spec, started)
         finally:
             workspace.processes.discard(running)
         if outcome.exit_code == NOT_SHARED_STATUS and outcome.stderr.data().startswith(
@@ -211,7 +211,7 @@ class DockerRuntime(Runtime):
         return outcome
 
     def _stream(
-        self, container: Any, exec_id: str, spec: ExecSpec, started: float
+        self, running: _RunningExec, exec_id: str, spec: ExecSpec, started: float
     ) -> ProcessOutcome:
         """Read the exec's output into bounded captures; kill its processes at the timeout."""
         api = self.client.api
@@ -237,11 +237,11 @@ class DockerRuntime(Runtime):
         reader.join(spec.timeout)
         timed_out = reader.is_alive()
         if timed_out:
-            container.exec_run(KILL_ALL, user=self.user)
+            running.kill()
             reader.join(10)
         if failure:
             raise WorkspaceError(
-                f"docker exec in container {container.short_id} failed: {failure[0]}"
+                f"docker exec in container {running.container.short_id} failed: {failure[0]}"
             )
         exit_code = api.exec_inspect(exec_id).get("ExitCode")
         return ProcessOutcome(
