@@ -82,6 +82,33 @@ def test_failing_test_reports_the_workspace_and_last_run(project: pytest.Pyteste
     )
 
 
+def test_a_failure_report_names_the_interactive_sessions(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        """
+        def test_fails(skill_workspace):
+            ws = skill_workspace("demo")
+            session = ws.exec("printf 'Name? '; read name")
+            assert session.poll(60000).output == "Name? "
+            assert False
+        """
+    )
+
+    result = project.runpytest("-p", "no:cacheprovider")
+
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agent-skills workspace demo -*",
+            "runtime: local",
+            "workspace: */work-root/ws_test_fails_* (removed after the test;"
+            " keep it with --skills-keep-workspaces)",
+            "exec session 00000000-0000-4000-8000-000000000001: \"printf 'Name? '; read name\""
+            " (running)",
+        ]
+    )
+    result.stdout.no_fnmatch_line("no command was run")
+
+
 def test_the_failure_report_hook_joins_with_the_first_workspace_fixture(
     project: pytest.Pytester,
 ) -> None:

@@ -128,6 +128,7 @@ class SkillWorkspace:
         self.workspace = workspace
         self.skill = skill
         self.results: list[RunResult] = []
+        self.sessions: list[ExecSession] = []
         self._base_dir = base_dir
         self._update = update
         self._config = config  # the session's expected-file ledger is in its stash
@@ -204,7 +205,7 @@ class SkillWorkspace:
     ) -> ExecSession:
         """Start ``command`` interactively in the staged skill: ``poll``, ``write``, ``result``
         (see docs/workspace.md, ``exec()``); the workspace's end kills it."""
-        return self.workspace.exec(
+        session = self.workspace.exec(
             self.skill,
             command,
             output_files=output_files,
@@ -214,6 +215,8 @@ class SkillWorkspace:
             cwd=cwd,
             tty=tty,
         )
+        self.sessions.append(session)
+        return session
 
     def assert_output_exists(self, name: str) -> Path:
         from ..workspace import assertions
@@ -395,9 +398,12 @@ def _describe(handle: SkillWorkspace) -> str:
         f"workspace: {handle.path}"
         + ("" if kept else " (removed after the test; keep it with --skills-keep-workspaces)"),
     ]
+    for session in handle.sessions:
+        lines.append(f"exec session {session.id}: {session.command!r} ({session.status})")
     last = handle.last_result
     if last is None:
-        lines.append("no command was run")
+        if not handle.sessions:
+            lines.append("no command was run")
         return "\n".join(lines)
     lines.append(
         f"last run: exit_code={last.exit_code} timed_out={str(last.timed_out).lower()}"
