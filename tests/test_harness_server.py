@@ -8,6 +8,7 @@ import json
 import socket
 
 import httpx
+import pytest
 from harness_support import SKILLS
 
 from pytest_agent_skills.harness import (
@@ -93,3 +94,92 @@ def test_stop_closes_the_connections_kept_alive() -> None:
         while chunk := connection.recv(65536):
             rest += chunk
         assert connection.recv(1) == b""  # the server closed it
+
+
+def exchange(server: LoopbackServer, request: bytes) -> bytes:
+    """Send raw bytes and read until the server closes the connection."""
+    host, port = server.origin.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as connection:
+        connection.sendall(request)
+        reply = b""
+        while chunk := connection.recv(65536):
+            reply += chunk
+    return reply
+
+
+def head_and_body(reply: bytes) -> tuple[list[str], bytes]:
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return head.decode("latin-1").split("\r\n"), body
+
+
+def test_an_answer_is_one_piece_with_its_length_and_a_date() -> None:
+    with LoopbackServer(ScriptedBackend(ScriptedModel([{"say": "one"}]))) as server:
+        body = b'{"messages": []}'
+        reply = exchange(
+            server,
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body),
+        )
+    lines, payload = head_and_body(reply)
+    assert lines[0] == "HTTP/1.1 200 OK"
+    assert f"Content-Length: {len(payload)}" in lines
+    assert "Connection: close" in lines
+    assert any(line.startswith("Date: ") and line.endswith(" GMT") for line in lines)
+    assert json.loads(payload)["choices"][0]["message"]["content"] == "one"
+
+
+def test_an_http_1_0_client_and_an_expect_100_continue_are_answered() -> None:
+    with LoopbackServer(ScriptedBackend(ScriptedModel([{"say": "a"}, {"say": "b"}]))) as server:
+        body = b'{"messages": []}'
+        old = exchange(
+            server,
+            b"POST /v1/chat/completions HTTP/1.0\r\nContent-Length: %d\r\n\r\n%s"
+            % (len(body), body),
+        )
+        waiting = exchange(
+            server,
+            b"POST /v1/chat/completions HTTP/1.1\r\nExpect: 100-continue\r\nConnection: close"
+            b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+        )
+    assert head_and_body(old)[0][0] == "HTTP/1.1 200 OK"  # and closed: exchange() returned
+    assert waiting.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n")
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "message"),
+    [
+        (b"POST /v1/chat/completions\r\n\r\n", "400 Bad Request", "bad request line"),
+        (b"GET / HTTP/2.0\r\n\r\n", "400 Bad Request", "bad request line 'GET / HTTP/2.0'"),
+        (b"POST / HTTP/1.1\r\nNo colon\r\n\r\n", "400 Bad Request", "bad header line 'No colon'"),
+        (
+            b"POST / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n",
+            "400 Bad Request",
+            "bad header line ' folded'",
+        ),
+        (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", "400 Bad Request", "bad Content-Length"),
+        (
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "501 Not Implemented",
+            "unsupported Transfer-Encoding 'gzip'",
+        ),
+        (
+            b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "400 Bad Request",
+            "bad chunk size b'zz'",
+        ),
+        (
+            b"POST / HTTP/1.1\r\nX: " + b"y" * 70000 + b"\r\n\r\n",
+            "431 Request Header Fields Too Large",
+            "request head over 65536 bytes",
+        ),
+    ],
+)
+def test_a_request_that_cannot_be_read_is_refused_and_the_connection_closed(
+    request_bytes: bytes, status: str, message: str
+) -> None:
+    with LoopbackServer(ScriptedBackend(ScriptedModel([{"say": "never"}]))) as server:
+        lines, payload = head_and_body(exchange(server, request_bytes))
+        assert server.requests == 0
+    assert lines[0] == f"HTTP/1.1 {status}"
+    assert "Connection: close" in lines
+    assert json.loads(payload)["error"]["message"].startswith(message)

@@ -1,4 +1,4 @@
-"""A loopback OpenAI-compatible server: an HTTP/1.1 keep-alive server in a thread.
+"""A loopback OpenAI-compatible server: HTTP/1.1 with keep-alive, a thread per connection.
 
 It answers ``POST /v1/chat/completions`` from a *backend* (scripted turns,
 cassette replay, or a recording proxy to an upstream endpoint), as a
@@ -10,9 +10,8 @@ cassette miss) instead of a generic API error.
 
 Connections are kept alive (every answer has a ``Content-Length``), so a
 conversation's requests share one TCP connection of the client's pool: a new
-connection per request cost more than the rest of the server's work.  The
-standard library's ``http.server`` does it; werkzeug's development server
-closes every connection.
+connection per request cost more than the rest of the server's work.  The wire
+format is read and written by :mod:`.http11` (why not ``http.server``: see there).
 """
 
 from __future__ import annotations
@@ -23,9 +22,9 @@ import json
 import socket
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from .http11 import BadRequest, RequestReader, answer_bytes
 from .turns import completion_chunks
 
 
@@ -52,69 +51,6 @@ class HttpAnswer:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
-    server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        # Headers and body go out in separate writes: without this, Nagle's
-        # algorithm holds the body back until the client acknowledges the headers.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.server.connections.add(self.connection)
-        self.server.loopback.connections_opened += 1
-
-    def finish(self) -> None:
-        self.server.connections.discard(self.connection)
-        super().finish()
-
-    def do_POST(self) -> None:
-        self._answer()
-
-    def do_GET(self) -> None:
-        self._answer()
-
-    def _answer(self) -> None:
-        answer = self.server.loopback._answer(
-            self.command, self.path, dict(self.headers), self._body()
-        )
-        self.send_response(answer.status)
-        self.send_header("Content-Type", answer.content_type)
-        self.send_header("Content-Length", str(len(answer.payload)))
-        for name, value in answer.headers.items():
-            if name.lower() not in ("content-type", "content-length", "transfer-encoding"):
-                self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(answer.payload)
-
-    def _body(self) -> bytes:
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            parts = []
-            while True:
-                size = int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16)
-                if not size:
-                    while self.rfile.readline().strip():  # trailers, up to the blank line
-                        pass
-                    return b"".join(parts)
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], loopback: LoopbackServer) -> None:
-        self.loopback = loopback
-        #: Open client connections, closed by :meth:`LoopbackServer.stop`.
-        self.connections: set[socket.socket] = set()
-        super().__init__(address, _Handler)
-
-
 class LoopbackServer:
     """Serve backends on ``127.0.0.1`` on a free port until :meth:`stop`.
 
@@ -130,18 +66,19 @@ class LoopbackServer:
         #: TCP connections accepted so far (kept alive, one serves many requests).
         self.connections_opened = 0
         self._mounted = itertools.count(1)
-        self._server = _Server((host, 0), self)
+        self._listener = socket.create_server((host, 0))
+        self._address: tuple[str, int] = self._listener.getsockname()[:2]
+        #: Open client connections, closed by :meth:`stop`.
+        self._connections: set[socket.socket] = set()
+        self._stopping = False
         self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="agent-skills-loopback",
-            daemon=True,
+            target=self._accept, name="agent-skills-loopback", daemon=True
         )
         self._thread.start()
 
     @property
     def origin(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = self._address
         return f"http://{host}:{port}"
 
     @property
@@ -159,12 +96,17 @@ class LoopbackServer:
         self.errors.pop(key, None)
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        for connection in list(self._server.connections):
-            with contextlib.suppress(OSError):  # already closed by the client
-                connection.shutdown(socket.SHUT_RDWR)  # ends the handler blocked on it
+        if self._stopping:
+            return
+        self._stopping = True
+        # A blocked accept() does not notice its socket closing: wake it with a connection.
+        with contextlib.suppress(OSError):
+            socket.create_connection(self._address, timeout=5).close()
         self._thread.join(timeout=5)
+        self._listener.close()
+        for connection in list(self._connections):
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)  # ends the thread blocked on it
 
     def __enter__(self) -> LoopbackServer:
         return self
@@ -177,6 +119,55 @@ class LoopbackServer:
         error = self.errors.pop(key, None)
         if error is not None:
             raise error
+
+    def _accept(self) -> None:
+        while True:
+            connection, _ = self._listener.accept()
+            if self._stopping:
+                connection.close()
+                return
+            # An answer is one write, but the previous one may still wait for the client's
+            # delayed acknowledgement: without this, Nagle's algorithm would hold it back.
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._connections.add(connection)
+            self.connections_opened += 1
+            threading.Thread(
+                target=self._serve, args=(connection,), name="agent-skills-loopback", daemon=True
+            ).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        reader = RequestReader(connection)
+        try:
+            while True:
+                try:
+                    request = reader.next_request()
+                except BadRequest as error:
+                    message = json.dumps({"error": {"message": str(error)}}).encode()
+                    connection.sendall(
+                        answer_bytes(error.status, "application/json", message, close=True)
+                    )
+                    return
+                if request is None:
+                    return
+                answer = self._answer(
+                    request.method, request.target, request.headers, request.body
+                )
+                connection.sendall(
+                    answer_bytes(
+                        answer.status,
+                        answer.content_type,
+                        answer.payload,
+                        answer.headers,
+                        close=not request.keep_alive,
+                    )
+                )
+                if not request.keep_alive:
+                    return
+        except OSError:  # the client went away, or stop() shut the connection
+            return
+        finally:
+            self._connections.discard(connection)
+            connection.close()
 
     def _answer(
         self, method: str, target: str, headers: dict[str, str], data: bytes
