@@ -663,6 +663,8 @@ class Skill:
         return self.substitute_base_dir(raw.decode("utf-8"))
 
     def substitute_base_dir(self, text: str, base_dir: Path | str | None = None) -> str:
+        if BASE_DIR_PLACEHOLDER not in text:  # most texts: no path to resolve (~50 us)
+            return text
         target = str(base_dir if base_dir is not None else self.directory.resolve())
         return text.replace(BASE_DIR_PLACEHOLDER, target)
 
