@@ -142,3 +142,34 @@ def test_the_trajectory_records_requests_state_and_files() -> None:
     assert "      state temp:skill:loaded:notes = 1" in shown
     assert "    say ok" in shown
     assert shown[-1] == "  files: out/a.txt (3 B), work/inputs/in.txt (1 B)"
+
+
+def test_captured_files_are_regular_files_in_path_order_never_through_a_link(tmp_path) -> None:
+    from pytest_agent_skills.harness.trajectory import capture_files
+
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "secret.txt").write_text("no")
+    root = tmp_path / "ws"
+    for name, text in {
+        "out/b.txt": "b",
+        "out/a/z.txt": "z",
+        "out/a-c.txt": "ac",
+        "work/inputs/in.txt": "x",
+        "skills/notes/SKILL.md": "staged",
+        "runs/run_1/stdout": "log",
+        "metadata.json": "{}",
+        "out/runs/kept.txt": "k",
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "out" / "linked").symlink_to(outside, target_is_directory=True)
+    (root / "out" / "secret.txt").symlink_to(outside / "secret.txt")
+    (root / "out" / "pipe").mkdir()
+    assert list(capture_files(root).items()) == [
+        ("out/a/z.txt", b"z"),
+        ("out/a-c.txt", b"ac"),
+        ("out/b.txt", b"b"),
+        ("out/runs/kept.txt", b"k"),
+        ("work/inputs/in.txt", b"x"),
+    ]

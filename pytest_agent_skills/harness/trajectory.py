@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -246,10 +248,25 @@ def _trim(text: str, limit: int = _SHOWN_RESULT) -> str:
 def capture_files(
     root: Path, skip: tuple[str, ...] = ("skills", "runs", "metadata.json")
 ) -> dict[str, bytes]:
-    """Regular files under ``root`` (not following symlinks), minus staged skills and run logs."""
+    """Regular files under ``root`` (not following symlinks), minus staged skills and run logs,
+    in path order.  The skipped top-level folders are not walked at all."""
     files: dict[str, bytes] = {}
     if not root.is_dir():
         return files
+    found: list[tuple[tuple[str, ...], str]] = []
+    for current, folders, names in os.walk(root):  # never into a linked folder
+        parts = Path(current).relative_to(root).parts
+        if not parts:
+            folders[:] = [name for name in folders if name not in skip]
+            names = [name for name in names if name not in skip]
+        for name in names:
+            path = os.path.join(current, name)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                found.append(((*parts, name), path))
+    for parts, path in sorted(found):
+        with open(path, "rb") as handle:
+            files["/".join(parts)] = handle.read(FILE_CAPTURE_LIMIT)
+    return files
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
         if relative.parts[0] in skip or path.is_symlink() or not path.is_file():
