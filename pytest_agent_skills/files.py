@@ -58,7 +58,18 @@ class FileReadError(LocatedError):
 
 
 class OutsideFolderError(FileReadError):
-    """A symbolic link that leads out of the folder the file belongs to."""
+    """A symbolic link that leads out of the folder the file belongs to: the file itself, or
+    a folder on its way (``through_folder``).  ``description`` is the reason without its
+    leading "is ", for messages that name the file another way."""
+
+    def __init__(self, path: Path | str, *, through_folder: bool = False) -> None:
+        link, copy = ("reached through", "folder") if through_folder else ("", "file")
+        self.description = (
+            f"{link + ' ' if link else ''}a symbolic link to a {copy} outside the skill folder;"
+            " it is not followed (only the skill folder is staged for the agent). Replace the"
+            f" link with a copy of the {copy}."
+        )
+        super().__init__(path, f"is {self.description}")
 
 
 class NotRegularFileError(FileReadError):
@@ -118,6 +129,17 @@ def read_skill_file(directory: Path | str, relative: str) -> bytes:
     return read_inside(directory, relative, limit=MAX_SKILL_FILE_BYTES, what="skill file")
 
 
+def resolve_inside(folder: Path | str, path: str) -> str:
+    """The real path of ``path`` (under ``folder``), its links resolved; raises
+    :class:`OutsideFolderError` when they lead out of ``folder``.  Nothing is opened."""
+    inside = os.path.realpath(folder).rstrip(os.sep) + os.sep
+    target = os.path.realpath(path)
+    if not target.startswith(inside):
+        parent = os.path.realpath(os.path.dirname(path)) + os.sep
+        raise OutsideFolderError(path, through_folder=not parent.startswith(inside))
+    return target
+
+
 def check_skill_file(path: str, status: os.stat_result) -> None:
     """Refuse ``path`` as :func:`read_skill_file` would, without opening or reading it.
 
@@ -141,7 +163,9 @@ class _LinkOnTheWay(Exception):
     """A symbolic link between the folder and the file: resolve it and check where it leads."""
 
 
-_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK})
+#: What opening a link with O_NOFOLLOW fails with: ELOOP (EMLINK on FreeBSD); ENOTDIR with
+#: O_DIRECTORY too (a folder on the way), which a file standing there gives as well.
+_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, errno.ENOTDIR})
 _DIRECTORY_FLAGS = (
     os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 )
@@ -175,14 +199,7 @@ def _open_beneath(folder: str, relative: str, path: str) -> int:
 
 def _open_resolved(path: str, folder: Path | str) -> int:
     """A descriptor for ``path`` whose links were resolved, when they stay inside ``folder``."""
-    target = os.path.realpath(path)
-    if not target.startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep):
-        raise OutsideFolderError(
-            path,
-            "is a symbolic link to a file outside the skill folder; it is not followed"
-            " (only the skill folder is staged for the agent). Replace the link with a copy"
-            " of the file.",
-        )
+    target = resolve_inside(folder, path)
     _require_regular(path, os.lstat(target).st_mode)  # a fifo or a device is never opened
     return os.open(target, _OPEN_FLAGS)
 

@@ -114,6 +114,70 @@ def test_a_doc_linked_outside_the_skill_is_not_followed(tmp_path: Path, secret: 
         Skill.load(skill).read_text("references/guide.md")
 
 
+def test_a_folder_linked_inside_the_skill_is_followed(tmp_path: Path) -> None:
+    """A link to a folder of the skill is one more way into the skill: its docs are read (and
+    their own links checked) like any other."""
+    body = "Read [a](alias/a.md), then scripts/run.py.\n"
+    files = {"real/a.md": "Then [b](b.md).\n", "real/b.md": "B.\n", "real/run.py": ""}
+    skill = write_skill(tmp_path, "aliased", body=body, files=files)
+    (skill / "alias").symlink_to("real", target_is_directory=True)
+    (skill / "scripts").symlink_to("real", target_is_directory=True)
+    assert findings(skill) == [
+        (
+            "reference-nested",
+            5,
+            "'alias/a.md' refers on to 'alias/b.md', which SKILL.md does not link; keep references"
+            " one level deep: link it from SKILL.md too.",
+        )
+    ]
+    assert Skill.load(skill).read_text("alias/a.md") == "Then [b](b.md).\n"
+    with pytest.raises(FileNotFoundError):  # a file where a folder should be: still missing
+        Skill.load(skill).read_text("alias/a.md/c.md")
+
+
+#: The end of every finding about a path that leads out of the skill through a linked folder.
+THROUGH_FOLDER = (
+    "reached through a symbolic link to a folder outside the skill folder; it is not followed"
+    " (only the skill folder is staged for the agent). Replace the link with a copy of the"
+    " folder."
+)
+
+
+def test_a_folder_linked_outside_the_skill_is_not_followed(tmp_path: Path, secret: Path) -> None:
+    (secret.parent / "s.md").write_text(f"{SECRET}\n[more](more.md)\n")
+    (secret.parent / "run.py").write_text(f"# {SECRET}\n")
+    body = "Read [s](ext/s.md).\nRun `python ext/run.py`.\n"
+    skill = write_skill(tmp_path / "skills", "outward", body=body)
+    (skill / "ext").symlink_to("../../outside", target_is_directory=True)
+    assert findings(skill) == [
+        ("reference-outside", 5, f"the body refers to 'ext/s.md', {THROUGH_FOLDER}"),
+        ("reference-outside", 6, f"the body refers to 'ext/run.py', {THROUGH_FOLDER}"),
+    ]
+    with pytest.raises(OutsideFolderError) as caught:
+        Skill.load(skill).read_text("ext/s.md")
+    assert caught.value.reason == f"is {THROUGH_FOLDER}"
+    done = agent_skills("validate", "skills/outward", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr  # reference-outside is a warning
+    assert "wJalr" not in done.stdout + done.stderr
+
+
+def test_a_script_linked_outside_the_skill_is_a_reference_outside(
+    tmp_path: Path, secret: Path
+) -> None:
+    skill = write_skill(tmp_path, "leaky-script", body="Run `python scripts/run.py`.\n")
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "run.py").symlink_to(secret)
+    assert findings(skill) == [
+        (
+            "reference-outside",
+            5,
+            "the body refers to 'scripts/run.py', a symbolic link to a file outside the skill"
+            " folder; it is not followed (only the skill folder is staged for the agent). Replace"
+            " the link with a copy of the file.",
+        )
+    ]
+
+
 def test_a_named_pipe_linked_from_skill_md_does_not_hang_validation(tmp_path: Path) -> None:
     skill = write_skill(tmp_path / "skills", "piped", body=LINKED_DOC)
     (skill / "references").mkdir()

@@ -24,6 +24,7 @@ from ..files import (
     OutsideFolderError,
     check_skill_file,
     read_skill_file,
+    resolve_inside,
 )
 from ..listings import FolderListings, Kind
 from ..skill import SKILL_FILE, Skill
@@ -108,9 +109,13 @@ class _Files:
             except OSError:
                 pass  # e.g. not allowed to look: the reader below words it
         # Not settled by the listings (a link, a pipe, a name a case-insensitive file system
-        # matches): the careful reader decides.
+        # matches): the careful reader decides; a link out of the skill is never followed.
+        content = None
         try:
-            content = _read_markdown(self.root, path) if markdown else None
+            if markdown:
+                content = _read_markdown(self.root, path)
+            else:
+                resolve_inside(self.root, path)
         except FileReadError as error:
             return _Target(path, refused=error)
         if content is not None:
@@ -272,9 +277,7 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             yield Hit(
                 "reference-outside",
                 reference.line,
-                f"the body refers to {reference.target!r}, a symbolic link to a file outside the"
-                " skill folder; it is not followed (only the skill folder is staged for the"
-                " agent). Replace the link with a copy of the file.",
+                f"the body refers to {reference.target!r}, {target.refused.description}",
             )
         elif target.refused is not None:
             message = f"the body refers to {reference.target!r}, which {target.refused.reason}"
