@@ -678,7 +678,22 @@ def _read_inline(
             at = line + blocks.first_line
             blocks.directives.extend(_comment_directives(child.content, at))
         elif kind == "code_inline" and "](" in child.content:
-            blocks.hidden.append((line, end - 1, child.content))
+            closer = _code_span_closer(content, offset + len(child.markup), len(child.markup))
+            blocks.hidden.append((line, first + content.count("\n", 0, closer), child.content))
+
+
+def _code_span_closer(content: str, position: int, length: int) -> int:
+    """Where the code span whose opening run of ``length`` backticks ends at ``position``
+    closes: the next run of exactly as many backticks (as markdown-it's backtick rule)."""
+    while True:
+        start = content.find("`", position)
+        if start < 0:  # the parser found a closer: never met
+            return len(content)
+        position = start + 1
+        while position < len(content) and content[position] == "`":
+            position += 1
+        if position - start == length:
+            return start
 
 
 def _line_of(lines: list[str], target: str, line: int, end: int) -> int:

@@ -3,13 +3,20 @@ gives the parser's answers wherever a rule relies on it (checked on generated Ma
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_agent_skills.bodyscan import MarkdownText, Reference, is_markdown_info, one_per_line
+from pytest_agent_skills.bodyscan import (
+    MarkdownText,
+    Reference,
+    is_markdown_info,
+    link_target,
+    one_per_line,
+)
 
 FOLDERS = frozenset({"scripts", "references", "assets", "docs"})
 
@@ -80,6 +87,22 @@ def test_markdown_examples_comments_and_link_syntax_in_code_refer_to_nothing() -
 def test_a_reference_link_is_checked_at_its_definition_and_a_footnote_is_no_definition() -> None:
     text = "Read the [guide][1].\n\n[1]: docs/gone.md\n[^2]: Smith, docs/note.md (2020).\n"
     assert parsed(text) == [(3, "docs/gone.md", "definition"), (4, "docs/note.md", "path")]
+
+
+def test_a_code_span_showing_link_syntax_hides_only_its_own_lines() -> None:
+    text = (
+        "Show `[x](docs/a.md)` syntax,\n"
+        "then read docs/a.md.\n"  # the same path, outside the span
+        "\n"
+        "Show ``[y](docs/b.md) `\n"  # a span over two lines, holding a shorter run
+        "more`` and docs/c.md,\n"
+        "then docs/b.md.\n"
+    )
+    assert parsed(text) == [
+        (2, "docs/a.md", "path"),
+        (5, "docs/c.md", "path"),
+        (6, "docs/b.md", "path"),
+    ]
 
 
 def test_link_lines_follow_line_breaks_inside_paragraphs() -> None:
@@ -244,6 +267,7 @@ FRAGMENTS = (
     "<div>\n[h](docs/html.md)\n</div>",
     "Paragraph\n```\nunclosed scripts/u.py",
     "`code\nspan` [after](docs/after.md)",
+    "Show `[t](docs/t.md)`\nthen docs/t.md.",
     "[multi\nline](docs/multi.md)",
     "[amp](docs/a&amp;b.md)",
     "[paren](docs/x(1).md \"t\")",
@@ -311,3 +335,78 @@ def test_the_scan_gives_the_parsers_answer_wherever_it_tells(text: str, first: i
 
 def test_reference_type_is_plain_data() -> None:
     assert Reference(3, "docs/a.md", "link").offset == -1
+
+
+
+#: A bare path as the rules define it, for the independent reading below.
+BARE_PATH = re.compile(r"(?<![\w./$~-])((?:[\w-]+/)+[\w.-]*\w\.[A-Za-z0-9]+)(?![\w/])")
+
+
+def _full_parse(text: str, first: int) -> set[tuple[int, int, str, str]]:
+    """(first line, end line, target, link|path) of each block's references, read from
+    markdown-it's full parse of ``text`` (not from the module's partial, positioned one)."""
+    from markdown_it import MarkdownIt
+
+    def paths(source: str) -> list[str]:
+        found = (match.group(1) for match in BARE_PATH.finditer(source))
+        return [path for path in found if path.split("/", 1)[0] in FOLDERS]
+
+    found: set[tuple[int, int, str, str]] = set()
+    links: list[tuple[int, int, str]] = []
+    defined: set[str] = set()
+    for token in MarkdownIt("commonmark", {"inline_definitions": True}).parse(text):
+        if token.map is None:
+            continue
+        lines = (token.map[0] + first, token.map[1] + first)
+        sources: list[str] = []
+        code = token.type == "code_block" or (
+            token.type == "fence" and not is_markdown_info(token.info)
+        )
+        if code or (token.type == "html_block" and not token.content.lstrip().startswith("<!--")):
+            sources.append(token.content)
+        elif token.type == "definition" and not token.meta["label"].startswith("^"):
+            sources.append(token.meta["url"])
+            target = link_target(token.meta["url"])
+            if target is not None:
+                defined.add(target)
+                found.add((*lines, target, "link"))
+        elif token.type == "inline":
+            for child in token.children or []:
+                if child.type == "text" or (
+                    child.type in ("code_inline", "html_inline")
+                    and "](" not in child.content
+                    and not child.content.startswith("<!--")
+                ):
+                    sources.append(child.content)
+                elif child.type in ("link_open", "image"):
+                    href = str(child.attrs["href" if child.type == "link_open" else "src"])
+                    if href in token.content:  # written here, not a reference link's
+                        sources.append(href)
+                    target = link_target(href)
+                    if target is not None:
+                        links.append((*lines, target))
+                    if child.type == "image":
+                        sources.append(child.content)
+        found.update((*lines, path, "path") for source in sources for path in paths(source))
+    # A reference link is reported at its definition, which holds the path.
+    found.update((*link, "link") for link in links if link[2] not in defined)
+    return found
+
+
+@settings(max_examples=600, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(BODIES, st.integers(min_value=1, max_value=30))
+def test_the_parsers_answer_is_markdown_its_full_parse(text: str, first: int) -> None:
+    """What the rules take as the parser's answer (a partial parse, positioned inline tokens,
+    spans hidden by line) is, block by block, what a full parse of the text reads."""
+    ours = _whole_parse(MarkdownText(text, first))
+    full = _full_parse(text, first)
+    for line, target, kind in ours:
+        assert any(
+            (start <= line < end and target == found and kind == found_kind)
+            for start, end, found, found_kind in full
+        ), (line, target, kind)
+    for start, end, target, kind in full:
+        assert any(
+            start <= line < end and target == found and kind == found_kind
+            for line, found, found_kind in ours
+        ), (start, end, target, kind)
