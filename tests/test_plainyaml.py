@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from pytest_agent_skills.skill import _duplicate_keys
 COMMON_KEYS = ("name", "description", "license", "metadata", "author", "version", "a-b", "_x")
 KEYS = (
     "Name", "y", "n", "yes", "on", "Off", "null", "NULL", "true", "x1", "1a", "<<", "=",
-    "a b", "é",
+    "a b", "é", "a:b", "x.y", "1", "~",
 )
 COMMON_VALUES = (
     "x", "Summarises CSV files. Use when asked.", "C#", "a:b", "a#b", "'q'", "'it''s'", '"q"',
@@ -33,9 +34,14 @@ VALUES = (
     '"a\\"b"', '"a\\nb"', '"unclosed', "[x]", "{y: z}", "-x", "- x", "?x", ":x", ",x", "%x",
     "@x", "`x", "!x", "!!str 1", "&a x", "*a", "|", ">", "|-", "x\ty", "a\u2028b", "a\x85b",
     "\ufeffx", "  x", "---", "...", "=", "<<",
+    "a --- b", "1e3", "0o17", "0b101", "+1", ".5", "1.", "1_0.5", "12:30:45", "Yes", "NO", "~x",
+    "2001-12-14t21:59:43.10-05:00", "a\\b", "\"a\\tb\"", "'a\\nb'", "x\r", "x\u3000",
 )
 INDENTS = (" ", "    ", "\t", "   ")
-EXTRA_LINES = ("", "# comment", "  # indented comment", "   ", "- item", "  - item", "...")
+EXTRA_LINES = (
+    "", "# comment", "  # indented comment", "   ", "- item", "  - item", "...", "---",
+    "  more words", "more words", "\tx: y",
+)
 
 
 def rarely(draw: st.DrawFn, common: tuple[str, ...], rare: tuple[str, ...]) -> str:
@@ -134,15 +140,18 @@ def test_the_common_shapes_are_read_without_pyyaml() -> None:
     assert pyyaml_reading(text) == (plain.data, plain.key_lines, plain.duplicates)
 
 
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"public skills corpus not found at {CORPUS}")
 def test_the_public_corpus_front_matter_is_read_as_pyyaml_reads_it() -> None:
-    corpus = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
     texts = [
         path.read_text(encoding="utf-8").split("\n---", 1)[0][4:]
-        for path in sorted(corpus.rglob("SKILL.md"))
+        for path in sorted(CORPUS.rglob("SKILL.md"))
     ]
+    assert texts
     read = [(text, read_plain(text)) for text in texts]
     for text, plain in read:
         if plain is not None:
             assert (plain.data, plain.key_lines, plain.duplicates) == pyyaml_reading(text)
-    if texts:
-        assert sum(plain is not None for _text, plain in read) >= 0.9 * len(texts)
+    assert sum(plain is not None for _text, plain in read) >= 0.9 * len(texts)
