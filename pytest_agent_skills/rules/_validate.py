@@ -84,10 +84,29 @@ def validate_check(
 
 def validate(skill: Skill, options: ValidationOptions = DEFAULT_OPTIONS) -> list[Finding]:
     """Every finding for ``skill``: parse problems first, then each check in order."""
+    return list(_report(skill, options).findings)
+
+
+_NO_FINDINGS: tuple[list[Finding], list[Suppressed]] = ([], [])
+
+
+def _report(
+    skill: Skill,
+    options: ValidationOptions,
+    name_duplicates: tuple[list[Finding], list[Suppressed]] = _NO_FINDINGS,
+) -> SkillReport:
+    """Each check's findings in order, ``name_duplicates`` (kept, suppressed) after the name
+    check's."""
     findings: list[Finding] = []
+    suppressed: list[Suppressed] = []
     for check in CHECKS:
-        findings.extend(validate_check(skill, check, options))
-    return findings
+        kept, silenced = check_findings(skill, check, options)
+        findings += kept
+        suppressed += silenced
+        if check == "name":
+            findings += name_duplicates[0]
+            suppressed += name_duplicates[1]
+    return SkillReport(skill, tuple(findings), tuple(suppressed))
 
 
 def duplicate_name_findings(
@@ -168,16 +187,7 @@ def validate_paths(
             directories.setdefault(identity, directory)
     skills = [Skill.load(directory, listings) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
-    reports = []
-    for skill in skills:
-        findings: list[Finding] = []
-        suppressed: list[Suppressed] = []
-        for check in CHECKS:
-            kept, silenced = check_findings(skill, check, options)
-            findings += kept
-            suppressed += silenced
-            if check == "name" and skill.skill_file in duplicates:
-                findings += duplicates[skill.skill_file][0]
-                suppressed += duplicates[skill.skill_file][1]
-        reports.append(SkillReport(skill, tuple(findings), tuple(suppressed)))
-    return reports
+    return [
+        _report(skill, options, duplicates.get(skill.skill_file, _NO_FINDINGS))
+        for skill in skills
+    ]
