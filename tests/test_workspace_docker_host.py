@@ -48,6 +48,7 @@ class Forward:
         self.late_reader = late_reader
         self.connections = 0
         self.joined = 0
+        self._connections: list[socket.socket] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -62,6 +63,7 @@ class Forward:
             self.connections += 1
             engine = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             engine.connect(self.upstream)
+            self._connections += [client, engine]
             answers = self._pipe_late if self.late_reader else _pipe
             threading.Thread(target=_pipe, args=(client, engine), daemon=True).start()
             threading.Thread(target=answers, args=(engine, client), daemon=True).start()
@@ -85,6 +87,13 @@ class Forward:
         self._stop.set()
         self._thread.join(5)
         self.listener.close()
+
+    def cut(self) -> None:
+        """The engine goes away: no new connection, and the open ones are cut."""
+        self.close()
+        for connection in self._connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
 
 def _pipe(source: socket.socket, target: socket.socket) -> None:
@@ -169,6 +178,30 @@ def test_output_read_along_with_the_response_headers_is_kept(
     assert (done.exit_code, done.stdout, done.stderr) == (3, "hi/renamed\n", "to stderr\n")
     assert (asked.output, session.result.stdout) == ("Now? ", "Now? got it\n")
     assert late_reading_host.joined >= 2  # both execs' output came with their headers
+
+
+def test_an_engine_that_stops_answering_is_a_workspace_error(
+    docker_host: Forward, tmp_path: Path
+) -> None:
+    from pytest_agent_skills.workspace.docker_runtime import DockerRuntime
+
+    skill = make_skill(tmp_path / "skills")
+    with DockerRuntime(work_root=tmp_path / "work") as runtime:
+        workspace = runtime.create_workspace("engine-gone")
+        docker_host.cut()  # the engine (here its forward) goes away; no container is made
+        errors = []
+        for start in (workspace.run, workspace.exec):
+            with pytest.raises(WorkspaceError) as error:
+                start(skill, "true")
+            errors.append(str(error.value))
+        workspace.close()
+
+    for message in errors:
+        assert re.fullmatch(
+            re.escape(f"the Docker engine ({os.environ['DOCKER_HOST']}) stopped answering: ")
+            + r".*Connection refused.*; check that it runs \('docker info'\) and run again",
+            message,
+        ), message
 
 
 _INVISIBLE_WORKSPACE = """

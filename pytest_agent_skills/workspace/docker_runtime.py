@@ -77,7 +77,9 @@ class _RunningExec:
     def kill(self) -> None:
         from docker.errors import DockerException
 
-        with contextlib.suppress(DockerException):  # the container is gone: so is the run
+        # The container is gone: so is the run.  The engine stopped answering (OSError): the
+        # run's reader fails and says so.
+        with contextlib.suppress(DockerException, OSError):
             self.container.exec_run(KILL_ALL, user=self.user)
 
 
@@ -192,6 +194,8 @@ class DockerRuntime(Runtime):
                 f"cannot run the command in a container of image {self.image!r}: {error}"
                 " (the image needs bash and coreutils' sleep; see docs/workspace.md)"
             ) from error
+        except OSError as error:
+            raise self.stopped_answering(error) from error
         running = _RunningExec(container, self.user)
         workspace.processes.add(running)
         try:
@@ -250,6 +254,14 @@ class DockerRuntime(Runtime):
             exit_code=-1 if timed_out or exit_code is None else int(exit_code),
             timed_out=timed_out,
             duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+    def stopped_answering(self, error: OSError) -> WorkspaceError:
+        """The error for a call the engine did not answer (the HTTP client's errors are
+        OSErrors: the engine stopped or restarted, its socket went away)."""
+        return WorkspaceError(
+            f"the Docker engine ({self.engine}) stopped answering: {error}; check that it runs"
+            " ('docker info') and run again"
         )
 
     def release(self, workspace: Workspace) -> None:

@@ -54,8 +54,9 @@ class DockerProcess(InteractiveProcess):
         self._write_lock = threading.Lock()
         self._remove_lock = threading.Lock()
         self._removed = False
-        self._container = runtime.start_container(workspace)
+        self._container: Any = None
         try:
+            self._container = runtime.start_container(workspace)
             self._exec_id = self._api.exec_create(
                 self._container.id,
                 run_wrapper(spec.command, "/dev/stdin", spec.cwd, workspace),
@@ -66,8 +67,11 @@ class DockerProcess(InteractiveProcess):
                 user=runtime.user,
             )["Id"]
             self._attachment = ExecAttachment(self._api, self._exec_id, tty=tty)
-        except DockerException as error:
-            remove_container(self._container)
+        except (DockerException, OSError) as error:
+            if self._container is not None:
+                remove_container(self._container)
+            if isinstance(error, OSError):
+                raise runtime.stopped_answering(error) from error
             raise WorkspaceError(
                 f"cannot start the interactive command in a container of image"
                 f" {runtime.image!r}: {error}"
