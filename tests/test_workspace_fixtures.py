@@ -54,12 +54,39 @@ def test_factory_runs_a_skill_and_asserts_on_outputs(project: pytest.Pytester) -
     assert _workspaces(project) == []
 
 
-def test_failing_test_reports_the_workspace_and_last_run(project: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("commands", "lines"),
+    [
+        pytest.param(
+            'ws.run("echo out-line; echo err-line >&2; exit 3")',
+            [
+                "last run: exit_code=3 timed_out=false duration_ms=*",
+                "--- stdout ---",
+                "out-line",
+                "--- stderr ---",
+                "err-line",
+            ],
+            id="run",
+        ),
+        pytest.param(
+            'session = ws.exec("echo Name:; read name");'
+            ' assert session.poll(60000).output == "Name:\\n"',
+            [
+                "exec session 00000000-0000-4000-8000-000000000001:"
+                " 'echo Name:; read name' (running)"
+            ],
+            id="exec",
+        ),
+    ],
+)
+def test_failing_test_reports_the_workspace_and_its_commands(
+    project: pytest.Pytester, commands: str, lines: list[str]
+) -> None:
     project.makepyfile(
-        """
+        f"""
         def test_fails(skill_workspace):
             ws = skill_workspace("demo")
-            ws.run("echo out-line; echo err-line >&2; exit 3")
+            {commands}
             assert False
         """
     )
@@ -73,37 +100,7 @@ def test_failing_test_reports_the_workspace_and_last_run(project: pytest.Pyteste
             "runtime: local",
             "workspace: */work-root/ws_test_fails_* (removed after the test;"
             " keep it with --skills-keep-workspaces)",
-            "last run: exit_code=3 timed_out=false duration_ms=*",
-            "--- stdout ---",
-            "out-line",
-            "--- stderr ---",
-            "err-line",
-        ]
-    )
-
-
-def test_a_failure_report_names_the_interactive_sessions(project: pytest.Pytester) -> None:
-    project.makepyfile(
-        """
-        def test_fails(skill_workspace):
-            ws = skill_workspace("demo")
-            session = ws.exec("printf 'Name? '; read name")
-            assert session.poll(60000).output == "Name? "
-            assert False
-        """
-    )
-
-    result = project.runpytest("-p", "no:cacheprovider")
-
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(
-        [
-            "*- agent-skills workspace demo -*",
-            "runtime: local",
-            "workspace: */work-root/ws_test_fails_* (removed after the test;"
-            " keep it with --skills-keep-workspaces)",
-            "exec session 00000000-0000-4000-8000-000000000001: \"printf 'Name? '; read name\""
-            " (running)",
+            *lines,
         ]
     )
     result.stdout.no_fnmatch_line("no command was run")
