@@ -51,7 +51,8 @@ ROOT_SETTINGS = settings.declare(
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     settings.add_to_parser(parser, ROOT_SETTINGS)
     for name in GLUE_PLUGINS:  # each one's pytest_addoption runs as it is registered
-        pluginmanager.register(importlib.import_module(name), name)
+        if not pluginmanager.has_plugin(name):  # e.g. loaded first by `-p NAME`
+            pluginmanager.register(importlib.import_module(name), name)
 
 
 @pytest.hookimpl(tryfirst=True)

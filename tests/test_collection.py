@@ -252,3 +252,28 @@ def test_names_that_need_a_full_parse_still_name_the_node(pytester: pytest.Pytes
     result = run(pytester, "--collect-only")
     result.stdout.fnmatch_lines(["*<SkillFile crlf>", "*<SkillFile quoted>"])
     run(pytester, "-k", "quoted").assert_outcomes(passed=CHECK_COUNT)
+
+
+IN_PROCESS_TWICE = '''
+import yaml  # noqa: F401  (its C part cannot be imported afresh: a suite imports it up front)
+
+pytest_plugins = ["pytester"]
+
+
+def test_two_runs(pytester):
+    folder = pytester.path / "skills" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\\nname: [broken\\n---\\nBody.\\n")
+    for _ in range(2):
+        result = pytester.runpytest("-p", "no:cacheprovider", "skills")
+        result.assert_outcomes(failed=1, passed=2, skipped=4)
+'''
+
+
+def test_in_process_runs_one_after_another_fail_alike(pytester: pytest.Pytester) -> None:
+    # pytester drops the modules an in-process run imported; the second run must not mix the
+    # rule modules of the first (whose Severity.ERROR is another object) with its own.  In a
+    # fresh process, so that no test module of this suite has imported the rules already.
+    pytester.makepyfile(test_inner=IN_PROCESS_TWICE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_inner.py")
+    result.assert_outcomes(passed=1)

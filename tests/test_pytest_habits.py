@@ -414,6 +414,7 @@ def test_each_process_walks_the_skill_roots_once_for_skills_and_scenarios(
     pytester.makeini("[pytest]\nskills_roots = .claude/skills\n")
     pytester.makepyfile(count_listings=COUNT_LISTINGS)
     log = pytester.mkdir("listings")
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this suite's own worker's name
     monkeypatch.setenv("LISTING_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     for extra in ([], ["-n", "2"]):
