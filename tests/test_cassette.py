@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from harness_support import SKILLS, only_loopback, record_options, scripted_upstream
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_agent_skills.harness import (
     CassetteFormatError,
@@ -23,6 +25,7 @@ from pytest_agent_skills.harness import (
     Upstream,
     run_conversation,
 )
+from pytest_agent_skills.harness.cassette import Matcher
 from pytest_agent_skills.repository import SkillRepository
 
 SCRIPT = [
@@ -343,3 +346,43 @@ def test_a_cassette_response_of_the_wrong_shape_names_the_interaction(
         f"{cassette}: interaction #0: {problem}; fix the file or record it again with"
         " --skills-record=all"
     )
+
+
+_WORDS = st.sampled_from(
+    ["a", "ws_run1", "run_20240101T000000", "/root/x", "duration_ms", "content", '{"x": 1}']
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | _WORDS,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(
+        st.sampled_from(["content", "arguments", "id", "created", "role", "x"]), inner, max_size=3
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, _JSON)
+def test_matching_compares_as_the_canonical_forms_do(live: Any, recorded: Any) -> None:
+    matcher = Matcher(substitutions={"/root/x": "<skills-root-0>"})
+    assert matcher.same(live, recorded) == (
+        matcher.canonical(live) == matcher.canonical(recorded)
+    )
+    assert matcher.same(live, live)
+
+
+def test_a_replayed_request_that_differs_only_in_volatile_parts_matches() -> None:
+    matcher = Matcher(substitutions={"/tmp/ws_live": "<workspace>"})
+    recorded = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "content": '{"duration_ms": 3, "stdout": "<workspace>/out"}'},
+        ],
+        "tools": [{"type": "function", "function": {"name": "skill_run"}}],
+    }
+    live = json.loads(json.dumps(recorded))
+    live["messages"][1]["content"] = '{"duration_ms": 41, "stdout": "/tmp/ws_live/out"}'
+    assert matcher.same(live, recorded)
+    live["messages"][0]["content"] = "hello"
+    assert not matcher.same(live, recorded)
