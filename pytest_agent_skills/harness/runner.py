@@ -13,6 +13,7 @@ client and one keep-alive connection from its first request to its last.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +80,8 @@ class ServedModel:
             self.server.origin + self.key + "/v1",
             model=model_name,
             stream=stream,
-            on_error=lambda: self.server.raise_error(self.key),
+            # Not a lambda over self: that cycle left each conversation's client to the GC.
+            on_error=functools.partial(self.server.raise_error, self.key),
         )
 
     def complete(self, request: dict[str, Any]) -> Any:
