@@ -35,13 +35,21 @@ import os
 import socket
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.harness import run_conversation
+from pytest_agent_skills.harness import (
+    LoopbackServer,
+    ModelOptions,
+    ScriptedBackend,
+    ScriptedModel,
+    Upstream,
+    run_conversation,
+)
 from pytest_agent_skills.harness.models import OpenAIClientModel
 from pytest_agent_skills.harness.turns import completion_body, completion_chunks
 from pytest_agent_skills.protocol import SkillSession, ToolPool
@@ -102,20 +110,31 @@ class CommandClock:
 COMMANDS = CommandClock()
 
 
-def through_loop(repository: SkillRepository, transport: str) -> float:
+def through_loop(repository: SkillRepository, transport: str, **model: Any) -> float:
+    """One conversation (``model``: a cassette to replay instead of the script)."""
     COMMANDS.take_ms()
     started = time.perf_counter()
     outcome = run_conversation(
         repository,
         "Weather report for Paris, please.",
-        script=SCRIPT,
         transport=transport,
         tools=TOOLS,
         dynamic_tools=True,
+        **(model or {"script": SCRIPT}),
     )
     elapsed = (time.perf_counter() - started) * 1000
     assert len(outcome.trajectory.turns) == 10
     return elapsed - COMMANDS.take_ms()
+
+
+def recorded_cassette(repository: SkillRepository, folder: Path) -> Path:
+    """The scenario recorded once from a scripted upstream (a second loopback server)."""
+    cassette = folder / "scenario.json"
+    with LoopbackServer(ScriptedBackend(ScriptedModel(SCRIPT))) as upstream:
+        upstream_key = Upstream(upstream.base_url, "bench-upstream-key")
+        options = ModelOptions(record_mode="once", upstream=upstream_key)
+        through_loop(repository, "sdk", cassette=cassette, options=options)
+    return cassette
 
 
 def protocol_floor(repository: SkillRepository) -> float:
@@ -247,6 +266,7 @@ def count_connections(repository: SkillRepository) -> list[int]:
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     repository = SkillRepository([SKILLS])
+    cassette = recorded_cassette(repository, Path(tempfile.mkdtemp(prefix="bench-scenario-")))
     measures = {
         "protocol floor": lambda: protocol_floor(repository),
         "direct": lambda: through_loop(repository, "direct"),
@@ -254,6 +274,7 @@ def main() -> None:
         "sdk": lambda: through_loop(repository, "sdk"),
         "SDK floor, streamed": sdk_floor_measure(repository, stream=True),
         "sdk-stream": lambda: through_loop(repository, "sdk-stream"),
+        "replayed cassette": lambda: through_loop(repository, "sdk", cassette=cassette),
     }
     for measure in measures.values():
         measure()  # warm-up: imports, the first connection, caches
@@ -292,12 +313,14 @@ def main() -> None:
         beyond = per_round(lambda value, dir_, base: (value - dir_) / base, path, "direct", floor)
         whole = per_round(lambda value, dir_, base: value / (dir_ + base), path, "direct", floor)
         print(f"  {path}: (path - direct) / floor x{beyond:.2f}, / (direct + floor) x{whole:.2f}")
+    replayed = per_round(lambda value, base: value / base, "replayed cassette", "SDK floor")
+    print(f"  replayed cassette / SDK floor x{replayed:.2f}")
     direct = per_round(lambda value, base: value / base, "direct", "protocol floor")
     print(f"  direct / protocol floor x{direct:.2f}")
     first, second = count_connections(repository)
     print(
         f"TCP connections opened by the SDK path: {first} in a conversation, {second} in the"
-        " next (one keep-alive connection, reused)"
+        " next (at most one: the pool's keep-alive connection is reused)"
     )
 
 
