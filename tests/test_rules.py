@@ -95,6 +95,7 @@ def test_folder_name_is_resolved_before_comparing(
         ("name: x\n", [("description-missing", 1)]),
         ("name: x\ndescription: '   '\n", [("description-missing", 3)]),
         ("name: x\ndescription: [a, b]\n", [("description-type", 3)]),
+        ("name: x\ndescription: yes\n", [("description-type", 3)]),  # the model sees True
         ("name: x\ndescription: " + "d" * 1025 + "\n", [("description-length", 3)]),
         ("name: x\ndescription: Use <b>bold</b> text.\n", [("description-xml", 3)]),
     ],
