@@ -260,3 +260,105 @@ def test_a_scenario_chooses_its_runtime(suite) -> None:
         PID1.format(runtime="runtime: docker\n", pattern="^bash -c trap")
     )
     run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
+
+
+# --- conversations of several user messages through the fixture, and the load-mode setting ----
+
+MULTI_TURN_TESTS = """
+LOAD = {"call": "skill_load", "args": {"skill_name": "notes"}}
+LIST_DOCS = {"call": "skill_list_docs", "args": {"skill_name": "notes"}}
+LOADED = "[Loaded] notes"
+
+
+def turns(second_expect):
+    return [
+        {
+            "user": "Load the notes.",
+            "script": [LOAD, {"say": "Loaded."}],
+            "expect": {"calls": [{"name": "skill_load"}], "final": "Loaded."},
+        },
+        {
+            "user": "Which docs?",
+            "script": [LIST_DOCS, {"say": "Two docs."}],
+            "expect": second_expect,
+        },
+    ]
+
+
+def test_turn_mode(skill_agent):
+    trajectory = skill_agent.run(
+        skills="skills",
+        turns=turns({"requests": [{"turn": 0, "system_excludes": LOADED}]}),
+        expect={
+            "calls": [{"name": "skill_load"}, {"name": "skill_list_docs"}],
+            "final": "Two docs.",
+        },
+    )
+    assert trajectory.users == ["Load the notes.", "Which docs?"]
+    assert trajectory.load_mode == "turn"
+    assert trajectory.state == {}
+
+
+def test_session_mode(skill_agent):
+    trajectory = skill_agent.run(
+        skills="skills",
+        load_mode="session",
+        turns=turns(
+            {
+                "requests": [{"turn": 0, "system_contains": LOADED}],
+                "state": {"skill:loaded:notes": "1"},
+            }
+        ),
+    )
+    assert trajectory.load_mode == "session"
+
+
+def test_a_turn_expectation_fails_the_test(skill_agent):
+    skill_agent.run(skills="skills", turns=turns({"calls": [{"name": "skill_load"}]}))
+"""
+
+
+def test_skill_agent_runs_a_conversation_of_several_user_messages(suite) -> None:
+    suite.makepyfile(test_turns=MULTI_TURN_TESTS)
+    result = run(suite)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "ExpectationError: trajectory: 1 expectation(s) not met",
+            "- turns[1].expect.calls.items[0]: mode exact, args exact: call #0 skill_list_docs"
+            ' {"skill_name": "notes"} does not match item 0 (skill_load): name'
+            " 'skill_list_docs' is not 'skill_load'",
+        ]
+    )
+
+
+LOAD_MODE_SCENARIO = """\
+skills: [skills]
+turns:
+  - user: Load the notes.
+    script: [{call: skill_load, args: {skill_name: notes}}, {say: Loaded.}]
+  - user: Still loaded?
+    script: [{say: Yes.}]
+    expect:
+      requests: [{turn: 0, system_contains: "[Loaded] notes"}]
+      state: {"skill:loaded:notes": "1"}
+"""
+
+
+def test_the_load_mode_setting_reaches_scenarios(suite, monkeypatch) -> None:
+    """The default is the reference's (turn): the skill is gone at the second user message;
+    the setting (command line, then ini) keeps it for the session."""
+    monkeypatch.delenv("SKILLS_LOAD_MODE", raising=False)
+    (suite.path / "still.scenario.yaml").write_text(LOAD_MODE_SCENARIO)
+    default = run(suite)
+    default.assert_outcomes(failed=1)
+    default.stdout.fnmatch_lines(
+        [
+            "- turns[[]1[]].expect.requests[[]0[]].system_contains (line 8): turn 0: the system"
+            " text does not contain '[[]Loaded[]] notes'*"
+        ]
+    )
+    run(suite, "--skills-load-mode=session").assert_outcomes(passed=1)
+    suite.makeini("[pytest]\nskills_load_mode = session\n")
+    run(suite).assert_outcomes(passed=1)
+    run(suite, "--skills-load-mode=turn").assert_outcomes(failed=1)
