@@ -455,3 +455,103 @@ def test_a_workspace_holds_a_bounded_number_of_sessions(
         "status": "failed",
     }
     assert again["session_id"] == session_id_for(3)
+
+
+SECOND = session_id_for(2)
+WAITING = "printf 'Ready? '; read x; echo never"
+
+
+def _every_tool_script() -> list[dict[str, Any]]:
+    """Each of the four tools: a poll of a waiting program, its answers, then a second session
+    killed and polled again (an unknown_session error result)."""
+    answer = {"session_id": FIRST, "submit": True, "yield_time_ms": YIELD_MS}
+    waiting = {"skill": "interactive-greeter", "command": WAITING, "yield_time_ms": YIELD_MS}
+    return [
+        {"call": "skill_load", "args": {"skill_name": "interactive-greeter"}},
+        *_greeting_script()[1:2],
+        {"call": "skill_poll_session", "args": {"session_id": FIRST, "yield_time_ms": 1}},
+        {"call": "skill_write_stdin", "args": {**answer, "chars": "Ada"}},
+        {"call": "skill_write_stdin", "args": {**answer, "chars": "2"}},
+        {"call": "skill_exec", "args": waiting},
+        {"call": "skill_kill_session", "args": {"session_id": SECOND}},
+        {"call": "skill_poll_session", "args": {"session_id": SECOND}},
+        {"say": "Greeted Ada."},
+    ]
+
+
+EVERY_TOOL_EXPECT = {
+    "calls": {
+        "mode": "exact",
+        "args": "ignore",
+        "items": [
+            {"name": name}
+            for name in (
+                "skill_load",
+                "skill_exec",
+                "skill_poll_session",
+                "skill_write_stdin",
+                "skill_write_stdin",
+                "skill_exec",
+                "skill_kill_session",
+                "skill_poll_session",
+            )
+        ],
+    },
+    "results": [
+        {"call": "skill_exec", "index": 0, "match": {"status": "running", "output": "Name? "}},
+        {
+            "call": "skill_poll_session",
+            "index": 0,
+            "match": {"status": "running", "session_id": FIRST, "output": "", "offset": 6},
+        },
+        {"call": "skill_write_stdin", "index": 1, "match": {"status": "exited", "exit_code": 0}},
+        {"call": "skill_exec", "index": 1, "match": {"session_id": SECOND, "output": "Ready? "}},
+        {
+            "call": "skill_kill_session",
+            "match": {"ok": True, "session_id": SECOND, "status": "killed"},
+        },
+        {
+            "call": "skill_poll_session",
+            "index": 1,
+            "is_error": True,
+            "match": {"error": "unknown_session"},
+        },
+    ],
+    "files": [{"path": "out/greeting.txt", "contains": "Hello, Ada! You like green."}],
+}
+
+
+@pytest.mark.parametrize("kind", RUNTIME_PARAMS)
+def test_every_interactive_tool_in_a_scenario_and_through_skill_agent(
+    pytester: pytest.Pytester, kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    get_runtime(kind, tmp_path_factory.mktemp("probe"))  # skips (fails in CI) without its engine
+    _suite(pytester)
+    scenario = {
+        "skills": ["skills"],
+        "runtime": kind,
+        "exec_tools": True,
+        "user": "Greet me; I am Ada and like green.",
+        "model": {"script": _every_tool_script()},
+        "expect": EVERY_TOOL_EXPECT,
+    }
+    # JSON is YAML: the scenario file holds the same script and expectations as the test below.
+    (pytester.path / "every.scenario.yaml").write_text(json.dumps(scenario, indent=1))
+    pytester.makepyfile(
+        test_agent=f"""
+        def test_every_tool(skill_agent):
+            trajectory = skill_agent.run(
+                "Greet me; I am Ada and like green.",
+                skills="skills",
+                runtime={kind!r},
+                exec_tools=True,
+                script={_every_tool_script()!r},
+                expect={EVERY_TOOL_EXPECT!r},
+            )
+            assert trajectory.files["out/greeting.txt"] == b"Hello, Ada! You like green.\\n"
+        """
+    )
+
+    result = pytester.runpytest("-p", "no:cacheprovider", "-k", "every")
+
+    result.assert_outcomes(passed=2)
