@@ -336,12 +336,18 @@ def _suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+def _suite_under(
+    pytester: pytest.Pytester, kind: str, tmp_path_factory: pytest.TempPathFactory
+) -> pytest.Pytester:
+    get_runtime(kind, tmp_path_factory.mktemp("probe"))  # skips (fails in CI) without its engine
+    return _suite(pytester)
+
+
 @pytest.mark.parametrize("kind", RUNTIME_PARAMS)
 def test_a_scenario_file_drives_an_interactive_skill(
     pytester: pytest.Pytester, kind: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    get_runtime(kind, tmp_path_factory.mktemp("probe"))  # skips (fails in CI) without its engine
-    _suite(pytester)
+    _suite_under(pytester, kind, tmp_path_factory)
     script = json.dumps(_greeting_script())
     (pytester.path / "greet.scenario.yaml").write_text(
         textwrap.dedent(
@@ -525,8 +531,7 @@ EVERY_TOOL_EXPECT = {
 def test_every_interactive_tool_in_a_scenario_and_through_skill_agent(
     pytester: pytest.Pytester, kind: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    get_runtime(kind, tmp_path_factory.mktemp("probe"))  # skips (fails in CI) without its engine
-    _suite(pytester)
+    _suite_under(pytester, kind, tmp_path_factory)
     scenario = {
         "skills": ["skills"],
         "runtime": kind,
