@@ -257,3 +257,28 @@ def test_pytest_per_path_ignores_from_ini_flag_and_environment(
             " rules' lists every rule id)"
         ]
     )
+
+
+def test_the_command_reads_per_path_ignores_from_the_configuration_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As pytest does: from the file found from the paths given, its globs relative to it."""
+    monkeypatch.delenv("SKILLS_PER_PATH_IGNORES", raising=False)
+    repo = tmp_path / "repo"
+    legacy(repo / "skills", "Run scripts/a.py.\n")
+    (repo / "pytest.ini").write_text(
+        "[pytest]\nskills_per_path_ignores =\n    skills/legacy-*: name-directory\n"
+        "    legacy-pdf: reference-missing\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, "validate", "repo/skills", "--format", "json")
+    assert status == 0
+    (skill,) = json.loads(out)["skills"]
+    assert [(s["rule"], s["suppressed_by"]) for s in skill["suppressed"]] == [
+        ("name-directory", {"kind": "per-path-ignore", "pattern": "skills/legacy-*"}),
+        ("reference-missing", {"kind": "per-path-ignore", "pattern": "legacy-pdf"}),
+    ]
+    # The command line replaces the file's entries.
+    status, out, _ = run(capsys, "validate", "repo/skills", "--per-path-ignore", "x:body-empty")
+    assert status == 1
+    assert "[name-directory]" in out and "[reference-missing]" in out
