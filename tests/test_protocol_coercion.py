@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness_support import record_options, scripted_upstream
 from protocol_support import call_error, call_ok, example_repository
 
 from pytest_agent_skills.harness import run_conversation
@@ -163,3 +164,29 @@ def test_the_trajectory_shows_each_conversion() -> None:
     assert [c.describe() for c in call.coercions] == ['include_all_docs: "true" -> true']
     shown = outcome.trajectory.format().splitlines()
     assert '      coerced include_all_docs: "true" -> true' in shown
+
+
+def test_a_recorded_model_that_sent_lax_arguments_replays_with_the_same_conversions(
+    tmp_path,
+) -> None:
+    """A real model's lax values, recorded into a cassette, pass in replay as they did live."""
+    cassette = tmp_path / "lax.json"
+    script = [
+        {"call": "skill_load", "args": {"skill_name": NOTES, "include_all_docs": "yes"}},
+        {"call": "skill_run", "args": {"skill": NOTES, "command": "echo ok", "timeout": "5"}},
+        {"say": "Ran."},
+    ]
+    with scripted_upstream(script) as upstream:
+        recorded = run_conversation(
+            REPOSITORY, "Run it.", cassette=cassette, options=record_options(upstream)
+        )
+    replayed = run_conversation(REPOSITORY, "Run it.", cassette=cassette, transport="sdk")
+    assert replayed.cassette.replayed == 3
+    for outcome in (recorded, replayed):
+        calls = outcome.trajectory.calls
+        assert [[c.describe() for c in call.coercions] for call in calls] == [
+            ['include_all_docs: "yes" -> true'],
+            ['timeout: "5" -> 5'],
+        ]
+        assert [call.is_error for call in calls] == [False, False]
+        assert calls[1].result["stdout"] == "ok\n"
