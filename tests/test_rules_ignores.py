@@ -282,3 +282,17 @@ def test_the_command_reads_per_path_ignores_from_the_configuration_file(
     status, out, _ = run(capsys, "validate", "repo/skills", "--per-path-ignore", "x:body-empty")
     assert status == 1
     assert "[name-directory]" in out and "[reference-missing]" in out
+
+
+def test_pytest_honours_ignore_comments_without_failure_or_warning(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SKILLS_PER_PATH_IGNORES", raising=False)
+    comment = "<!-- agent-skills: ignore-next-line reference-missing -->\n"
+    legacy(
+        pytester.path / "skills",
+        "<!-- agent-skills: ignore name-directory -->\n" + comment + "Run scripts/a.py.\n",
+    )
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    result = pytester.runpytest(*quiet, "-W", "error")
+    result.assert_outcomes(passed=7, warnings=0)
