@@ -267,12 +267,3 @@ def capture_files(
         with open(path, "rb") as handle:
             files["/".join(parts)] = handle.read(FILE_CAPTURE_LIMIT)
     return files
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if relative.parts[0] in skip or path.is_symlink() or not path.is_file():
-            continue
-        if any(parent.is_symlink() for parent in path.parents if root in parent.parents):
-            continue
-        with path.open("rb") as handle:
-            files[relative.as_posix()] = handle.read(FILE_CAPTURE_LIMIT)
-    return files
