@@ -236,6 +236,22 @@ def origin(config: Any, ini: str) -> str:
     return _resolved_for_config(config, REGISTRY[ini])[1]
 
 
+class PluginSettings:
+    """The resolved settings of a pytest ``Config`` as a callable by ini name, with
+    :meth:`origin` and ``base_dir`` (the rootdir): the shape the option builders read
+    (``validation_options``, ``options_from_settings``), as the CLI's ``ValidateSettings``."""
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
+        self.base_dir = config.rootpath
+
+    def __call__(self, ini: str) -> Any:
+        return value(self.config, ini)
+
+    def origin(self, ini: str) -> str:
+        return origin(self.config, ini)
+
+
 def _resolve_for_config(config: Any, setting: Setting) -> Any:
     return _resolved_for_config(config, setting)[0]
 

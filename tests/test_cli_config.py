@@ -144,6 +144,20 @@ def test_a_bad_value_in_the_file_is_a_usage_error_naming_it(
     )
 
 
+
+def test_a_bad_download_timeout_names_the_variable_it_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_skill(tmp_path, "good")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKILLS_DOWNLOAD_TIMEOUT", "0")
+    status = main(["validate", "good"])
+    assert status == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "agent-skills validate: error: environment variable SKILLS_DOWNLOAD_TIMEOUT:"
+        " --skills-download-timeout must be a positive number of seconds, at most 3600, got 0.0"
+    )
+
 # --- the pre-commit hook --------------------------------------------------------------------------
 
 

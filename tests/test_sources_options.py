@@ -70,13 +70,13 @@ def test_the_environment_variable_sets_the_cache_dir(
     [
         (
             "0",
-            "--skills-download-timeout must be a positive number of seconds, at most 3600,"
-            " got 0.0",
+            "command line: --skills-download-timeout must be a positive number of seconds, at"
+            " most 3600, got 0.0",
         ),
         (
             "inf",
-            "--skills-download-timeout must be a positive number of seconds, at most 3600,"
-            " got inf",
+            "command line: --skills-download-timeout must be a positive number of seconds, at"
+            " most 3600, got inf",
         ),
         ("soon", "command line: --skills-download-timeout needs a number, got 'soon'"),
     ],
@@ -86,3 +86,28 @@ def test_a_bad_timeout_is_a_usage_error(pytester: pytest.Pytester, value: str, m
     result = pytester.runpytest("--skills-download-timeout", value)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: " + message])
+
+
+def test_a_bad_timeout_names_the_variable_or_the_file_it_came_from(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+):
+    pytester.makepyfile(test_inner="def test_nothing(): pass\n")
+    pytester.makeini("[pytest]\nskills_download_timeout = 0\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: {pytester.path / 'tox.ini'}: skills_download_timeout:"
+            " --skills-download-timeout must be a positive number of seconds, at most 3600,"
+            " got 0.0"
+        ]
+    )
+    monkeypatch.setenv("SKILLS_DOWNLOAD_TIMEOUT", "-1")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: environment variable SKILLS_DOWNLOAD_TIMEOUT: --skills-download-timeout must"
+            " be a positive number of seconds, at most 3600, got -1.0"
+        ]
+    )

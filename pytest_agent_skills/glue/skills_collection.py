@@ -121,20 +121,6 @@ def validation_options(setting: Any) -> ValidationOptions:
     )
 
 
-class PluginSettings:
-    """The plugin's resolved settings in the shape :func:`validation_options` reads."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.base_dir = config.rootpath
-
-    def __call__(self, ini: str) -> Any:
-        return settings.value(self.config, ini)
-
-    def origin(self, ini: str) -> str:
-        return settings.origin(self.config, ini)
-
-
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SKILL_FILES_KEY] = []
     # Options given are checked before any test runs; defaults cannot be wrong, so with them
@@ -146,7 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _options(config: pytest.Config) -> ValidationOptions:
     if _OPTIONS_KEY not in config.stash:
         try:
-            config.stash[_OPTIONS_KEY] = validation_options(PluginSettings(config))
+            config.stash[_OPTIONS_KEY] = validation_options(settings.PluginSettings(config))
         except ConfigurationError as error:
             raise pytest.UsageError(str(error)) from None
     return config.stash[_OPTIONS_KEY]

@@ -7,7 +7,6 @@ so every caller (collection, fixtures, scenarios) uses the same cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -49,23 +48,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def source_options(config: pytest.Config) -> SourceOptions:
     """The :class:`SourceOptions` chosen by flags, environment and ini options."""
     try:
-        return options_from_settings(
-            lambda ini: settings.value(config, ini), config.invocation_params.dir
-        )
+        return options_from_settings(settings.PluginSettings(config), config.invocation_params.dir)
     except ConfigurationError as error:
         raise pytest.UsageError(str(error)) from None
 
 
-def options_from_settings(setting_value: Callable[[str], Any], base_dir: Path) -> SourceOptions:
-    """The :class:`SourceOptions` of the settings (``setting_value(ini_name)`` gives each; the
-    plugin's or the CLI's); a relative cache folder is taken from ``base_dir``."""
-    timeout = setting_value("skills_download_timeout")
+def options_from_settings(setting: Any, base_dir: Path) -> SourceOptions:
+    """The :class:`SourceOptions` of the settings (``setting(ini_name)`` gives each,
+    ``setting.origin(ini_name)`` where it comes from: the plugin's
+    :class:`~pytest_agent_skills.settings.PluginSettings` or the CLI's); a relative cache
+    folder is taken from ``base_dir``."""
+    timeout = setting("skills_download_timeout")
     if not 0 < timeout <= MAX_DOWNLOAD_TIMEOUT:
         raise ConfigurationError(
-            "--skills-download-timeout must be a positive number of seconds, at most"
-            f" {MAX_DOWNLOAD_TIMEOUT}, got {timeout!r}"
+            f"{setting.origin('skills_download_timeout')}: --skills-download-timeout must be a"
+            f" positive number of seconds, at most {MAX_DOWNLOAD_TIMEOUT}, got {timeout!r}"
         )
-    cache_dir = setting_value("skills_cache_dir") or None
+    cache_dir = setting("skills_cache_dir") or None
     if cache_dir is not None:
         cache_dir = base_dir / Path(cache_dir).expanduser()
     limits = replace(Limits(), connect_timeout=timeout, read_timeout=timeout)
