@@ -108,13 +108,14 @@ _FALSE = {"0", "false", "no", "off", "n", "f", ""}
 def convert(setting: Setting, raw: Any, origin: str) -> Any:
     """Turn a raw flag / environment / ini value into the setting's type, or raise.
 
-    A list given as one text is split: by lines in a configuration file, by whitespace in
-    an environment variable (``origin`` says which).
+    A list given as one text is split: by lines when it has several (stripped, blank ones
+    dropped, as pytest reads a configuration file's), else by whitespace (an environment
+    variable's ``a b``).
     """
     kind = setting.kind
     if kind == "list":
         if isinstance(raw, str):
-            return raw.splitlines() if "\n" in raw else raw.split()
+            return _lines(raw) if "\n" in raw else raw.split()
         return [str(item).strip() for item in raw if str(item).strip()]
     if isinstance(raw, (list, tuple)):
         raw = raw[-1] if raw else ""
@@ -147,6 +148,12 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
                 f"{origin}: {setting.flag_name} needs a number, got {raw!r}"
             ) from None
     return text
+
+
+def _lines(text: str) -> list[str]:
+    """The non-blank lines of ``text``, stripped: a list option's lines, as pytest's
+    ``linelist`` reads them."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _is_set(raw: Any) -> bool:
@@ -357,7 +364,7 @@ class ConfigFile:
         origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
         raw = self.values.get(setting.ini)
         if setting.kind == "list" and isinstance(raw, str):  # an ini file's lines
-            raw = [line.strip() for line in raw.splitlines() if line.strip()]
+            raw = _lines(raw)
         return _resolved(setting, cli_value, raw, environ, "command line", origin)
 
 

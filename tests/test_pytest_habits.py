@@ -191,6 +191,16 @@ def test_every_setting_takes_the_same_precedence(setting: settings.Setting) -> N
     assert settings.resolve(setting, None, None, {}) == setting.default
 
 
+
+def test_a_list_of_lines_drops_blank_lines_and_padding() -> None:
+    """A multi-line list value (an environment variable from a CI ``|`` block) reads as pytest
+    reads a configuration file's: stripped lines, blank ones dropped (an empty root would be
+    the rootdir)."""
+    roots = settings.REGISTRY["skills_roots"]
+    environ = {roots.env_name: "\n  skills\n\n  more skills  \n"}
+    assert settings.resolve(roots, None, None, environ) == ["skills", "more skills"]
+    assert settings.resolve(roots, None, None, {roots.env_name: "a b"}) == ["a", "b"]
+
 # --- 4. pytest 9's native [tool.pytest] table and [tool.pytest.ini_options] -----------------------
 
 NATIVE = """\
