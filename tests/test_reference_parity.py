@@ -43,7 +43,8 @@ class Sequence:
     pool: list[str] = field(default_factory=lambda: list(FULL_POOL))
     #: JSON arrays are compared as sets (1.2.0's mode=add returns set order).
     unordered: bool = False
-    load_mode: str = "turn"
+    #: None: neither side is given a load mode, so that their defaults are compared.
+    load_mode: str | None = "turn"
 
     def oracle_spec(self) -> dict[str, Any]:
         return {
@@ -531,6 +532,18 @@ SEQUENCES = [
         unordered=True,
     ),
     Sequence(
+        "default-mode-user-turns",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
+            REQUEST,
+            USER_TURN,
+            REQUEST,
+        ],
+        dynamic=True,
+        load_mode=None,
+    ),
+    Sequence(
         "turn-mode-only-active-skills",
         [LOAD_WEATHER, LOAD_MAPS, REQUEST, USER_TURN, REQUEST, LOAD_MAPS, REQUEST],
         dynamic=True,
@@ -606,7 +619,7 @@ def our_session(
             only_active_skills=sequence.only_active_skills,
             session_id=sequence.id,
             allow_missing_tools=True,
-            load_mode=sequence.load_mode,
+            **({} if sequence.load_mode is None else {"load_mode": sequence.load_mode}),
         )
         sessions.append(session)
         return session

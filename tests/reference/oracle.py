@@ -5,7 +5,7 @@ document on stdin::
 
     {"roots": [...], "work_root": "...", "sequences": [
         {"id": "...", "dynamic": false, "only_active_skills": true, "pool": ["tool", ...],
-         "load_mode": "turn",
+         "load_mode": "turn",  (null: the reference's default, nothing configured)
          "steps": [{"call": "skill_load", "args": {...}}, {"turn": true}, {"request": true},
                    {"user_turn": true}]}]}
 
@@ -124,9 +124,10 @@ class Sequence:
             app_name="oracle", user_id="user", session_id=self.spec["id"]
         )
         agent_context = AgentContext()
-        config = copy.deepcopy(DEFAULT_SKILL_CONFIG)
-        config["skill_processor"]["load_mode"] = self.load_mode
-        set_skill_config(agent_context, config)
+        if self.load_mode is not None:  # null: the reference's own default, nothing configured
+            config = copy.deepcopy(DEFAULT_SKILL_CONFIG)
+            config["skill_processor"]["load_mode"] = self.load_mode
+            set_skill_config(agent_context, config)
         ctx = InvocationContext(
             session_service=self.service,
             invocation_id=f"inv-{self.spec['id']}-{self.invocations}",
@@ -139,6 +140,8 @@ class Sequence:
         return ctx
 
     def processor(self) -> SkillsRequestProcessor:
+        if self.load_mode is None:
+            return SkillsRequestProcessor(self.repository)
         return SkillsRequestProcessor(self.repository, load_mode=self.load_mode)
 
     async def commit(self, ctx: InvocationContext) -> None:
