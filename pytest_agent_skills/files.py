@@ -58,16 +58,19 @@ class FileReadError(LocatedError):
 
 
 class OutsideFolderError(FileReadError):
-    """A symbolic link that leads out of the folder the file belongs to: the file itself, or
-    a folder on its way (``through_folder``).  ``description`` is the reason without its
-    leading "is ", for messages that name the file another way."""
+    """A symbolic link that leads out of the folder the file belongs to: the path itself (to
+    a file, or to a folder: ``to_folder``), or a folder on its way (``through_folder``).
+    ``description`` is the reason without its leading "is ", for messages that name the file
+    another way."""
 
-    def __init__(self, path: Path | str, *, through_folder: bool = False) -> None:
-        link, copy = ("reached through", "folder") if through_folder else ("", "file")
+    def __init__(
+        self, path: Path | str, *, through_folder: bool = False, to_folder: bool = False
+    ) -> None:
+        copy = "folder" if through_folder or to_folder else "file"
         self.description = (
-            f"{link + ' ' if link else ''}a symbolic link to a {copy} outside the skill folder;"
-            " it is not followed (only the skill folder is staged for the agent). Replace the"
-            f" link with a copy of the {copy}."
+            f"{'reached through ' if through_folder else ''}a symbolic link to a {copy} outside"
+            " the skill folder; it is not followed (only the skill folder is staged for the"
+            f" agent). Replace the link with a copy of the {copy}."
         )
         super().__init__(path, f"is {self.description}")
 
@@ -136,7 +139,9 @@ def resolve_inside(folder: Path | str, path: str) -> str:
     target = os.path.realpath(path)
     if not target.startswith(inside):
         parent = os.path.realpath(os.path.dirname(path)) + os.sep
-        raise OutsideFolderError(path, through_folder=not parent.startswith(inside))
+        if not parent.startswith(inside):
+            raise OutsideFolderError(path, through_folder=True)
+        raise OutsideFolderError(path, to_folder=os.path.isdir(target))  # a stat, never an open
     return target
 
 

@@ -26,3 +26,24 @@ def write_skill(
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
     return directory
+
+
+def write_linked_docs_skill(root: Path, name: str = "style-guide") -> Path:
+    """A skill whose ``docs`` and ``references`` are relative links to folders of the skill
+    itself (``docs -> shared/docs``, ``references -> ../<name>/shared/refs``), as a skill
+    sharing one folder under two names is laid out.  SKILL.md names a doc through the link
+    and its sibling by its real path; the doc links that sibling by its short name."""
+    body = (
+        "Read [the guide](docs/guide.md) and [the checklist](shared/docs/checklist.md), then"
+        " [the API notes](references/api.md).\n\nRun `python docs/lint.py` on the draft.\n"
+    )
+    files = {
+        "shared/docs/guide.md": "# Guide\n\nEnd with [the checklist](checklist.md).\n",
+        "shared/docs/checklist.md": "# Checklist\n",
+        "shared/docs/lint.py": "print('ok')\n",
+        "shared/refs/api.md": "# API\n",
+    }
+    skill = write_skill(root, name, body=body, files=files)
+    (skill / "docs").symlink_to("shared/docs", target_is_directory=True)
+    (skill / "references").symlink_to(f"../{name}/shared/refs", target_is_directory=True)
+    return skill

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from _skill_files import write_skill
+from _skill_files import write_linked_docs_skill, write_skill
 
 pytest_plugins = ["pytester"]
 
@@ -108,6 +108,32 @@ def test_warnings_are_reported_with_their_location(pytester: pytest.Pytester) ->
             " 'claude-notes' contains the reserved word 'claude'*",
         ]
     )
+
+
+def test_folders_linked_inside_and_outside_the_skill(pytester: pytest.Pytester) -> None:
+    """``docs -> shared/docs`` inside the skill passes every check without a warning; a
+    ``docs`` linked to a folder beside the skill is reference-outside, its file never read."""
+    write_linked_docs_skill(pytester.path / "skills")
+    outside = pytester.path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text("root:SECRET-HASH\n")
+    leaving = write_skill(pytester.path / "skills", "leaving", body="See [users](docs/passwd).\n")
+    (leaving / "docs").symlink_to("../../outside", target_is_directory=True)
+
+    result = run(pytester, "skills/style-guide")
+    result.assert_outcomes(passed=CHECK_COUNT)
+
+    result = run(pytester, "skills/leaving")
+    result.assert_outcomes(passed=CHECK_COUNT, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "  */leaving/SKILL.md:5: SkillWarning: [[]reference-outside[]] the body refers to"
+            " 'docs/passwd', reached through a symbolic link to a folder outside the skill"
+            " folder; it is not followed (only the skill folder is staged for the agent)."
+            " Replace the link with a copy of the folder.",
+        ]
+    )
+    assert "SECRET" not in result.stdout.str()
 
 
 def test_skill_roots_in_dot_folders(pytester: pytest.Pytester) -> None:

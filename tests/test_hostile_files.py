@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _skill_files import write_skill
+from _skill_files import write_linked_docs_skill, write_skill
 
 from pytest_agent_skills.files import (
     MAX_SKILL_FILE_BYTES,
@@ -19,7 +19,9 @@ from pytest_agent_skills.files import (
     OutsideFolderError,
     read_limited,
 )
+from pytest_agent_skills.protocol import SkillSession
 from pytest_agent_skills.protocol.prompt import loaded_skill_text
+from pytest_agent_skills.repository import SkillRepository
 from pytest_agent_skills.rules import validate
 from pytest_agent_skills.skill import Skill
 
@@ -135,6 +137,40 @@ def test_a_folder_linked_inside_the_skill_is_followed(tmp_path: Path) -> None:
         Skill.load(skill).read_text("alias/a.md/c.md")
 
 
+def test_a_docs_folder_linked_to_a_sibling_inside_the_skill_validates_clean(
+    tmp_path: Path,
+) -> None:
+    """The realistic false-positive case: ``docs -> shared/docs`` and ``references ->
+    ../style-guide/shared/refs`` are two more names for folders of the skill.  Nothing is
+    missing, unreadable or outside, and the doc's link to ``checklist.md`` (``docs/checklist.md``)
+    is the file SKILL.md links as ``shared/docs/checklist.md``: not a nested reference."""
+    skill = write_linked_docs_skill(tmp_path / "skills")
+    assert findings(skill) == []
+    assert Skill.load(skill).read_text("docs/guide.md").startswith("# Guide")
+    done = agent_skills("validate", "skills/style-guide", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        "1 skill(s) checked: 0 error(s), 0 warning(s); 0 skill(s) failed"
+    ]
+
+
+def test_a_doc_reached_under_two_names_is_nested_only_when_skill_md_links_neither(
+    tmp_path: Path,
+) -> None:
+    """Through a linked folder the doc's further link has two names; SKILL.md linking the file
+    under either settles it, and one linking neither is still reported (under the doc's name)."""
+    skill = write_linked_docs_skill(tmp_path)
+    write_skill(tmp_path, "style-guide", body="Read [the guide](docs/guide.md).\n")
+    assert findings(skill) == [
+        (
+            "reference-nested",
+            5,
+            "'docs/guide.md' refers on to 'docs/checklist.md', which SKILL.md does not link; keep"
+            " references one level deep: link it from SKILL.md too.",
+        )
+    ]
+
+
 #: The end of every finding about a path that leads out of the skill through a linked folder.
 THROUGH_FOLDER = (
     "reached through a symbolic link to a folder outside the skill folder; it is not followed"
@@ -146,12 +182,19 @@ THROUGH_FOLDER = (
 def test_a_folder_linked_outside_the_skill_is_not_followed(tmp_path: Path, secret: Path) -> None:
     (secret.parent / "s.md").write_text(f"{SECRET}\n[more](more.md)\n")
     (secret.parent / "run.py").write_text(f"# {SECRET}\n")
-    body = "Read [s](ext/s.md).\nRun `python ext/run.py`.\n"
+    body = "Read [s](ext/s.md).\nRun `python ext/run.py`.\nOr browse [all of it](ext/).\n"
     skill = write_skill(tmp_path / "skills", "outward", body=body)
     (skill / "ext").symlink_to("../../outside", target_is_directory=True)
     assert findings(skill) == [
         ("reference-outside", 5, f"the body refers to 'ext/s.md', {THROUGH_FOLDER}"),
         ("reference-outside", 6, f"the body refers to 'ext/run.py', {THROUGH_FOLDER}"),
+        (
+            "reference-outside",
+            7,
+            "the body refers to 'ext/', a symbolic link to a folder outside the skill folder; it"
+            " is not followed (only the skill folder is staged for the agent). Replace the link"
+            " with a copy of the folder.",
+        ),
     ]
     with pytest.raises(OutsideFolderError) as caught:
         Skill.load(skill).read_text("ext/s.md")
@@ -290,3 +333,31 @@ def test_an_unreadable_doc_is_a_finding_for_the_cli(tmp_path: Path) -> None:
         " 'references/guide.md', which cannot be read (Permission denied); make it readable by"
         " the user running the tests."
     )
+
+
+def test_the_protocol_reads_docs_of_linked_folders_only_inside_the_skill(
+    tmp_path: Path, secret: Path
+) -> None:
+    """A model sees the docs of a folder linked inside the skill (under their real paths, as the
+    reference lists them) and nothing of a folder linked outside, even when it asks for all."""
+    (secret.parent / "s.md").write_text(f"{SECRET}\n")
+    outward = write_skill(tmp_path / "skills", "outward", body="Read [s](ext/s.md).\n")
+    (outward / "ext").symlink_to("../../outside", target_is_directory=True)
+    write_linked_docs_skill(tmp_path / "skills")
+    session = SkillSession(SkillRepository([tmp_path / "skills"]))
+
+    assert session.call("skill_list_docs", {"skill_name": "outward"}).result == []
+    assert session.call("skill_list_docs", {"skill_name": "style-guide"}).result == [
+        "shared/docs/checklist.md",
+        "shared/docs/guide.md",
+        "shared/docs/lint.py",
+        "shared/refs/api.md",
+    ]
+    refused = session.call("skill_load", {"skill_name": "outward", "docs": ["ext/s.md"]})
+    assert refused.result["error"] == "unknown_doc"
+    for name in ("outward", "style-guide"):
+        loaded = session.call("skill_load", {"skill_name": name, "include_all_docs": True})
+        assert not loaded.is_error, loaded.result
+    system = session.build_request([]).system
+    assert "[Doc] shared/docs/guide.md\n\n# Guide\n" in system
+    assert "wJalr" not in system

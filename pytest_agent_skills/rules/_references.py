@@ -76,6 +76,7 @@ class _Files:
         self._inside = root + os.sep
         self._targets: dict[tuple[str, str], _Target] = {}
         self._contents: dict[str, str] = {}
+        self._real_paths: dict[str, str] = {}
 
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
@@ -132,6 +133,23 @@ class _Files:
             except FileReadError:
                 self._contents[path] = ""
         return self._contents[path]
+
+    def is_known(self, path: str, known: set[str]) -> bool:
+        """Whether ``path`` is in ``known`` or, in a skill with a linked folder (where more
+        paths lead to one file: ``docs -> shared/docs``), is the same file as one of them."""
+        if path in known:
+            return True
+        tree = self.listings.tree(self.root)
+        if tree is not None and not tree[1]:
+            return False
+        real = self._real_path(path)
+        return any(self._real_path(other) == real for other in known)
+
+    def _real_path(self, path: str) -> str:
+        found = self._real_paths.get(path)
+        if found is None:
+            found = self._real_paths[path] = os.path.realpath(path)
+        return found
 
     def all_markdown_known(self, known: set[str]) -> bool:
         """Whether every Markdown file of the skill is in ``known`` (paths): then no doc can
@@ -315,7 +333,7 @@ def _further_doc(doc: str, content: str, files: _Files, known: set[str]) -> str 
     """The first Markdown file of the skill that ``doc`` links and ``known`` does not hold."""
 
     def further(target: _Target) -> bool:
-        return target.markdown and target.path not in known
+        return target.markdown and not files.is_known(target.path, known)
 
     reading = _read(MarkdownText(content), _NO_FOLDERS, files, os.path.dirname(doc), further)
     return reading.reported[0][1].path if reading.reported else None
