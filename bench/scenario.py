@@ -26,10 +26,18 @@ client and one keep-alive connection per conversation (the connections the SDK p
 opens are counted).  The SDK path does the protocol's work too, which the SDK floor does
 not, so the goal leaves that work ~30% of the floor.  Printed first: the goal's ratios
 and whether they are met; then every path's median and minimum, and secondary ratios.
+
+Where the protocol's time goes: most of it is the file system work of the conversation's
+workspace (folders, staged copies, metadata made at the first ``skill_run`` and removed at
+the end), which costs what the file system of the temporary folder makes it cost.  So the
+protocol floor and the SDK path are also measured with the workspace on tmpfs
+(``/dev/shm``, when there is one): a diagnostic beside the goal, which stays measured
+where a run puts its workspaces by default.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -38,7 +46,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +62,7 @@ from pytest_agent_skills.harness.models import OpenAIClientModel
 from pytest_agent_skills.harness.turns import completion_body, completion_chunks
 from pytest_agent_skills.protocol import SkillSession, ToolPool
 from pytest_agent_skills.repository import SkillRepository
+from pytest_agent_skills.workspace import Runtime, create_runtime
 from pytest_agent_skills.workspace.process import HostProcessTree
 
 SKILLS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "harness" / "skills"
@@ -110,18 +119,23 @@ class CommandClock:
 COMMANDS = CommandClock()
 
 
-def through_loop(repository: SkillRepository, transport: str, **model: Any) -> float:
-    """One conversation (``model``: a cassette to replay instead of the script)."""
+def through_loop(
+    repository: SkillRepository, transport: str, work_root: Path | None = None, **model: Any
+) -> float:
+    """One conversation (``model``: a cassette to replay instead of the script), its
+    workspace under ``work_root`` when given."""
     COMMANDS.take_ms()
     started = time.perf_counter()
-    outcome = run_conversation(
-        repository,
-        "Weather report for Paris, please.",
-        transport=transport,
-        tools=TOOLS,
-        dynamic_tools=True,
-        **(model or {"script": SCRIPT}),
-    )
+    with local_runtime(work_root) as runtime:
+        outcome = run_conversation(
+            repository,
+            "Weather report for Paris, please.",
+            transport=transport,
+            tools=TOOLS,
+            dynamic_tools=True,
+            runtime=runtime,
+            **(model or {"script": SCRIPT}),
+        )
     elapsed = (time.perf_counter() - started) * 1000
     assert len(outcome.trajectory.turns) == 10
     return elapsed - COMMANDS.take_ms()
@@ -137,20 +151,42 @@ def recorded_cassette(repository: SkillRepository, folder: Path) -> Path:
     return cassette
 
 
-def protocol_floor(repository: SkillRepository) -> float:
+def protocol_floor(repository: SkillRepository, work_root: Path | None = None) -> float:
     """The same tool calls straight on a session: the protocol's own cost."""
     pool = ToolPool()
     for name, spec in TOOLS.items():
         pool.stub(name, spec["description"], {"type": "object", "properties": {}}, spec["returns"])
     COMMANDS.take_ms()
     started = time.perf_counter()
-    with SkillSession(repository, tool_pool=pool, dynamic_tools=True) as session:
+    with (
+        local_runtime(work_root) as runtime,
+        SkillSession(repository, tool_pool=pool, dynamic_tools=True, runtime=runtime) as session,
+    ):
         messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather?"}]
         for turn in SCRIPT:
             session.build_request(messages)
             if "call" in turn:
                 session.call(turn["call"], turn.get("args", {}))
     return (time.perf_counter() - started) * 1000 - COMMANDS.take_ms()
+
+
+@contextlib.contextmanager
+def local_runtime(work_root: Path | None) -> Iterator[Runtime | None]:
+    """A local runtime with its workspaces under ``work_root``, made and closed in the timed
+    span as a session makes its own; None (the session makes its own) without one."""
+    if work_root is None:
+        yield None
+        return
+    with create_runtime("local", work_root=work_root) as runtime:
+        yield runtime
+
+
+def tmpfs_root() -> Path | None:
+    """A fresh folder on ``/dev/shm`` (tmpfs), or None where there is none to write to."""
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        return None
+    return Path(tempfile.mkdtemp(prefix="bench-scenario-", dir=shm))
 
 
 # --- the SDK floor -----------------------------------------------------------------------------
@@ -276,6 +312,10 @@ def main() -> None:
         "sdk-stream": lambda: through_loop(repository, "sdk-stream"),
         "replayed cassette": lambda: through_loop(repository, "sdk", cassette=cassette),
     }
+    tmpfs = tmpfs_root()
+    if tmpfs is not None:
+        measures["protocol floor, tmpfs"] = lambda: protocol_floor(repository, tmpfs)
+        measures["sdk, tmpfs"] = lambda: through_loop(repository, "sdk", tmpfs)
     for measure in measures.values():
         measure()  # warm-up: imports, the first connection, caches
     load_before = os.getloadavg()[0]
@@ -317,6 +357,16 @@ def main() -> None:
     print(f"  replayed cassette / SDK floor x{replayed:.2f}")
     direct = per_round(lambda value, base: value / base, "direct", "protocol floor")
     print(f"  direct / protocol floor x{direct:.2f}")
+    if tmpfs is not None:
+        tmpfs.rmdir()
+        print(
+            f"the workspace on tmpfs ({tmpfs.parent}) instead of {tempfile.gettempdir()}:"
+            f" protocol floor {median['protocol floor, tmpfs']:.1f} ms against"
+            f" {median['protocol floor']:.1f} ms; sdk, tmpfs / SDK floor"
+            f" x{median['sdk, tmpfs'] / median['SDK floor']:.2f}"
+        )
+    else:
+        print("the workspace on tmpfs: not measured (no writable /dev/shm)")
     first, second = count_connections(repository)
     print(
         f"TCP connections opened by the SDK path: {first} in a conversation, {second} in the"
