@@ -1,6 +1,7 @@
 """Clean errors instead of tracebacks: folder names that are not UTF-8 in every report format
 and in pytest's JUnit XML, ``-o`` paths that cannot be a report file, an invalid regular
-expression in ``expect``, an archive holding no skill and a corrupt cache entry."""
+expression in ``expect``, an archive holding no skill, a corrupt cache entry, and a cassette or
+an upstream answer whose JSON nests too deeply to read."""
 
 from __future__ import annotations
 
@@ -14,11 +15,23 @@ from xml.etree import ElementTree
 
 import pytest
 from _skill_files import write_skill
+from harness_support import SKILLS
 from sources_support import skills_tree, zip_bytes
 
 from pytest_agent_skills.cli import main
-from pytest_agent_skills.harness import HarnessError
+from pytest_agent_skills.harness import (
+    CassetteFormatError,
+    HarnessError,
+    LoopbackServer,
+    ModelError,
+    ModelOptions,
+    Upstream,
+    run_conversation,
+)
+from pytest_agent_skills.harness.cassette import Cassette
 from pytest_agent_skills.harness.expect import validate_expect
+from pytest_agent_skills.harness.server import HttpAnswer
+from pytest_agent_skills.repository import SkillRepository
 from pytest_agent_skills.scenario import ScenarioError, parse_scenarios
 from pytest_agent_skills.sources import (
     ArchiveRejectedError,
@@ -203,3 +216,35 @@ def test_a_ready_cache_entry_that_holds_no_skill_says_the_cache_is_corrupt(
     marker = json.loads((entry / ".ready").read_text())
     (entry / ".ready").write_text(json.dumps({**marker, "fetched_at": 0}))
     assert (resolve_root(archive, refresh=True, options=options) / "alpha" / "SKILL.md").is_file()
+
+
+#: JSON that nests past Python's recursion limit: 200 000 bytes, no alias needed.
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_cassette_nested_too_deeply_is_a_cassette_error(tmp_path: Path) -> None:
+    cassette = tmp_path / "deep.json"
+    cassette.write_text(DEEP_JSON)
+    with pytest.raises(CassetteFormatError) as caught:
+        Cassette.load(cassette)
+    assert str(caught.value) == (
+        f"{cassette}: not a readable JSON cassette: its arrays or objects nest too deeply to read"
+    )
+
+
+def test_an_upstream_answer_nested_too_deeply_is_a_model_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def deep_answer(method, target, headers, data):
+        return HttpAnswer(200, "application/json", DEEP_JSON.encode())
+
+    cassette = tmp_path / "tape.json"
+    with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
+        monkeypatch.setattr(upstream, "_answer", deep_answer)  # the upstream is this server
+        options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url))
+        run_conversation(SkillRepository([SKILLS]), "Hi.", cassette=cassette, options=options)
+    assert str(caught.value) == (
+        f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered JSON that"
+        f" cannot be read (its arrays or objects nest too deeply to read): {DEEP_JSON[:200]}"
+    )
+    assert not cassette.exists()

@@ -42,6 +42,8 @@ from .turns import body_from_chunks, completion_problem
 RECORD_MODES = ("none", "once", "new", "all")
 #: The largest cassette file read.
 MAX_CASSETTE_BYTES = 64 * MIB
+#: Why JSON that nests past Python's recursion limit (``[[[[...``, a few bytes a level) is refused.
+TOO_DEEP = "its arrays or objects nest too deeply to read"
 CASSETTE_FORMAT = "pytest-agent-skills cassette"
 #: Keys dropped anywhere in a request body before matching: ids, times, transport flags.
 DEFAULT_IGNORED_FIELDS = frozenset(
@@ -91,6 +93,8 @@ class Cassette:
             ) from None
         except (OSError, ValueError) as error:
             raise CassetteFormatError(f"{path}: not a readable JSON cassette: {error}") from None
+        except RecursionError:
+            raise CassetteFormatError(f"{path}: not a readable JSON cassette: {TOO_DEEP}") from None
         if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
             raise CassetteFormatError(
                 f"{path}: not a cassette (expected an object with 'interactions': [...])"
@@ -383,6 +387,10 @@ class CassetteBackend:
         except ValueError as error:
             raise self._upstream_error(
                 url, f"answered a body that is not JSON ({error}): {response.text[:200]}"
+            ) from None
+        except RecursionError:
+            raise self._upstream_error(
+                url, f"answered JSON that cannot be read ({TOO_DEEP}): {response.text[:200]}"
             ) from None
         problem = completion_problem(answer)
         if problem is not None:
