@@ -25,8 +25,10 @@ from pathlib import Path
 
 import pytest
 from workspace_support import (  # noqa: F401
+    ISOLATION_PARAMS,
     LOCAL_PROCESS_GROUP,
     any_runtime,
+    get_runtime,
     make_skill,
     work_root,
 )
@@ -66,7 +68,8 @@ def tree_state(folder: Path) -> dict[str, tuple[str, int, str]]:
 
 @pytest.fixture
 def linked_skill(tmp_path: Path) -> Skill:
-    """A skill with docs, an executable script, and symlinks (relative and absolute) into itself."""
+    """A skill with docs, an executable script, symlinks (relative and absolute) into itself,
+    and symlinks to files and a folder of the user's outside the skill (``shared/``)."""
     skill = make_skill(
         tmp_path / "skills",
         "linked",
@@ -77,7 +80,22 @@ def linked_skill(tmp_path: Path) -> Skill:
     os.symlink("docs/format.md", folder / "relative-link.md")
     os.symlink(folder.resolve() / "SKILL.md", folder / "absolute-link.md")
     os.symlink(folder.resolve() / "data", folder / "data-link")
+    shared = tmp_path / "shared"
+    (shared / "folder").mkdir(parents=True)
+    (shared / "doc.md").write_text("# Shared\n")
+    (shared / "folder" / "notes.txt").write_text("notes\n")
+    os.symlink("../../shared/doc.md", folder / "shared-relative.md")
+    os.symlink(shared.resolve() / "doc.md", folder / "shared-absolute.md")
+    os.symlink(shared.resolve() / "folder", folder / "shared-folder")
     return skill
+
+
+def users_files(skill: Skill) -> dict[str, dict[str, tuple[str, int, str]]]:
+    """The skill folder and the user's files its links lead to, entry by entry."""
+    return {
+        "skill": tree_state(skill.directory),
+        "shared": tree_state(skill.directory.parent.parent / "shared"),
+    }
 
 
 HOSTILE_COMMANDS = [
@@ -95,20 +113,40 @@ HOSTILE_COMMANDS = [
     'echo x > "$(readlink -f SKILL.md)"; echo x > "$(readlink -f data-link)/table.csv"',
     'cd "$(readlink -f data)" && echo x > table.csv',
     "find . -exec touch {} +",
+    "echo x > shared-relative.md; echo x >> shared-absolute.md; echo x > shared-folder/notes.txt",
+    "touch shared-folder/new; chmod 000 shared-absolute.md; mv shared-folder/notes.txt moved.txt",
+    'echo x > "$(readlink -f shared-absolute.md)"; rm -rf "$(readlink -f shared-folder)"',
 ]
+
+
+def assert_no_command_changes_the_users_files(workspace: Workspace, skill: Skill) -> None:
+    before = users_files(skill)
+
+    results = [workspace.run(skill, command) for command in HOSTILE_COMMANDS]
+
+    assert users_files(skill) == before
+    assert all(not result.timed_out for result in results)
+    # Every run starts from the skill as it is: no run sees what an earlier one did.
+    assert workspace.run(skill, "cat SKILL.md docs/format.md").stdout.startswith("---\n")
 
 
 def test_no_command_changes_the_users_skill_folder(
     workspace: Workspace, linked_skill: Skill
 ) -> None:
-    before = tree_state(linked_skill.directory)
+    assert_no_command_changes_the_users_files(workspace, linked_skill)
 
-    results = [workspace.run(linked_skill, command) for command in HOSTILE_COMMANDS]
 
-    assert tree_state(linked_skill.directory) == before
-    assert all(not result.timed_out for result in results)
-    # Every run starts from the skill as it is: no run sees what an earlier one did.
-    assert workspace.run(linked_skill, "cat SKILL.md docs/format.md").stdout.startswith("---\n")
+@pytest.fixture(params=ISOLATION_PARAMS)
+def copy_staging(request: pytest.FixtureRequest, work_root: Path) -> Runtime:
+    """Every runtime with ``stage_mode="copy"`` (``--skills-stage-mode=copy``)."""
+    return get_runtime(request.param, work_root, stage_mode="copy")
+
+
+def test_no_command_changes_the_users_skill_folder_with_copy_staging(
+    copy_staging: Runtime, linked_skill: Skill, request: pytest.FixtureRequest
+) -> None:
+    with copy_staging.create_workspace(request.node.name) as workspace:
+        assert_no_command_changes_the_users_files(workspace, linked_skill)
 
 
 def test_a_write_into_the_staged_copy_is_reported_and_the_next_run_gets_a_fresh_copy(

@@ -26,22 +26,24 @@ _RUNTIMES: dict[str, Runtime | str] = {}
 LOCAL_PROCESS_GROUP = "local-process-group"
 
 
-def _create(kind: str, work_root: Path) -> Runtime:
+def _create(kind: str, work_root: Path, stage_mode: str) -> Runtime:
     if kind == LOCAL_PROCESS_GROUP:
         from pytest_agent_skills.workspace.local import LocalRuntime
 
-        return LocalRuntime(work_root=work_root, isolate=False)
-    return create_runtime(kind, work_root=work_root)
+        return LocalRuntime(work_root=work_root, isolate=False, stage_mode=stage_mode)
+    return create_runtime(kind, work_root=work_root, stage_mode=stage_mode)
 
 
-def get_runtime(kind: str, work_root: Path) -> Runtime:
-    """One runtime per kind for the session; skip (or fail in CI) when its engine is missing."""
-    if kind not in _RUNTIMES:
+def get_runtime(kind: str, work_root: Path, stage_mode: str = "link") -> Runtime:
+    """One runtime per kind and stage mode for the session; skip (or fail in CI) when its
+    engine is missing."""
+    key = kind if stage_mode == "link" else f"{kind} ({stage_mode} staging)"
+    if key not in _RUNTIMES:
         try:
-            _RUNTIMES[kind] = _create(kind, work_root)
+            _RUNTIMES[key] = _create(kind, work_root, stage_mode)
         except RuntimeUnavailableError as error:
-            _RUNTIMES[kind] = str(error)
-    runtime = _RUNTIMES[kind]
+            _RUNTIMES[key] = str(error)
+    runtime = _RUNTIMES[key]
     if isinstance(runtime, str):
         if IN_CI:
             pytest.fail(f"runtime {kind!r} must be available in CI: {runtime}")
