@@ -347,7 +347,9 @@ def _build(
         else (tuple(skills) if skills is not None else None),
         runtime=data.get("runtime"),
         inputs={
-            name: _input_content(value, path, lines.get(("inputs", name), start))
+            _input_name(name, path, lines.get(("inputs", name), start)): _input_content(
+                value, path, lines.get(("inputs", name), start)
+            )
             for name, value in (data.get("inputs") or {}).items()
         },
         env={name: _env_value(value) for name, value in (data.get("env") or {}).items()},
@@ -435,6 +437,18 @@ def _model(
             _EXACTLY_ONE_MODEL.format(where=dotted((*prefix, "model"))),
         )
     return model
+
+
+def _input_name(name: Any, path: Path, line: int) -> str:
+    """Refused at collection, as the workspace would refuse it at the first run (where the
+    error would only reach the model as a failed tool call)."""
+    from .workspace.errors import WorkspaceError
+    from .workspace.workspace import input_name
+
+    try:
+        return input_name(name)
+    except WorkspaceError as error:
+        raise ScenarioError(path, line, f"inputs: {error}") from None
 
 
 def _input_content(value: Any, path: Path, line: int) -> str | bytes:

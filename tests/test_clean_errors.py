@@ -248,3 +248,48 @@ def test_an_upstream_answer_nested_too_deeply_is_a_model_error(
         f" cannot be read (its arrays or objects nest too deeply to read): {DEEP_JSON[:200]}"
     )
     assert not cassette.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ('"a\\0b.txt"', "input name must not contain NUL bytes"),
+        (
+            '"../up.txt"',
+            "input name '../up.txt' must name a file inside work/inputs (a relative path without"
+            " '..')",
+        ),
+        (
+            "/etc/cron.d/x",
+            "input name '/etc/cron.d/x' must name a file inside work/inputs (a relative path"
+            " without '..')",
+        ),
+    ],
+)
+def test_an_input_name_the_workspace_refuses_is_a_scenario_error_at_its_line(
+    name: str, problem: str
+) -> None:
+    """Refused at collection: at the first run it would only reach the model as a failed
+    ``skill_run``, and a scenario that expects nothing of it would pass."""
+    text = f'user: Hi.\ninputs:\n  ok.txt: fine\n  {name}: "x"\nmodel: {{script: [{{say: x}}]}}\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenarios(text, Path("inputs.scenario.yaml"))
+    assert str(caught.value) == f"inputs.scenario.yaml:4: inputs: {problem}"
+
+
+def test_a_nul_byte_in_a_scenario_input_name_is_a_collection_error(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(
+        ".scenario.yaml",
+        nul='user: Hi.\ninputs:\n  "a\\0b.txt": x\nmodel: {script: [{say: Hello.}]}\n',
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting nul.scenario.yaml*",
+            "*nul.scenario.yaml:3: inputs: input name must not contain NUL bytes*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()

@@ -160,7 +160,7 @@ class Workspace:
         self._check_open()
         written: list[Path] = []
         for relative, value in files.items():
-            destination = f"work/inputs/{_input_name(relative)}"
+            destination = f"work/inputs/{input_name(relative)}"
             if isinstance(value, Path):
                 with open(value, "rb") as source:
                     target = write_file(self.path, destination, source, mode=0o444, what="input")
@@ -548,7 +548,9 @@ def _real_folder(path: Path) -> bool:
         return False
 
 
-def _input_name(relative: object) -> str:
+def input_name(relative: object) -> str:
+    """``relative`` as the name of a file under work/inputs; a WorkspaceError when it cannot
+    be one (not a string, NUL bytes, empty, absolute, or with ``..``)."""
     if not isinstance(relative, str):
         raise WorkspacePathError(f"input name {relative!r} must be a string")
     check_text("input name", relative)
