@@ -31,6 +31,10 @@ NOT_FOLLOWED = (
     "is a symbolic link to a file outside the skill folder; it is not followed (only the skill"
     " folder is staged for the agent). Replace the link with a copy of the file."
 )
+TAIL = (
+    "it is not followed (only the skill folder is staged for the agent). Replace the link with a"
+    " copy of the file."
+)
 FIFO = (
     "is a named pipe (FIFO), not a regular file; only regular files are read. Replace it with a"
     " regular file."
@@ -39,7 +43,22 @@ FIFO = (
 
 def agent_skills(*args: str, cwd: Path, privileged: bool = True) -> subprocess.CompletedProcess:
     """``agent-skills ARGS`` as a real process; a hang is a failure, not a stuck test run."""
-    command = [sys.executable, "-m", "pytest_agent_skills.cli", *args]
+    return python_module("pytest_agent_skills.cli", *args, cwd=cwd, privileged=privileged)
+
+
+def pytest_on_skills(
+    *args: str, cwd: Path, privileged: bool = True
+) -> subprocess.CompletedProcess:
+    """``pytest skills ARGS`` (collecting the SKILL.md files) as a real process."""
+    return python_module(
+        "pytest", "-p", "no:cacheprovider", "skills", *args, cwd=cwd, privileged=privileged
+    )
+
+
+def python_module(
+    module: str, *args: str, cwd: Path, privileged: bool
+) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", module, *args]
     return subprocess.run(
         unprivileged(command) if not privileged else command,
         cwd=cwd,
@@ -82,6 +101,13 @@ def test_a_skill_md_linked_outside_the_skill_is_not_read_nor_quoted(
         f"skills/leak/SKILL.md: error [skill-md-unreadable] SKILL.md {NOT_FOLLOWED}"
     )
     assert "wJalr" not in done.stdout + done.stderr
+    collected = pytest_on_skills(cwd=tmp_path)
+    assert collected.returncode == 1, collected.stdout + collected.stderr
+    assert (
+        f"skills/leak/SKILL.md: error [skill-md-unreadable] SKILL.md {NOT_FOLLOWED}"
+        in collected.stdout.splitlines()
+    )
+    assert "wJalr" not in collected.stdout + collected.stderr
 
 
 def test_links_that_stay_in_the_skill_folder_are_read(tmp_path: Path) -> None:
@@ -236,6 +262,28 @@ def test_a_named_pipe_linked_from_skill_md_does_not_hang_validation(tmp_path: Pa
     assert f"[Doc] references/guide.md\n\n(not shown: references/guide.md {FIFO})" in text
 
 
+def test_a_doc_linked_to_dev_zero_is_never_read(tmp_path: Path) -> None:
+    """Neither by validation (CLI and pytest collection) nor when the doc is loaded for the
+    model: an endless file would be read whole (MemoryError) or forever."""
+    skill = write_skill(tmp_path / "skills", "zero", body=LINKED_DOC)
+    (skill / "references").mkdir()
+    (skill / "references" / "guide.md").symlink_to("/dev/zero")
+    outside = (
+        "skills/zero/SKILL.md:5: warning [reference-outside] the body refers to"
+        f" 'references/guide.md', a symbolic link to a file outside the skill folder; {TAIL}"
+    )
+    done = agent_skills("validate", "skills", cwd=tmp_path)
+    assert (done.returncode, done.stdout.splitlines()[0]) == (0, outside), done.stderr
+    collected = pytest_on_skills(cwd=tmp_path)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert "[reference-outside] the body refers to 'references/guide.md'" in collected.stdout
+    with pytest.raises(OutsideFolderError):
+        Skill.load(skill).read_text("references/guide.md")
+    # Not a file of the skill for the model either (only the skill folder is staged).
+    text = loaded_skill_text(Skill.load(skill), ["references/guide.md"], [])
+    assert "[Doc] references/guide.md" not in text
+
+
 def test_a_huge_sparse_doc_is_refused_from_its_size(tmp_path: Path) -> None:
     skill = write_skill(tmp_path, "sparse", body=LINKED_DOC)
     (skill / "references").mkdir()
@@ -307,11 +355,7 @@ def test_an_unreadable_skill_md_is_a_finding_for_the_cli(
 def test_an_unreadable_skill_md_fails_its_pytest_item_cleanly(
     tmp_path: Path, unreadable_skill: Path
 ) -> None:
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "skills", "-rf"]
-    done = subprocess.run(
-        unprivileged(command), cwd=tmp_path, capture_output=True, text=True, timeout=120,
-        check=False,
-    )
+    done = pytest_on_skills("-rf", cwd=tmp_path, privileged=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stdout
     assert (
