@@ -244,3 +244,32 @@ def test_links_a_command_leaves_are_never_followed_by_the_test_process(
     with pytest.raises(WorkspacePathError, match="'runs' in the workspace"):
         workspace.run(skill, "true", stdin="data")
     assert untouched(outside)
+
+
+@pytest.mark.parametrize("planted", ["artifacts/0", "artifacts/0/out", "artifacts/0/out/keep.txt"])
+def test_an_artifact_path_through_a_link_a_command_left_is_never_followed(
+    workspace: Workspace, skill: Skill, outside: Path, planted: str
+) -> None:
+    """A link at any depth of ``artifacts/<version>/<name>``: a folder link is refused with a
+    warning, a link in the file's place is replaced; the host file stays as it is."""
+    target = outside / "keep.txt" if planted.endswith(".txt") else outside
+    plant = (
+        f'mkdir -p "$(dirname "$WORKSPACE_DIR/{planted}")"'
+        f' && ln -s {target} "$WORKSPACE_DIR/{planted}" && echo report > out/keep.txt'
+    )
+
+    result = workspace.run(skill, plant, output_files=["out/*.txt"], save_as_artifacts=True)
+
+    assert result.exit_code == 0, result.stderr
+    if planted.endswith(".txt"):
+        assert [(a.name, a.version) for a in result.artifact_files] == [("out/keep.txt", 0)]
+        saved = workspace.path / planted
+        assert (saved.is_symlink(), saved.read_text()) == (False, "report\n")
+    else:
+        assert result.artifact_files == ()
+        assert result.warnings == (
+            "output file 'out/keep.txt' not saved as an artifact: artifact name:"
+            f" '{planted}' in the workspace {str(workspace.path)!r} is a symlink or not a"
+            " folder; the workspace never follows a link there",
+        )
+    assert untouched(outside)
