@@ -257,6 +257,9 @@ def test_a_named_pipe_linked_from_skill_md_does_not_hang_validation(tmp_path: Pa
         "skills/piped/SKILL.md:5: error [reference-unreadable] the body refers to"
         f" 'references/guide.md', which {FIFO}"
     )
+    collected = pytest_on_skills(cwd=tmp_path)
+    assert collected.returncode == 1, collected.stdout + collected.stderr
+    assert done.stdout.splitlines()[0] in collected.stdout.splitlines()
     # Loading the doc into the prompt says why there is no text instead of blocking.
     text = loaded_skill_text(Skill.load(skill), ["references/guide.md"], [])
     assert f"[Doc] references/guide.md\n\n(not shown: references/guide.md {FIFO})" in text
