@@ -146,10 +146,11 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.parametrize("key", [API_KEY, "k9x"], ids=["long", "short"])
 def test_a_pytest_failure_never_shows_the_key_an_upstream_echoes(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, key: str
 ) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", key)
     suite.makepyfile(
         test_tape="""
         def test_tape(skill_agent):
@@ -164,7 +165,7 @@ def test_a_pytest_failure_never_shows_the_key_an_upstream_echoes(
     result.stdout.fnmatch_lines(
         ['*answered HTTP 401: {"error": "invalid key: Bearer <redacted:OPENAI_API_KEY>"}*']
     )
-    assert API_KEY not in result.stdout.str()
+    assert key not in result.stdout.str()
 
 
 def test_a_trajectory_in_a_failure_shows_no_secret_value(
@@ -210,10 +211,11 @@ def test_a_url_roots_secrets_are_masked_in_the_header_and_errors(
     assert "hunter2" not in output and "tok-77" not in output
 
 
+@pytest.mark.parametrize("token", ["tok-0123-secret", "q7z"], ids=["long", "short"])
 def test_a_workspace_failure_report_shows_no_secret_value(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, token: str
 ) -> None:
-    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123-secret")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", token)
     make_skill(pytester.path / "skills")
     pytester.makepyfile(
         """
@@ -230,4 +232,4 @@ def test_a_workspace_failure_report_shows_no_secret_value(
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["--- stdout ---", "token=<redacted:MY_SERVICE_TOKEN>"])
-    assert "tok-0123-secret" not in result.stdout.str()
+    assert token not in result.stdout.str()
