@@ -213,6 +213,15 @@ def test_an_artifact_name_outside_artifacts_is_refused(local: Workspace, name: s
 # --- what a command leaves where the test process writes, under every runtime --------------------
 
 
+def not_saved(workspace: Workspace, output: str, link: str) -> str:
+    """The warning of an output file not saved because ``link`` in the workspace is a link."""
+    return (
+        f"output file {output!r} not saved as an artifact: artifact name: {link!r} in the"
+        f" workspace {str(workspace.path)!r} is a symlink or not a folder; the workspace never"
+        " follows a link there"
+    )
+
+
 def test_links_a_command_leaves_are_never_followed_by_the_test_process(
     workspace: Workspace, skill: Skill, outside: Path
 ) -> None:
@@ -227,11 +236,7 @@ def test_links_a_command_leaves_are_never_followed_by_the_test_process(
     assert result.exit_code == 0, result.stderr
     assert [f.name for f in result.output_files] == ["out/report.txt"]
     assert result.artifact_files == ()
-    assert result.warnings == (
-        "output file 'out/report.txt' not saved as an artifact: artifact name: 'artifacts' in the"
-        f" workspace {str(workspace.path)!r} is a symlink or not a folder; the workspace never"
-        " follows a link there",
-    )
+    assert result.warnings == (not_saved(workspace, "out/report.txt", "artifacts"),)
     assert untouched(outside)
     assert not (workspace.path / ".metadata.tmp").exists()
 
@@ -267,9 +272,5 @@ def test_an_artifact_path_through_a_link_a_command_left_is_never_followed(
         assert (saved.is_symlink(), saved.read_text()) == (False, "report\n")
     else:
         assert result.artifact_files == ()
-        assert result.warnings == (
-            "output file 'out/keep.txt' not saved as an artifact: artifact name:"
-            f" '{planted}' in the workspace {str(workspace.path)!r} is a symlink or not a"
-            " folder; the workspace never follows a link there",
-        )
+        assert result.warnings == (not_saved(workspace, "out/keep.txt", planted),)
     assert untouched(outside)
