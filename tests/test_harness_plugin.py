@@ -362,3 +362,20 @@ def test_the_load_mode_setting_reaches_scenarios(suite, monkeypatch) -> None:
     suite.makeini("[pytest]\nskills_load_mode = session\n")
     run(suite).assert_outcomes(passed=1)
     run(suite, "--skills-load-mode=turn").assert_outcomes(failed=1)
+
+
+def test_the_settings_choices_are_the_librarys_and_the_schemas() -> None:
+    """The plugin spells the transports and load modes out, so that start-up imports neither
+    the harness nor the protocol (jsonschema); they must stay the library's and the scenario
+    schema's."""
+    from pytest_agent_skills import settings
+    from pytest_agent_skills.harness import TRANSPORTS
+    from pytest_agent_skills.protocol import LOAD_MODES
+    from pytest_agent_skills.scenario import scenario_schema
+
+    registry = settings.load_all()
+    properties = scenario_schema()["$defs"]
+    assert registry["skills_transport"].choices == TRANSPORTS
+    assert registry["skills_load_mode"].choices == LOAD_MODES
+    assert tuple(properties["model"]["properties"]["transport"]["enum"]) == TRANSPORTS
+    assert tuple(properties["scenario"]["properties"]["load_mode"]["enum"]) == LOAD_MODES
