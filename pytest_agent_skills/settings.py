@@ -233,7 +233,7 @@ def value(config: Any, ini: str) -> Any:
     """The resolved value of a setting for a pytest ``Config`` (cached per config)."""
     cache = _settings_cache(config)
     if ini not in cache:
-        cache[ini] = _resolve_for_config(config, REGISTRY[ini])
+        cache[ini] = _resolved_for_config(config, REGISTRY[ini])[0]
     return cache[ini]
 
 
@@ -257,10 +257,6 @@ class PluginSettings:
 
     def origin(self, ini: str) -> str:
         return origin(self.config, ini)
-
-
-def _resolve_for_config(config: Any, setting: Setting) -> Any:
-    return _resolved_for_config(config, setting)[0]
 
 
 def _resolved_for_config(config: Any, setting: Setting) -> tuple[Any, str]:

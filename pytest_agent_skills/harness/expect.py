@@ -56,14 +56,12 @@ class ExpectationError(HarnessError, AssertionError):
         for failure in failures:
             place = f" ({where(failure.doc_path)})" if where else ""
             lines.append(f"- {failure.key}{place}: {failure.message}")
-        lines.append("Expected:")
-        dumped = yaml.safe_dump(dict(expect), sort_keys=False, allow_unicode=True, width=100)
-        lines.extend("  " + line for line in dumped.rstrip().splitlines())
-        for index, check in enumerate(turns):
-            if check:
-                lines.append(f"Expected of turns[{index}]:")
-                dumped = yaml.safe_dump(dict(check), sort_keys=False, allow_unicode=True, width=100)
-                lines.extend("  " + line for line in dumped.rstrip().splitlines())
+        blocks = [("Expected:", expect)]
+        blocks += [(f"Expected of turns[{i}]:", check) for i, check in enumerate(turns) if check]
+        for heading, block in blocks:
+            lines.append(heading)
+            dumped = yaml.safe_dump(dict(block), sort_keys=False, allow_unicode=True, width=100)
+            lines.extend("  " + line for line in dumped.rstrip().splitlines())
         lines.append(trajectory.format())
         super().__init__("\n".join(lines))
 
