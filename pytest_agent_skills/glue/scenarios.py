@@ -198,7 +198,8 @@ def pytest_collection_modifyitems(
     found = root_files(config).scenarios
     if not found:
         return
-    collected = {item.path.resolve() for item in items if isinstance(item, ScenarioItem)}
+    paths = {item.path for item in items if isinstance(item, ScenarioItem)}
+    collected = {path.resolve() for path in paths}  # one resolve() a file, not a scenario
     for path in selected_root_files(session, found):
         resolved = path.resolve()
         if resolved not in collected:

@@ -154,7 +154,8 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _enabled(config):
         return
-    collected = {item.parent.path.resolve() for item in items if isinstance(item, SkillCheckItem)}
+    parents = {item.parent for item in items if isinstance(item, SkillCheckItem)}
+    collected = {node.path.resolve() for node in parents}  # one resolve() a skill, not a check
     for path in selected_root_files(session, root_files(config).skills):
         resolved = path.resolve()
         if resolved not in collected:
