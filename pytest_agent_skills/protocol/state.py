@@ -32,9 +32,6 @@ LOAD_MODES = ("turn", "once", "session")
 #: 1.2.0's default (``DEFAULT_SKILL_CONFIG["skill_processor"]["load_mode"]``).
 DEFAULT_LOAD_MODE = "turn"
 TEMP_PREFIX = "temp:"
-LOADED_PREFIX = "temp:skill:loaded:"
-DOCS_PREFIX = "temp:skill:docs:"
-TOOLS_PREFIX = "temp:skill:tools:"
 LOADED_VALUE = "1"
 ALL_SELECTED = "*"
 
@@ -55,7 +52,7 @@ class StateKeys:
     @property
     def prefix(self) -> str:
         """``temp:skill:`` (``skill:`` in session mode, which drops the ``temp:`` prefix)."""
-        return "skill:" if self.load_mode == "session" else "temp:skill:"
+        return "skill:" if self.load_mode == "session" else TEMP_PREFIX + "skill:"
 
     @property
     def loaded_prefix(self) -> str:
