@@ -9,6 +9,7 @@ import pytest
 from harness_support import SKILLS, record_options, scripted_upstream
 
 from pytest_agent_skills.harness import (
+    TRANSPORTS,
     ExpectationError,
     HarnessError,
     ScriptExhaustedError,
@@ -19,7 +20,6 @@ from pytest_agent_skills.harness import (
 from pytest_agent_skills.repository import SkillRepository
 
 REPOSITORY = SkillRepository([SKILLS])
-TRANSPORTS = ["direct", "sdk", "sdk-stream"]
 LOAD_NOTES = {"call": "skill_load", "args": {"skill_name": "notes"}}
 LIST_DOCS = {"call": "skill_list_docs", "args": {"skill_name": "notes"}}
 TWO_TURNS = [

@@ -9,6 +9,7 @@ import pytest
 from harness_support import SKILLS
 
 from pytest_agent_skills.harness import (
+    TRANSPORTS,
     ModelTurn,
     ScriptExhaustedError,
     ToolCall,
@@ -19,7 +20,6 @@ from pytest_agent_skills.harness import (
 from pytest_agent_skills.repository import SkillRepository
 
 REPOSITORY = SkillRepository([SKILLS])
-TRANSPORTS = ["direct", "sdk", "sdk-stream"]
 
 
 def converse(script: Any, **kwargs: Any):
