@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 if [ "$(id -u)" = "0" ]; then
     bash scripts/setup-services.sh
+    # The services exist now: a test that finds one missing fails instead of skipping.
+    export PYTEST_AGENT_SKILLS_REQUIRE_SERVICES=1
 fi
 
 python3 -m ruff check .

@@ -9,6 +9,7 @@ import textwrap
 import openai  # noqa: F401  (imported once here, not again by every pytester run)
 import pytest
 from harness_support import SKILLS, scripted_upstream
+from services import missing_service
 
 # Scenario items only; hypothesis's summary hook would re-import it on every pytester run.
 OPTIONS = (
@@ -231,16 +232,12 @@ expect:
 
 
 def _require_runtime(kind: str) -> None:
-    import os
-
     from pytest_agent_skills.workspace import RuntimeUnavailableError, create_runtime
 
     try:
         create_runtime(kind).close()
     except RuntimeUnavailableError as error:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"runtime {kind!r} must be available in CI: {error}")
-        pytest.skip(f"runtime {kind!r} unavailable: {error}")
+        missing_service(f"runtime {kind!r} unavailable: {error}")
 
 
 @pytest.mark.sandbox

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from services import missing_service
 
 from pytest_agent_skills.skill import Skill
 from pytest_agent_skills.workspace import (
@@ -18,7 +18,6 @@ from pytest_agent_skills.workspace import (
     create_runtime,
 )
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
 _RUNTIMES: dict[str, Runtime | str] = {}
 
 
@@ -45,9 +44,7 @@ def get_runtime(kind: str, work_root: Path, stage_mode: str = "link") -> Runtime
             _RUNTIMES[key] = str(error)
     runtime = _RUNTIMES[key]
     if isinstance(runtime, str):
-        if IN_CI:
-            pytest.fail(f"runtime {kind!r} must be available in CI: {runtime}")
-        pytest.skip(f"runtime {kind!r} unavailable: {runtime}")
+        missing_service(f"runtime {kind!r} unavailable: {runtime}")
     return runtime
 
 
