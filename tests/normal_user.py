@@ -23,7 +23,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 FIRST_FREE_ID = 20_000
-PASSED_VARIABLES = ("CI", "LANG", "LC_ALL", "TZ", "DOCKER_HOST")
+PASSED_VARIABLES = (
+    "CI",
+    "PYTEST_AGENT_SKILLS_REQUIRE_SERVICES",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "DOCKER_HOST",
+)
 
 
 def free_id(start: int = FIRST_FREE_ID) -> int:
