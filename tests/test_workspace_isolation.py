@@ -87,6 +87,7 @@ def linked_skill(tmp_path: Path) -> Skill:
     os.symlink("../../shared/doc.md", folder / "shared-relative.md")
     os.symlink(shared.resolve() / "doc.md", folder / "shared-absolute.md")
     os.symlink(shared.resolve() / "folder", folder / "shared-folder")
+    (shared / "folder").chmod(0o555)  # a chmod through a link would show in its mode
     return skill
 
 
@@ -116,18 +117,29 @@ HOSTILE_COMMANDS = [
     "echo x > shared-relative.md; echo x >> shared-absolute.md; echo x > shared-folder/notes.txt",
     "touch shared-folder/new; chmod 000 shared-absolute.md; mv shared-folder/notes.txt moved.txt",
     'echo x > "$(readlink -f shared-absolute.md)"; rm -rf "$(readlink -f shared-folder)"',
+    # Links to the user's files where the test process re-stages and removes the copy.
+    'chmod u+w . docs scripts; rm -rf docs scripts SKILL.md; ln -s "$SOURCE/docs" docs;'
+    ' ln -s "$SHARED/folder" scripts; ln -s "$SOURCE/SKILL.md" SKILL.md; ln -s "$SHARED" up',
 ]
 
 
 def assert_no_command_changes_the_users_files(workspace: Workspace, skill: Skill) -> None:
     before = users_files(skill)
+    paths = {
+        "SOURCE": str(skill.directory.resolve()),
+        "SHARED": str(skill.directory.parent.parent.resolve() / "shared"),
+    }
 
-    results = [workspace.run(skill, command) for command in HOSTILE_COMMANDS]
+    results = [workspace.run(skill, command, env=paths) for command in HOSTILE_COMMANDS]
 
     assert users_files(skill) == before
     assert all(not result.timed_out for result in results)
     # Every run starts from the skill as it is: no run sees what an earlier one did.
     assert workspace.run(skill, "cat SKILL.md docs/format.md").stdout.startswith("---\n")
+    # Removing the workspace (and the links the last command left in it) follows no link.
+    workspace.run(skill, HOSTILE_COMMANDS[-1], env=paths)
+    workspace.close()
+    assert users_files(skill) == before
 
 
 def test_no_command_changes_the_users_skill_folder(
