@@ -1,15 +1,24 @@
 """One guard against YAML alias bombs, for the SKILL.md front matter and scenario files;
-anchors used as people use them still load."""
+anchors used as people use them still load.  Scenario files and (JSON) cassettes are read only
+when they are regular files under their size caps."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
 from _skill_files import write_skill
 
-from pytest_agent_skills.scenario import ScenarioError, parse_scenarios
+from pytest_agent_skills.harness import CassetteFormatError
+from pytest_agent_skills.harness.cassette import MAX_CASSETTE_BYTES, Cassette
+from pytest_agent_skills.scenario import (
+    MAX_SCENARIO_BYTES,
+    ScenarioError,
+    load_scenarios,
+    parse_scenarios,
+)
 from pytest_agent_skills.skill import Skill
 
 
@@ -93,3 +102,41 @@ def test_a_scenario_file_reusing_anchors_loads() -> None:
     scenarios = parse_scenarios(text, Path("many.scenario.yaml"))
     assert len(scenarios) == 200
     assert scenarios[-1].tools["weather"]["description"] == "Weather."
+
+
+def test_a_scenario_file_over_its_cap_or_not_a_regular_file_is_refused_unread(
+    tmp_path: Path,
+) -> None:
+    big = tmp_path / "big.scenario.yaml"
+    with open(big, "wb") as handle:  # sparse: nothing is written, the size is what counts
+        handle.truncate(MAX_SCENARIO_BYTES + 1)
+    pipe = tmp_path / "pipe.scenario.yaml"
+    os.mkfifo(pipe)  # opening it would block until a writer comes
+
+    with pytest.raises(ScenarioError) as too_big:
+        load_scenarios(big)
+    with pytest.raises(ScenarioError) as not_a_file:
+        load_scenarios(pipe)
+
+    assert str(too_big.value) == (
+        f"{big}: is 16777217 bytes, over the limit of 16777216 bytes (16 MiB) for a scenario"
+        " file; make it smaller (split it into several files)."
+    )
+    assert str(not_a_file.value) == (
+        f"{pipe}: is a named pipe (FIFO), not a regular file; only regular files are read."
+        " Replace it with a regular file."
+    )
+
+
+def test_a_cassette_over_its_cap_is_refused_unread(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    with open(big, "wb") as handle:
+        handle.truncate(MAX_CASSETTE_BYTES + 1)
+
+    with pytest.raises(CassetteFormatError) as caught:
+        Cassette.load(big)
+
+    assert str(caught.value) == (
+        f"{big}: is 67108865 bytes, over the limit of 67108864 bytes (64 MiB) for a cassette;"
+        " make it smaller (split it into several files)."
+    )
