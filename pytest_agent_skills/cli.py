@@ -51,14 +51,14 @@ class Command:
 
 # --- validate ------------------------------------------------------------------------------------
 
-#: The validate flags that set a plugin setting (argparse dest -> ini name).
+#: The plugin settings a validate flag sets (ini name -> argparse dest).
 VALIDATE_FLAGS = {
-    "profile": "skills_profile",
-    "available_tool": "skills_available_tools",
-    "allow_unknown_fields": "skills_allow_unknown_fields",
-    "rule_severity": "skills_rule_severity",
-    "per_path_ignore": "skills_per_path_ignores",
-    "refresh": "skills_refresh",
+    "skills_profile": "profile",
+    "skills_available_tools": "available_tool",
+    "skills_allow_unknown_fields": "allow_unknown_fields",
+    "skills_rule_severity": "rule_severity",
+    "skills_per_path_ignores": "per_path_ignore",
+    "skills_refresh": "refresh",
 }
 
 
@@ -142,10 +142,8 @@ class ValidateSettings:
         return self.config.origin(self.registry[ini], self._flag(ini))
 
     def _flag(self, ini: str) -> Any:
-        return next(
-            (getattr(self.args, dest) for dest, name in VALIDATE_FLAGS.items() if name == ini),
-            None,
-        )
+        dest = VALIDATE_FLAGS.get(ini)
+        return None if dest is None else getattr(self.args, dest)
 
     @property
     def base_dir(self) -> Path:
