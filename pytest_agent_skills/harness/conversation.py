@@ -95,10 +95,9 @@ def split_scripts(
             "the turns have their own scripts: do not give script=... or cassette=... for the"
             " whole conversation as well"
         )
-    missing = own.index(False) if not all(own) else None
-    if missing is not None:
+    if not all(own):
         raise HarnessError(
-            f"turns[{missing}] has no script, while other turns have one: give every turn its"
-            " own script, or one script=... / cassette=... for the whole conversation"
+            f"turns[{own.index(False)}] has no script, while other turns have one: give every"
+            " turn its own script, or one script=... / cassette=... for the whole conversation"
         )
     return [turn.script or () for turn in turns]
