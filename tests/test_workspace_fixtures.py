@@ -344,3 +344,25 @@ def test_skill_by_path_and_missing_runtime_can_skip(
 
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["*skills runtime 'docker' is not available*"])
+
+
+@pytest.mark.parametrize("method", ["run", "exec"])
+def test_a_refused_command_is_reported_at_the_test_not_in_the_plugin(
+    project: pytest.Pytester, method: str
+) -> None:
+    project.makepyfile(
+        f"""
+        def test_outside(skill_workspace):
+            ws = skill_workspace("demo")
+            ws.{method}("true", cwd="/etc")
+        """
+    )
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f'>       ws.{method}("true", cwd="/etc")',
+            "E   *WorkspacePathError: cwd '/etc' resolves to '/etc', outside the workspace *",
+        ]
+    )
+    assert "workspace_fixtures.py" not in result.stdout.str()

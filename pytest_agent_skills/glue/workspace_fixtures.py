@@ -205,6 +205,7 @@ class SkillWorkspace:
     ) -> ExecSession:
         """Start ``command`` interactively in the staged skill: ``poll``, ``write``, ``result``
         (see docs/workspace.md, ``exec()``); the workspace's end kills it."""
+        __tracebackhide__ = True
         session = self.workspace.exec(
             self.skill,
             command,
