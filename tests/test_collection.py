@@ -166,7 +166,30 @@ def test_missing_root_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--skills-root", "nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: skills_roots: skill root '*nowhere' does not exist or is not a folder"]
+        ["ERROR: command line: skill root '*nowhere' does not exist or is not a folder"]
+    )
+
+
+def test_a_missing_root_names_the_file_or_the_variable_it_came_from(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\nskills_roots = nowhere\n")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: {pytester.path / 'tox.ini'}: skills_roots: skill root"
+            f" '{pytester.path / 'nowhere'}' does not exist or is not a folder"
+        ]
+    )
+    monkeypatch.setenv("SKILLS_ROOT", "elsewhere")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: environment variable SKILLS_ROOT: skill root"
+            f" '{pytester.path / 'elsewhere'}' does not exist or is not a folder"
+        ]
     )
 
 

@@ -206,7 +206,7 @@ def test_a_url_roots_secrets_are_masked_in_the_header_and_errors(
     result = pytester.runpytest(*OPTIONS, f"--skills-root={url}")
     shown = f"http://***@127.0.0.1:{port}/s.zip?access_token=***"
     result.stdout.fnmatch_lines([f"agent-skills: skills_roots=[[]{shown}[]]*"])
-    result.stderr.fnmatch_lines([f"ERROR: skills_roots: {shown}: download failed: *"])
+    result.stderr.fnmatch_lines([f"ERROR: command line: {shown}: download failed: *"])
     output = result.stdout.str() + result.stderr.str()
     assert "hunter2" not in output and "tok-77" not in output
 

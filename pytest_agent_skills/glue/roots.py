@@ -55,10 +55,12 @@ def _resolve_skill_roots(config: pytest.Config) -> list[Path]:
     for spec in specs:
         try:
             root = resolve_root(spec, refresh=refresh, base_dir=config.rootpath)
+            if not root.is_dir():
+                raise RootNotFoundError(root)
         except AgentSkillsError as error:
-            raise pytest.UsageError(f"skills_roots: {error}") from None
-        if not root.is_dir():
-            raise pytest.UsageError(f"skills_roots: {RootNotFoundError(root)}")
+            # Named as the other settings' errors: the file and option, the variable, the flag.
+            where = settings.origin(config, "skills_roots")
+            raise pytest.UsageError(f"{where}: {error}") from None
         roots.append(Path(os.path.abspath(root)))
     return roots
 
