@@ -293,3 +293,22 @@ def test_a_nul_byte_in_a_scenario_input_name_is_a_collection_error(
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_input_name_the_workspace_refuses_is_a_harness_error_before_the_conversation(
+    tmp_path: Path,
+) -> None:
+    """The Python side (``skill_agent.run(inputs=...)``, ``run_conversation``): refused before
+    the model is asked anything, not handed to the model as a failed ``skill_run``."""
+    script = [{"call": "skill_run", "args": {"skill": "notes", "command": "ls inputs"}}]
+    with pytest.raises(HarnessError) as caught:
+        run_conversation(
+            SkillRepository([SKILLS]),
+            "Hi.",
+            script=[*script, {"say": "done"}],
+            inputs={"ok.txt": "x", "../../escape.txt": "y"},
+        )
+    assert str(caught.value) == (
+        "inputs: input name '../../escape.txt' must name a file inside work/inputs (a relative"
+        " path without '..')"
+    )

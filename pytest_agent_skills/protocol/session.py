@@ -89,7 +89,7 @@ class SkillSession:
         self.allow_missing_tools = allow_missing_tools
         self.exec_tools = exec_tools
         self.history: list[ToolOutcome] = []
-        self._inputs = dict(inputs or {})
+        self._inputs = _checked_inputs(inputs or {})
         self._runtime = runtime
         self._owns_runtime = runtime is None
         self._workspace: Workspace | None = None
@@ -321,6 +321,20 @@ class SkillSession:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _checked_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """``inputs`` with names the workspace takes, refused now rather than at the first
+    ``skill_run``, where the error would only reach the model."""
+    if not inputs:
+        return {}
+    from ..workspace.errors import WorkspaceError
+    from ..workspace.workspace import input_name
+
+    try:
+        return {input_name(name): content for name, content in inputs.items()}
+    except WorkspaceError as error:
+        raise SessionConfigError(f"inputs: {error}") from None
 
 
 def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str, Any]:
