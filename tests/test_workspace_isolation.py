@@ -91,6 +91,14 @@ def linked_skill(tmp_path: Path) -> Skill:
     return skill
 
 
+#: A warning of each run of ``linked_skill`` from a copy: its links to ``shared/`` are left out.
+LEFT_OUT = (
+    "the copy of 'linked' in the workspace leaves out shared-absolute.md, shared-folder,"
+    " shared-relative.md: a symbolic link leading outside the skill folder is never followed"
+    " (nothing outside it reaches the workspace); copy what it points to into the skill"
+)
+
+
 def users_files(skill: Skill) -> dict[str, dict[str, tuple[str, int, str]]]:
     """The skill folder and the user's files its links lead to, entry by entry."""
     return {
@@ -181,6 +189,7 @@ def test_a_write_into_the_staged_copy_is_reported_and_the_next_run_gets_a_fresh_
             " new-file, scripts/hello.sh; the skill's own folder"
             f" {linked_skill.directory.resolve()} is unchanged and the next run gets a fresh"
             " copy; skills must write into $OUTPUT_DIR or $WORK_DIR",
+            LEFT_OUT,
         )
     assert fresh.stdout == 'echo "hello $1"\n'
     assert "No such file or directory" in fresh.stderr
@@ -208,6 +217,7 @@ def test_a_write_to_the_sources_host_path_is_refused_or_reported(
         f"the command modified the skill's own folder {source}: SKILL.md, scripts,"
         " scripts/hello.sh; the local runtime cannot stop a command that writes to the folder's"
         " host path on purpose - use the sandbox or docker runtime",
+        LEFT_OUT,
     )
 
 

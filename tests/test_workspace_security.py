@@ -23,6 +23,7 @@ from pytest_agent_skills.workspace import (
     Runtime,
     Workspace,
     WorkspacePathError,
+    create_runtime,
 )
 
 GIB = 1024**3
@@ -137,6 +138,50 @@ def test_output_globs_and_symlinks_cannot_escape(workspace: Workspace, skill: Sk
     assert "pattern '$OUTPUT_DIR/../../*' is outside the workspace; ignored" in warnings
     assert "pattern 'out/up/**/*': folder 'out/up' resolves outside the workspace" in warnings
     assert "root:" not in repr(result.to_dict())
+
+
+@pytest.mark.parametrize("stage_mode", ["link", "copy"])
+def test_a_link_out_of_the_skill_never_brings_host_files_into_the_workspace(
+    runtime: Runtime,
+    work_root: Path,
+    tmp_path: Path,
+    stage_mode: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """``docs -> shared/docs`` (a folder of the skill) is staged and read; a folder and a file
+    linked outside the skill are never followed, under every runtime and stage mode: as the
+    validator says (reference-outside), only the skill folder is staged.  A copy leaves them
+    out and each run says so; a link stage keeps them, and they do not resolve there."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("HOST-SECRET\n")
+    skill = make_skill(tmp_path / "skills", "linking", {"shared/docs/guide.md": "# Guide\n"})
+    (skill.directory / "docs").symlink_to("shared/docs", target_is_directory=True)
+    (skill.directory / "ext").symlink_to(outside, target_is_directory=True)
+    (skill.directory / "creds.md").symlink_to(outside / "secret.txt")
+    if stage_mode == "copy":
+        runtime = create_runtime(runtime.name, work_root=work_root, stage_mode="copy")
+    copied = stage_mode == "copy" or runtime.copies_skills
+    with runtime.create_workspace(request.node.name) as workspace:
+        staged = workspace.stage_skill(skill)
+        docs_link = os.readlink(staged.target / "docs")
+        result = workspace.run(skill, "cat docs/guide.md; cat ext/secret.txt; cat creds.md")
+
+    assert result.stdout == "# Guide\n"
+    assert "HOST-SECRET" not in result.stdout + result.stderr
+    assert result.exit_code != 0  # cat found neither outside file
+    if copied:
+        assert docs_link == "shared/docs"  # inside the copy, never back to the source
+        assert staged.left_out == ("creds.md", "ext")
+        assert result.warnings == (
+            "the copy of 'linking' in the workspace leaves out creds.md, ext: a symbolic link"
+            " leading outside the skill folder is never followed (nothing outside it reaches the"
+            " workspace); copy what it points to into the skill",
+        )
+    else:
+        assert docs_link == str(skill.directory.resolve() / "docs")
+        assert staged.left_out == ()
+        assert result.warnings == ()
 
 
 def test_a_cwd_through_a_symlink_cannot_create_folders_outside(

@@ -12,10 +12,13 @@ the source before and after each run and reports any change (see
 
 Copy staging copies the tree: regular files with their mode; a symlink that
 resolves inside the skill becomes a relative link inside the copy (never a
-way back to the source); one that leads outside is copied as what it points
-to, like the reference does.  Anything else (a FIFO, a socket, a device, a
-dangling link out of the skill, a link to a folder that holds the skill) is
-refused with a :class:`StagingError` instead of hanging or copying the host.
+way back to the source); one that leads outside (to a file or a folder,
+``docs -> /etc``) is left out, never followed, unlike the reference, which
+copies what it points to: no host file reaches the workspace, as under link
+staging, where such a link does not resolve in the sandbox or the container.
+:attr:`StagedSkill.left_out` names them (each run warns).  Anything else (a
+FIFO, a socket, a device) is refused with a :class:`StagingError` instead of
+hanging.
 
 Both modes add the links ``out -> ../../out``, ``work -> ../../work`` and
 ``inputs -> ../../work/inputs``.  Unlike the reference, a skill that ships
@@ -50,6 +53,9 @@ class StagedSkill:
     target: Path
     mode: str
     digest: str
+    #: Symbolic links of the skill (paths from its folder) left out of a copy: they lead
+    #: outside the skill folder.
+    left_out: tuple[str, ...] = ()
 
 
 def check_skill_name(name: str, source: Path) -> None:
@@ -119,75 +125,50 @@ def stage_skill(skill: Skill, skills_dir: Path, mode: str, digest: str) -> Stage
     target = skills_dir / name
     remove_tree(target)
     target.mkdir(parents=True)
+    left_out: list[str] = []
     if mode == "link":
         for entry in sorted(os.listdir(source)):
             os.symlink(source / entry, target / entry)
     else:
-        copy_tree(source, target)
+        left_out = copy_tree(source, target)
     for link, destination in WORKSPACE_LINKS.items():
         os.symlink(destination, target / link)
     _drop_write(str(target))
-    return StagedSkill(name, source, target, mode, digest)
+    return StagedSkill(name, source, target, mode, digest, tuple(left_out))
 
 
-def copy_tree(source: Path, target: Path) -> None:
-    """Copy the real folder ``source`` into the existing folder ``target`` (see the module doc).
+def copy_tree(source: Path, target: Path) -> list[str]:
+    """Copy the real folder ``source`` into the existing folder ``target`` (see the module doc);
+    the links left out (they lead outside ``source``), as paths from it.
 
     Files and sub-folders of the copy are read-only (``chmod a-w``); ``target`` itself is left
     writable for the caller to finish.
     """
-    _copy_folder(str(source), str(target), str(source), str(target), (str(source),))
+    left_out: list[str] = []
+    _copy_folder(str(source), str(target), str(source), str(target), left_out)
+    return left_out
 
 
-def _copy_folder(
-    folder: str, into: str, root: str, target_root: str, ancestors: tuple[str, ...]
-) -> None:
+def _copy_folder(folder: str, into: str, root: str, target_root: str, left_out: list[str]) -> None:
     with os.scandir(folder) as iterator:
         entries = sorted(iterator, key=lambda entry: entry.name)
     for entry in entries:
         destination = os.path.join(into, entry.name)
         if entry.is_symlink():
-            _copy_link(entry.path, destination, root, target_root, ancestors)
+            real = os.path.realpath(entry.path)
+            if is_inside(real, [Path(root)]):
+                inside = os.path.join(target_root, os.path.relpath(real, root))
+                os.symlink(os.path.relpath(inside, os.path.dirname(destination)), destination)
+            else:  # never followed: what it points to is not the skill's
+                left_out.append(os.path.relpath(entry.path, root).replace(os.sep, "/"))
         elif entry.is_dir(follow_symlinks=False):
             os.mkdir(destination)
-            _copy_folder(entry.path, destination, root, target_root, ancestors)
+            _copy_folder(entry.path, destination, root, target_root, left_out)
             _drop_write(destination)
         elif entry.is_file(follow_symlinks=False):
             _copy_file(entry.path, destination)
         else:
             raise StagingError(f"{entry.path}: {_UNCOPYABLE}")
-
-
-def _copy_link(
-    link: str, destination: str, root: str, target_root: str, ancestors: tuple[str, ...]
-) -> None:
-    real = os.path.realpath(link)
-    if is_inside(real, [Path(root)]):
-        inside = os.path.join(target_root, os.path.relpath(real, root))
-        os.symlink(os.path.relpath(inside, os.path.dirname(destination)), destination)
-    elif os.path.isdir(real):
-        if is_inside_any(ancestors, real):
-            raise StagingError(
-                f"{link}: symlink to {real}, a folder that holds the skill (a loop); point it at"
-                " a folder beside the skill or inside it"
-            )
-        os.mkdir(destination)
-        _copy_folder(real, destination, root, target_root, (*ancestors, real))
-        _drop_write(destination)
-    elif os.path.isfile(real):
-        _copy_file(real, destination)
-    elif not os.path.lexists(real):
-        raise StagingError(
-            f"{link}: symlink to {real}, which does not exist and lies outside the skill; remove"
-            " it or make it point inside the skill"
-        )
-    else:
-        raise StagingError(f"{link}: symlink to {real}, {_UNCOPYABLE}")
-
-
-def is_inside_any(folders: tuple[str, ...], container: str) -> bool:
-    """Whether one of ``folders`` is ``container`` or lies below it."""
-    return any(is_inside(folder, [Path(container)]) for folder in folders)
 
 
 def _copy_file(source: str, destination: str) -> None:

@@ -413,6 +413,13 @@ class Workspace:
                 " that writes to the folder's host path on purpose - use the sandbox or docker"
                 " runtime"
             )
+        if staged.left_out:
+            warnings.append(
+                f"the copy of {staged.name!r} in the workspace leaves out"
+                f" {_shown(list(staged.left_out))}: a symbolic link leading outside the skill"
+                " folder is never followed (nothing outside it reaches the workspace); copy what"
+                " it points to into the skill"
+            )
         collection = collect_outputs(
             patterns,
             root=self.path,
