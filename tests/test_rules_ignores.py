@@ -293,6 +293,8 @@ def test_pytest_honours_ignore_comments_without_failure_or_warning(
         pytester.path / "skills",
         "<!-- agent-skills: ignore name-directory -->\n" + comment + "Run scripts/a.py.\n",
     )
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    # Other plugins' own warnings are not this test's business (pytest-benchmark warns when the
+    # outer run is an xdist worker).
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
     result = pytester.runpytest(*quiet, "-W", "error")
     result.assert_outcomes(passed=7, warnings=0)
