@@ -170,10 +170,15 @@ def bench_first_calls(kinds: list[str], skill: Skill, work_root: Path, runs: int
             continue
         with runtime:
             first, later = first_call(runtime, skill, runs)
-        extra = " (creates the container)" if kind == "docker" else ""
+        if kind == "docker":
+            # Creating the workspace's container dominates; the goal is about staging, whose
+            # docker (link) figure is in the staging rows.
+            goal, extra = "(container creation, not staging)", " (creates the container)"
+        else:
+            goal, extra = f"(goal <= {FIRST_CALL_GOAL_MS:.0f} ms)", ""
         print(
             f"  {kind:<8} first run {first:8.2f} ms{extra} | later run {later:8.2f} ms"
-            f" | first call adds {first - later:7.2f} ms (goal <= {FIRST_CALL_GOAL_MS:.0f} ms)"
+            f" | first call adds {first - later:7.2f} ms {goal}"
         )
 
 
