@@ -249,6 +249,40 @@ def test_expected_files_no_test_used_are_reported(
     assert "expected files" not in plain.stdout.str()  # reported under update only
 
 
+def test_an_expected_file_outside_the_test_folder_makes_no_file_above_it_unused(
+    project: pytest.Pytester,
+) -> None:
+    tests = project.path / "tests"
+    tests.mkdir()
+    (tests / "test_shared.py").write_text(
+        textwrap.dedent(
+            """
+            def test_one(skill_workspace):
+                ws = skill_workspace("demo")
+                ws.run("echo one > out/one.txt")
+                ws.assert_output_matches_expected("out/one.txt", "../shared/one.txt")
+                ws.assert_output_matches_expected("out/one.txt", "expected/one.txt")
+            """
+        )
+    )
+    (project.path / "shared").mkdir()
+    (project.path / "shared" / "one.txt").write_text("one\n")
+    (tests / "expected").mkdir()
+    (tests / "expected" / "one.txt").write_text("one\n")
+    (tests / "expected" / "old.txt").write_text("a test that was removed\n")
+    result = project.runpytest("-p", "no:cacheprovider", "--skills-update-expected")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agent-skills expected files -*",
+            "unused: tests/expected/old.txt",
+            "0 expected files created, 0 updated, 1 unused (no test compared an output with"
+            " them: delete them, or compare)",
+        ]
+    )
+    assert "unused: tox.ini" not in result.stdout.str()
+
+
 def test_marker_chooses_the_runtime(project: pytest.Pytester) -> None:
     get_runtime("sandbox", project.path)  # skips (fails in CI) without bubblewrap
     project.makepyfile(

@@ -2,7 +2,8 @@
 which no test used, in the terminal summary (as syrupy reports unused snapshots).
 
 An expected file given relative to the test file (``expected/report.md``) belongs to the
-folder of its first part (``expected/``); the files of such folders that no comparison used
+folder of its first part (``expected/``), one outside the test file's folder
+(``../shared/report.md``) to none; the files of such folders that no comparison used
 are reported under ``--skills-update-expected``, and only after a run of every test that
 passed (no path, ``-k``, ``-m`` or failure: a test that did not run, or stopped early, leaves
 its files unused).  They are reported, never deleted.  Under pytest-xdist each worker sends its
@@ -64,8 +65,10 @@ def used(config: pytest.Config, base_dir: Path, expected: str | Path) -> Path:
     given = Path(expected)
     path = given if given.is_absolute() else base_dir / given
     ledger.used.append(os.path.abspath(path))
-    if not given.is_absolute() and len(given.parts) > 1:
-        ledger.folders.append(os.path.abspath(base_dir / given.parts[0]))
+    parts = () if given.is_absolute() else Path(os.path.normpath(given)).parts
+    # Never a folder above the test file's: ../ would make every file of the project unused.
+    if len(parts) > 1 and parts[0] != os.pardir:
+        ledger.folders.append(os.path.abspath(base_dir / parts[0]))
     return path
 
 
