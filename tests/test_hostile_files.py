@@ -385,8 +385,9 @@ def test_an_unreadable_doc_is_a_finding_for_the_cli(tmp_path: Path) -> None:
 def test_the_protocol_reads_docs_of_linked_folders_only_inside_the_skill(
     tmp_path: Path, secret: Path
 ) -> None:
-    """A model sees the docs of a folder linked inside the skill (under their real paths, as the
-    reference lists them) and nothing of a folder linked outside, even when it asks for all."""
+    """A model sees the docs of a folder linked inside the skill, listed under their real paths
+    (as the reference lists them) and selected under the names SKILL.md uses too; nothing of a
+    folder linked outside, even when it asks for all."""
     (secret.parent / "s.md").write_text(f"{SECRET}\n")
     outward = write_skill(tmp_path / "skills", "outward", body="Read [s](ext/s.md).\n")
     (outward / "ext").symlink_to("../../outside", target_is_directory=True)
@@ -402,9 +403,17 @@ def test_the_protocol_reads_docs_of_linked_folders_only_inside_the_skill(
     ]
     refused = session.call("skill_load", {"skill_name": "outward", "docs": ["ext/s.md"]})
     assert refused.result["error"] == "unknown_doc"
-    for name in ("outward", "style-guide"):
-        loaded = session.call("skill_load", {"skill_name": name, "include_all_docs": True})
-        assert not loaded.is_error, loaded.result
+    loaded = session.call("skill_load", {"skill_name": "outward", "include_all_docs": True})
+    assert not loaded.is_error, loaded.result
+    loaded = session.call("skill_load", {"skill_name": "style-guide", "docs": ["docs/guide.md"]})
+    assert not loaded.is_error, loaded.result
+    selected = session.call(
+        "skill_select_docs",
+        {"skill_name": "style-guide", "docs": ["references/api.md"], "mode": "add"},
+    )
+    assert selected.result["selected_docs"] == ["docs/guide.md", "references/api.md"]
     system = session.build_request([]).system
+    assert "Docs loaded: docs/guide.md, references/api.md\n" in system
     assert "[Doc] shared/docs/guide.md\n\n# Guide\n" in system
+    assert "[Doc] shared/refs/api.md\n\n# API\n" in system
     assert "wJalr" not in system

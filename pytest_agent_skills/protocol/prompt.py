@@ -19,7 +19,7 @@ from ..files import FileReadError
 from ..repository import SkillRepository
 from ..skill import Skill
 from .state import SessionState
-from .tools import skill_resources
+from .tools import resource_name, skill_resources
 
 OVERVIEW_HEADER = "Available skills:"
 GUIDANCE_HEADER = "Tooling and workspace guidance:"
@@ -71,7 +71,7 @@ def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
     parts.append("Docs loaded: ")
     if docs:
         parts.append(", ".join(docs) + "\n")
-        wanted = set(docs)
+        wanted = {resource_name(skill, doc) for doc in docs}  # a doc under a linked folder too
         for path in skill_resources(skill):
             if path not in wanted:
                 continue

@@ -9,12 +9,14 @@ raises :class:`ToolCallError`, which the session turns into an error result.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from ..files import FileReadError, resolve_inside
 from ..repository import SkillRepository, UnknownSkillError
 from ..skill import Skill
 from .outcome import (
@@ -73,6 +75,23 @@ class SkillTool:
 def skill_resources(skill: Skill) -> list[str]:
     """The doc paths a model can list and select: docs and scripts, sorted (as in 1.2.0)."""
     return sorted({*skill.docs, *skill.scripts})
+
+
+def resource_name(skill: Skill, name: str) -> str | None:
+    """The listed path of the doc ``name`` leads to: ``name`` itself, or the real path of a
+    doc reached through a folder linked inside the skill (``docs/a.md`` with ``docs ->
+    shared/docs`` is ``shared/docs/a.md``, the name SKILL.md may well use); None for a name
+    that leads to no listed doc (nothing outside the skill is ever one)."""
+    resources = skill_resources(skill)
+    if name in resources:
+        return name
+    root = skill.directory.resolve()
+    try:
+        real = resolve_inside(root, os.path.join(root, name))
+    except (FileReadError, ValueError):  # outside the skill; a NUL byte in the name
+        return None
+    relative = os.path.relpath(real, root).replace(os.sep, "/")
+    return relative if relative in resources else None
 
 
 def _object(properties: dict[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
@@ -148,7 +167,8 @@ def _check_names(
 
 
 def _check_docs(skill: Skill, docs: Sequence[str]) -> None:
-    _check_names(skill, docs, skill_resources(skill), UNKNOWN_DOC, "doc")
+    unknown = [doc for doc in docs if resource_name(skill, doc) is None]
+    _check_names(skill, unknown, skill_resources(skill), UNKNOWN_DOC, "doc")
 
 
 def _check_tools(skill: Skill, tools: Sequence[str]) -> None:
