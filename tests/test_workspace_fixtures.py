@@ -283,6 +283,34 @@ def test_an_expected_file_outside_the_test_folder_makes_no_file_above_it_unused(
     assert "unused: tox.ini" not in result.stdout.str()
 
 
+def test_a_folder_holding_test_modules_is_not_searched_for_unused_files(
+    project: pytest.Pytester,
+) -> None:
+    tests = project.path / "tests"
+    tests.mkdir()
+    (tests / "test_other.py").write_text("def test_other():\n    pass\n")
+    (tests / "one.txt").write_text("one\n")
+    project.makepyfile(
+        test_root="""
+        def test_one(skill_workspace):
+            ws = skill_workspace("demo")
+            ws.run("echo one > out/one.txt")
+            ws.assert_output_matches_expected("out/one.txt", "tests/one.txt")
+        """
+    )
+    result = project.runpytest("-p", "no:cacheprovider", "--skills-update-expected")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*- agent-skills expected files -*",
+            "not searched for unused files: tests/ (it holds test modules; keep expected files"
+            " in a folder of their own)",
+            "0 expected files created, 0 updated, 0 unused",
+        ]
+    )
+    assert "unused: tests/test_other.py" not in result.stdout.str()
+
+
 def test_marker_chooses_the_runtime(project: pytest.Pytester) -> None:
     get_runtime("sandbox", project.path)  # skips (fails in CI) without bubblewrap
     project.makepyfile(

@@ -6,12 +6,13 @@ folder of its first part (``expected/``), one outside the test file's folder
 (``../shared/report.md``) to none; the files of such folders that no comparison used
 are reported under ``--skills-update-expected``, and only after a run of every test that
 passed (no path, ``-k``, ``-m`` or failure: a test that did not run, or stopped early, leaves
-its files unused).  They are reported, never deleted.  Under pytest-xdist each worker sends its
-share to the controller.
+its files unused), leaving out a folder that holds test modules.  They are reported, never
+deleted.  Under pytest-xdist each worker sends its share to the controller.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -40,15 +41,24 @@ class ExpectedLedger:
             getattr(self, name).extend(data[name])
         self.narrowed = self.narrowed or data["narrowed"]
 
-    def unused(self) -> list[Path]:
+    def unused(self, test_file_patterns: list[str]) -> tuple[list[Path], list[Path]]:
+        """The files of the expected-files folders no comparison used, and the folders left
+        out because they hold test modules (``tests/x.txt`` given from the project's root
+        makes ``tests/`` such a folder: its test files are not expected files)."""
         used = {Path(path) for path in self.used}
-        found = {
-            path
-            for folder in {Path(folder) for folder in self.folders}
-            for path in folder.rglob("*")
-            if path.is_file() and path not in used
-        }
-        return sorted(found)
+        found: set[Path] = set()
+        test_folders: list[Path] = []
+        for folder in sorted({Path(folder) for folder in self.folders}):
+            files = [path for path in folder.rglob("*") if path.is_file()]
+            if any(_is_test_module(path.name, test_file_patterns) for path in files):
+                test_folders.append(folder)
+            else:
+                found.update(path for path in files if path not in used)
+        return sorted(found), test_folders
+
+
+def _is_test_module(name: str, patterns: list[str]) -> bool:
+    return name == "conftest.py" or any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
 
 
 _LEDGER_KEY = pytest.StashKey[ExpectedLedger]()
@@ -125,8 +135,13 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
             " passed (no path, -k, -m or failure)"
         )
         return
-    unused = ledger.unused()
+    unused, test_folders = ledger.unused(config.getini("python_files"))
     for path in unused:
         terminalreporter.write_line(f"unused: {shown(path)}")
+    for folder in test_folders:
+        terminalreporter.write_line(
+            f"not searched for unused files: {shown(folder)}/ (it holds test modules; keep"
+            " expected files in a folder of their own)"
+        )
     advice = " (no test compared an output with them: delete them, or compare)" if unused else ""
     terminalreporter.write_line(f"{counts}, {len(unused)} unused{advice}")
