@@ -3,6 +3,7 @@ callable scripts, and model mistakes that must not crash a run."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -173,3 +174,22 @@ def test_captured_files_are_regular_files_in_path_order_never_through_a_link(tmp
         ("out/runs/kept.txt", b"k"),
         ("work/inputs/in.txt", b"x"),
     ]
+
+
+def test_a_file_swapped_after_the_walk_is_read_only_while_still_a_regular_file(tmp_path) -> None:
+    """A still-running exec session may swap a captured file for a named pipe (whose open would
+    block forever) or a link out of the workspace between the walk and the read."""
+    from pytest_agent_skills.harness.trajectory import _read_if_still_regular
+
+    regular = tmp_path / "report.txt"
+    regular.write_text("kept")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("no")
+    link = tmp_path / "link.txt"
+    link.symlink_to(secret)
+    assert _read_if_still_regular(str(regular)) == b"kept"
+    assert _read_if_still_regular(str(pipe)) is None
+    assert _read_if_still_regular(str(link)) is None
+    assert _read_if_still_regular(str(tmp_path / "gone.txt")) is None
