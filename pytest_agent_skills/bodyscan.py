@@ -440,7 +440,10 @@ class MarkdownText:
                 continue  # the parser's definitions are in the list already
             if reference.kind == "link" and (parsed or kind in (CODE, DEFINITION)):
                 continue  # no link in code; the parser's links of this block are in the list
-            if reference.kind == "path" and blocks.hides(index, reference.target):
+            if reference.kind == "path" and blocks.hides(
+                index, reference.offset - self.text.rfind("\n", 0, reference.offset) - 1,
+                reference.target,
+            ):
                 continue
             found.append(reference)
         found.sort(key=lambda reference: reference.line)
@@ -547,9 +550,11 @@ class _Blocks:
     spans: list[tuple[int, int, str, bool]] = field(default_factory=list)
     #: Links (of the blocks whose inline content was parsed) and definitions, 1-based lines.
     references: list[Reference] = field(default_factory=list)
-    #: (first line, last line, text) of inline comments and of code spans showing link
-    #: syntax: a bare path there is not a reference.
-    hidden: list[tuple[int, int, str]] = field(default_factory=list)
+    #: (first line, last line, text, first column, end column) of inline comments and of
+    #: code spans showing link syntax: a bare path there is not a reference.  The span
+    #: starts at the first column of its first line and ends before the end column of its
+    #: last (columns of the text's lines).
+    hidden: list[tuple[int, int, str, int, float]] = field(default_factory=list)
     directives: list[Directive] = field(default_factory=list)
 
     def kind_at(self, index: int) -> tuple[str, bool]:
@@ -560,8 +565,15 @@ class _Blocks:
                 return kind, parsed
         return INLINE, False
 
-    def hides(self, index: int, target: str) -> bool:
-        return any(first <= index <= last and target in text for first, last, text in self.hidden)
+    def hides(self, index: int, column: int, target: str) -> bool:
+        """Whether the bare path ``target`` at ``column`` of line ``index`` is in a span."""
+        return any(
+            first <= index <= last
+            and target in text
+            and (index > first or column >= start)
+            and (index < last or column < stop)
+            for first, last, text, start, stop in self.hidden
+        )
 
     def add_link(self, lines: list[str], href: str, line: int, end: int) -> None:
         target = link_target(href)
@@ -674,12 +686,46 @@ def _read_inline(
         elif kind == "image":
             blocks.add_link(lines, str(child.attrs.get("src", "")), line, end)
         elif kind == "html_inline" and child.content.startswith("<!--"):
-            blocks.hidden.append((line, line + child.content.count("\n"), child.content))
+            stop = offset + len(child.content)
+            blocks.hidden.append(_hidden(lines, first, content, offset, stop, child.content))
             at = line + blocks.first_line
             blocks.directives.extend(_comment_directives(child.content, at))
         elif kind == "code_inline" and "](" in child.content:
-            closer = _code_span_closer(content, offset + len(child.markup), len(child.markup))
-            blocks.hidden.append((line, first + content.count("\n", 0, closer), child.content))
+            length = len(child.markup)
+            stop = _code_span_closer(content, offset + length, length) + length
+            blocks.hidden.append(_hidden(lines, first, content, offset, stop, child.content))
+
+
+def _hidden(
+    lines: list[str], first: int, content: str, start: int, stop: int, text: str
+) -> tuple[int, int, str, int, float]:
+    """The hidden span of ``content[start:stop]`` (``content``: an inline block's text, from
+    line ``first``), in lines and columns of ``lines``; whole lines where the block's line
+    is not its text line with a prefix ('> ', a list marker, indentation) taken off."""
+    start_line = first + content.count("\n", 0, start)
+    stop_line = first + content.count("\n", 0, stop)
+    start_column = _column(lines, start_line, content, start)
+    stop_column = _column(lines, stop_line, content, stop)
+    return (
+        start_line,
+        stop_line,
+        text,
+        0 if start_column is None else start_column,
+        float("inf") if stop_column is None else stop_column,
+    )
+
+
+def _column(lines: list[str], index: int, content: str, offset: int) -> int | None:
+    """The column in ``lines[index]`` of ``content[offset]``, when the block's line there is
+    the end of the text's line (the last one may have lost trailing blanks)."""
+    begin = content.rfind("\n", 0, offset) + 1
+    end = content.find("\n", offset)
+    block_line = content[begin : len(content) if end < 0 else end]
+    line = lines[index] if index < len(lines) else ""
+    for shown in (line, line.rstrip()):
+        if shown.endswith(block_line):
+            return len(shown) - len(block_line) + offset - begin
+    return None
 
 
 def _code_span_closer(content: str, position: int, length: int) -> int:

@@ -105,6 +105,25 @@ def test_a_code_span_showing_link_syntax_hides_only_its_own_lines() -> None:
     ]
 
 
+def test_a_path_after_a_hidden_span_on_its_last_line_is_a_reference() -> None:
+    """A span hides what it shows, not the rest of its line (found by the full-parse test)."""
+    text = (
+        "Show `[x](docs/a.md)` then read docs/a.md.\n"
+        "\n"
+        "text ``` inline docs/b.md\nSee [guide](docs/g.md).\ntext ``` inline docs/b.md\n"
+        "\n"
+        "> Quoted `[q](docs/q.md)`\n> and docs/q.md.\n"
+        "\n"
+        "A <!-- docs/c.md --> comment, then docs/c.md.\n"
+    )
+    assert parsed(text) == [
+        (1, "docs/a.md", "path"),
+        (5, "docs/b.md", "path"),  # the link shown in the span is no link
+        (8, "docs/q.md", "path"),
+        (10, "docs/c.md", "path"),
+    ]
+
+
 def test_link_lines_follow_line_breaks_inside_paragraphs() -> None:
     text = (
         "First line\n"
