@@ -163,7 +163,9 @@ def first_call(runtime, skill: Skill, runs: int) -> tuple[float, float]:
     return statistics.median(firsts), statistics.median(laters)
 
 
-def bench_first_calls(kinds: list[str], skill: Skill, work_root: Path, runs: int) -> None:
+def bench_first_calls(
+    kinds: list[str], skill: Skill, work_root: Path, runs: int, *, typical: bool = True
+) -> None:
     for kind in kinds:
         runtime = open_runtime(kind, work_root)
         if runtime is None:
@@ -175,7 +177,8 @@ def bench_first_calls(kinds: list[str], skill: Skill, work_root: Path, runs: int
             # docker (link) figure is in the staging rows.
             goal, extra = "(container creation, not staging)", " (creates the container)"
         else:
-            goal, extra = f"(goal <= {FIRST_CALL_GOAL_MS:.0f} ms)", ""
+            goal = f"(goal <= {FIRST_CALL_GOAL_MS:.0f} ms)" if typical else "(the goal is for <= 1 MB)"
+            extra = ""
         print(
             f"  {kind:<8} first run {first:8.2f} ms{extra} | later run {later:8.2f} ms"
             f" | first call adds {first - later:7.2f} ms {goal}"
@@ -231,7 +234,7 @@ def main() -> None:
         print("staging alone (copy: the local runtime; link: sandbox and docker):")
         bench_staging(root, {"1 MB": typical, "100 MB": big}, args.runs)
         print("100 MB skill, first call per runtime (median of 3; local copies it):")
-        bench_first_calls(kinds, big, root, 3)
+        bench_first_calls(kinds, big, root, 3, typical=False)
 
 
 if __name__ == "__main__":
