@@ -177,7 +177,7 @@ def bench_first_calls(
             # docker (link) figure is in the staging rows.
             goal, extra = "(container creation, not staging)", " (creates the container)"
         else:
-            goal = f"(goal <= {FIRST_CALL_GOAL_MS:.0f} ms)" if typical else "(the goal is for <= 1 MB)"
+            goal = f"(goal <= {FIRST_CALL_GOAL_MS:.0f} ms)" if typical else "(goal: <= 1 MB only)"
             extra = ""
         print(
             f"  {kind:<8} first run {first:8.2f} ms{extra} | later run {later:8.2f} ms"
