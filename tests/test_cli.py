@@ -243,8 +243,8 @@ def test_available_tools_and_profile(tree: Path, capsys: pytest.CaptureFixture[s
         ),
         (
             ["validate", "skills", "--rule-severity", "nope=off"],
-            "agent-skills validate: error: rule severity: unknown rule id 'nope' ('agent-skills"
-            " rules' lists every rule id)",
+            "agent-skills validate: error: command line: rule severity: unknown rule id 'nope'"
+            " ('agent-skills rules' lists every rule id)",
         ),
         (
             ["validate", "ftp://example.invalid/x.zip"],

@@ -222,7 +222,7 @@ def test_duplicate_names_across_roots(pytester: pytest.Pytester) -> None:
         ),
         (
             ["--skills-rule-severity", "body-empty=never"],
-            "ERROR: rule severity: invalid level 'never' for body-empty"
+            "ERROR: command line: rule severity: invalid level 'never' for body-empty"
             " (choose from error, warning, off)",
         ),
     ],
@@ -245,6 +245,29 @@ def test_settings_relax_and_switch_off(pytester: pytest.Pytester, skills: Path) 
     )
     relaxed = run(pytester, "skills/Bad_Name")
     relaxed.assert_outcomes(passed=CHECK_COUNT, warnings=2)
+
+
+def test_a_bad_rule_severity_names_where_it_was_set(
+    pytester: pytest.Pytester, skills: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\nskills_rule_severity =\n    body-empty=loud\n")
+    from_file = run(pytester)
+    assert from_file.ret == pytest.ExitCode.USAGE_ERROR
+    from_file.stderr.fnmatch_lines(
+        [
+            "ERROR: */tox.ini: skills_rule_severity: rule severity: invalid level 'loud' for"
+            " body-empty (choose from error, warning, off)"
+        ]
+    )
+    monkeypatch.setenv("SKILLS_RULE_SEVERITY", "nope=off")
+    from_environment = run(pytester)
+    assert from_environment.ret == pytest.ExitCode.USAGE_ERROR
+    from_environment.stderr.fnmatch_lines(
+        [
+            "ERROR: environment variable SKILLS_RULE_SEVERITY: rule severity: unknown rule id"
+            " 'nope' ('agent-skills rules' lists every rule id)"
+        ]
+    )
 
 
 def test_available_tools(pytester: pytest.Pytester) -> None:

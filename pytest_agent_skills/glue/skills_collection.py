@@ -105,14 +105,17 @@ def validation_options(setting: Any) -> ValidationOptions:
     """The :class:`ValidationOptions` of the settings: ``setting(ini_name)`` gives each,
     ``setting.origin(ini_name)`` where it comes from, and ``setting.base_dir`` the folder
     per-path ignores are relative to (the plugin's settings, or the CLI's)."""
-    from ..rules import ValidationOptions, parse_per_path_ignores
+    from ..rules import ValidationOptions, parse_per_path_ignores, parse_severities
 
     ignores = setting("skills_per_path_ignores")
+    severities = setting("skills_rule_severity")
     return ValidationOptions.build(
         available_tools=setting("skills_available_tools") or None,
         profile=setting("skills_profile"),
         allow_unknown_fields=setting("skills_allow_unknown_fields"),
-        severities=setting("skills_rule_severity"),
+        severities=parse_severities(severities, setting.origin("skills_rule_severity"))
+        if severities
+        else {},
         per_path_ignores=parse_per_path_ignores(
             ignores, setting.base_dir, setting.origin("skills_per_path_ignores")
         )

@@ -224,18 +224,20 @@ class ValidationOptions:
         )
 
 
-def parse_severities(items: Iterable[str]) -> dict[str, str]:
-    """``["body-too-long=off", "name-reserved-word=error"]`` -> a checked mapping."""
+def parse_severities(items: Iterable[str], origin: str | None = None) -> dict[str, str]:
+    """``["body-too-long=off", "name-reserved-word=error"]`` -> a checked mapping; ``origin``
+    (where the items were set: a flag, a variable, a configuration file) starts every error."""
+    what = f"{origin}: rule severity" if origin else "rule severity"
     parsed: dict[str, str] = {}
     for item in items:
         rule_id, separator, level = item.partition("=")
         if not separator:
             raise ConfigurationError(
-                f"rule severity {item!r} is not RULE=LEVEL (e.g. body-too-long=off;"
+                f"{what} {item!r} is not RULE=LEVEL (e.g. body-too-long=off;"
                 f" levels: {', '.join(LEVELS)})"
             )
         parsed[rule_id.strip()] = level.strip().lower()
-    check_severities(parsed, "rule severity")
+    check_severities(parsed, what)
     return parsed
 
 
