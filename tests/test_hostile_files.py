@@ -125,21 +125,27 @@ def test_links_that_stay_in_the_skill_folder_are_read(tmp_path: Path) -> None:
     assert findings(linked) == []
 
 
-def test_a_doc_linked_outside_the_skill_is_not_followed(tmp_path: Path, secret: Path) -> None:
-    skill = write_skill(tmp_path, "leaky-doc", body=LINKED_DOC)
-    (skill / "references").mkdir()
-    (skill / "references" / "guide.md").symlink_to(secret)
+@pytest.mark.parametrize(
+    ("body", "relative"),
+    [(LINKED_DOC, "references/guide.md"), ("Run `python scripts/run.py`.\n", "scripts/run.py")],
+    ids=["doc", "script"],
+)
+def test_a_file_linked_outside_the_skill_is_a_reference_outside_not_followed(
+    tmp_path: Path, secret: Path, body: str, relative: str
+) -> None:
+    skill = write_skill(tmp_path, "leaky", body=body)
+    (skill / relative).parent.mkdir()
+    (skill / relative).symlink_to(secret)
     assert findings(skill) == [
         (
             "reference-outside",
             5,
-            "the body refers to 'references/guide.md', a symbolic link to a file outside the"
-            " skill folder; it is not followed (only the skill folder is staged for the agent)."
-            " Replace the link with a copy of the file.",
+            f"the body refers to {relative!r}, a symbolic link to a file outside the skill"
+            f" folder; {TAIL}",
         )
     ]
     with pytest.raises(OutsideFolderError):
-        Skill.load(skill).read_text("references/guide.md")
+        Skill.load(skill).read_text(relative)
 
 
 def test_a_folder_linked_inside_the_skill_is_followed(tmp_path: Path) -> None:
@@ -228,24 +234,6 @@ def test_a_folder_linked_outside_the_skill_is_not_followed(tmp_path: Path, secre
     done = agent_skills("validate", "skills/outward", cwd=tmp_path)
     assert done.returncode == 0, done.stderr  # reference-outside is a warning
     assert "wJalr" not in done.stdout + done.stderr
-
-
-def test_a_script_linked_outside_the_skill_is_a_reference_outside(
-    tmp_path: Path, secret: Path
-) -> None:
-    skill = write_skill(tmp_path, "leaky-script", body="Run `python scripts/run.py`.\n")
-    (skill / "scripts").mkdir()
-    (skill / "scripts" / "run.py").symlink_to(secret)
-    assert findings(skill) == [
-        (
-            "reference-outside",
-            5,
-            "the body refers to 'scripts/run.py', a symbolic link to a file outside the skill"
-            " folder; it is not followed (only the skill folder is staged for the agent). Replace"
-            " the link with a copy of the file.",
-        )
-    ]
-
 
 def test_a_named_pipe_linked_from_skill_md_does_not_hang_validation(tmp_path: Path) -> None:
     skill = write_skill(tmp_path / "skills", "piped", body=LINKED_DOC)
