@@ -107,6 +107,24 @@ def read_limited(path: Path | str, *, limit: int, what: str = "file") -> bytes:
     return _read_open(path, descriptor, limit, what)
 
 
+def read_head_if_regular(path: str, limit: int) -> bytes | None:
+    """The first ``limit`` bytes of ``path`` if it is still a regular file; None when it is
+    gone, or is now a link, a named pipe, a socket or a folder (a running command may swap a
+    file after a walk saw it): never followed, never blocked on."""
+    try:
+        descriptor = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno in _LINK_ERRNOS or error.errno == errno.ENXIO:  # ENXIO: a socket
+            return None
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        return handle.read(limit)
+
+
 def read_inside(
     folder: Path | str, relative: str, *, limit: int, what: str = "file"
 ) -> bytes:

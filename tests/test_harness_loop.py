@@ -179,7 +179,7 @@ def test_captured_files_are_regular_files_in_path_order_never_through_a_link(tmp
 def test_a_file_swapped_after_the_walk_is_read_only_while_still_a_regular_file(tmp_path) -> None:
     """A still-running exec session may swap a captured file for a named pipe (whose open would
     block forever) or a link out of the workspace between the walk and the read."""
-    from pytest_agent_skills.harness.trajectory import _read_if_still_regular
+    from pytest_agent_skills.files import read_head_if_regular
 
     regular = tmp_path / "report.txt"
     regular.write_text("kept")
@@ -189,7 +189,7 @@ def test_a_file_swapped_after_the_walk_is_read_only_while_still_a_regular_file(t
     secret.write_text("no")
     link = tmp_path / "link.txt"
     link.symlink_to(secret)
-    assert _read_if_still_regular(str(regular)) == b"kept"
-    assert _read_if_still_regular(str(pipe)) is None
-    assert _read_if_still_regular(str(link)) is None
-    assert _read_if_still_regular(str(tmp_path / "gone.txt")) is None
+    assert read_head_if_regular(str(regular), 100) == b"kept"
+    assert read_head_if_regular(str(pipe), 100) is None
+    assert read_head_if_regular(str(link), 100) is None
+    assert read_head_if_regular(str(tmp_path / "gone.txt"), 100) is None

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import json
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..files import read_head_if_regular
 
 if TYPE_CHECKING:
     from ..protocol.coercion import Coercion
@@ -265,38 +266,7 @@ def capture_files(
             if stat.S_ISREG(os.lstat(path).st_mode):
                 found.append(((*parts, name), path))
     for parts, path in sorted(found):
-        content = _read_if_still_regular(path)
+        content = read_head_if_regular(path, FILE_CAPTURE_LIMIT)
         if content is not None:
             files["/".join(parts)] = content
     return files
-
-
-#: A command still running (an exec session) may swap a file for a link or a named pipe
-#: after the walk saw it: never follow the link, never block on the pipe.
-_CAPTURE_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
-def _read_if_still_regular(path: str) -> bytes | None:
-    """The first FILE_CAPTURE_LIMIT bytes of ``path``; None when it is gone or no longer a
-    regular file, as if the walk had come a moment later."""
-    try:
-        descriptor = os.open(path, _CAPTURE_FLAGS)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno in _NO_LONGER_A_FILE:
-            return None
-        raise
-    with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
-        return handle.read(FILE_CAPTURE_LIMIT)
-
-
-#: What opening a path that became a link (O_NOFOLLOW), or a socket, fails with.
-_NO_LONGER_A_FILE = {errno.ELOOP, errno.EMLINK, errno.ENOTDIR, errno.ENXIO}
