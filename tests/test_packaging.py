@@ -95,9 +95,15 @@ def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     (wheel,) = dist.glob("*.whl")
     subprocess.run(
         [str(python), "-m", "pip", "install", "--no-index", "--no-deps", "--quiet", str(wheel)],
-        check=True, timeout=300, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        check=True, timeout=300, env={**outside_env(), "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
     )
     return venv
+
+
+def outside_env() -> dict[str, str]:
+    """This environment without PYTHONPATH: a checkout on it (as when the suite runs a
+    checkout under another interpreter) would shadow the installed wheel."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
 def in_venv(venv: Path, *command: str, cwd: Path) -> str:
@@ -105,7 +111,7 @@ def in_venv(venv: Path, *command: str, cwd: Path) -> str:
     whose package would otherwise shadow the installed one)."""
     done = subprocess.run(
         command, cwd=cwd, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"},
+        env={**outside_env(), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"},
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
