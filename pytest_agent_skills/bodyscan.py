@@ -227,23 +227,27 @@ class MarkdownText:
         return Reference(0, target or raw, "link", loose.start(1), certain=False)
 
     def _paths(self, folders: frozenset[str]) -> list[Reference]:
-        """Bare paths ``folder/.../name.ext``: one search per folder for ``folder/``, which must
-        not continue a word or a path, then the rest of the path from the '/'.  (Two paths
-        never overlap: a folder inside a path follows a '/', which no path starts after.)"""
+        """Bare paths ``folder/.../name.ext``: at each '/' that ends a folder name (which must
+        not continue a word, a path or a variable), the rest of the path from the '/'.  One
+        search for '/' serves every folder: a search per folder name costs more, and most
+        slashes (in URLs) end no folder name.  (Two paths never overlap: a folder inside a
+        path follows a '/', which no path starts after.)"""
+        if not folders:
+            return []
         text = self.text
+        lengths = sorted({len(folder) for folder in folders})
+        last_characters = {folder[-1] for folder in folders}
         found = []
         find, match = text.find, _PATH_AFTER_SLASH.match
-        for folder in folders:
-            needle = folder + "/"
-            start = find(needle)
-            while start >= 0:
-                before = text[start - 1] if start else " "
-                # A path does not start inside a word, a path or a variable ($dir/...).
-                if not (before.isalnum() or before == "_" or before in _PATH_BOUNDARY):
-                    path = match(text, start + len(folder))
+        slash = find("/", 1)
+        while slash > 0:
+            if text[slash - 1] in last_characters:
+                start = _folder_start(text, slash, folders, lengths)
+                if start >= 0:
+                    path = match(text, slash)
                     if path is not None:
                         found.append(Reference(0, text[start : path.end()], "path", start))
-                start = find(needle, start + len(needle))
+            slash = find("/", slash + 1)
         return found
 
     # -- when the scan is the parser's answer ------------------------------------------
@@ -510,6 +514,19 @@ def _html_line(text: str) -> int:
 
 def _end(index: int, text: str) -> int:
     return index if index >= 0 else len(text)
+
+
+def _folder_start(text: str, slash: int, folders: frozenset[str], lengths: list[int]) -> int:
+    """Where the name of one of ``folders`` (of ``lengths``) ending at ``slash`` starts, when
+    it does not continue a word, a path or a variable ($dir/...); else -1.  (At most one
+    can: a longer name would hold the character before a shorter one.)"""
+    for length in lengths:
+        start = slash - length
+        if start >= 0 and text[start:slash] in folders:
+            before = text[start - 1] if start else " "
+            if not (before.isalnum() or before == "_" or before in _PATH_BOUNDARY):
+                return start
+    return -1
 
 
 def one_per_line(references: Iterable[Reference]) -> list[Reference]:
