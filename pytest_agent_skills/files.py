@@ -163,17 +163,23 @@ def resolve_inside(folder: Path | str, path: str) -> str:
     return target
 
 
-def check_skill_file(path: str, status: os.stat_result) -> None:
+def check_skill_file(
+    path: str, status: os.stat_result, user: tuple[int, int] | None = None
+) -> None:
     """Refuse ``path`` as :func:`read_skill_file` would, without opening or reading it.
 
     ``status`` is its ``lstat``, and the caller met it without any symbolic link on the way
     from the skill folder (a folder listing says so): nothing can lead out of the skill.
     Raises the reader's error for anything but a regular file, for a file this user may not
     read (the error of a real attempt to open it, never made for a pipe or a device), and
-    for a file over :data:`MAX_SKILL_FILE_BYTES`.
+    for a file over :data:`MAX_SKILL_FILE_BYTES`.  ``user``: the process's (real, effective)
+    user ids when the caller has them (see :func:`user_ids`), which may spare the
+    ``os.access`` call.
     """
     _require_regular(path, status.st_mode)
-    if not _owner_may_read(status) and not os.access(path, os.R_OK):
+    if not (user is not None and _owner_may_read(status, user)) and not os.access(
+        path, os.R_OK
+    ):
         try:
             os.close(os.open(path, _OPEN_FLAGS))  # the reader's own attempt, for its error
         except OSError as error:
@@ -182,14 +188,20 @@ def check_skill_file(path: str, status: os.stat_result) -> None:
         raise _too_large(path, status.st_size, MAX_SKILL_FILE_BYTES, "skill file")
 
 
-def _owner_may_read(status: os.stat_result) -> bool:
+def user_ids() -> tuple[int, int]:
+    """The process's real and effective user ids (two system calls: ask once for many files)."""
+    return os.getuid(), os.geteuid()
+
+
+def _owner_may_read(status: os.stat_result, user: tuple[int, int]) -> bool:
     """Whether ``os.access(R_OK)`` is sure to say yes from the mode bits alone: the real and
-    effective user own the file (the owner's permission bits then decide, ACL or not) and
-    everyone may read it (so does a server that maps the user to another, as NFS maps root).
-    Saves a system call per file; any other case asks the system."""
+    effective user (``user``) own the file (the owner's permission bits then decide, ACL or
+    not) and everyone may read it (so does a server that maps the user to another, as NFS
+    maps root).  Any other case asks the system."""
+    real, effective = user
     return (
         status.st_mode & _READABLE_BY_ALL == _READABLE_BY_ALL
-        and status.st_uid == os.getuid() == os.geteuid()
+        and status.st_uid == real == effective
     )
 
 

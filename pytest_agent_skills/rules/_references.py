@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
@@ -25,6 +26,7 @@ from ..files import (
     check_skill_file,
     read_skill_file,
     resolve_inside,
+    user_ids,
 )
 from ..listings import FolderListings, Kind
 from ..skill import SKILL_FILE, Skill
@@ -78,6 +80,10 @@ class _Files:
         self._contents: dict[str, str] = {}
         self._real_paths: dict[str, str] = {}
 
+    @cached_property
+    def _user(self) -> tuple[int, int]:
+        return user_ids()  # asked once, for the first Markdown file met
+
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
         found = self._targets.get(key)
@@ -95,7 +101,7 @@ class _Files:
         if kind is Kind.FILE:
             assert entry is not None
             try:
-                check_skill_file(path, entry.stat(follow_symlinks=False))
+                check_skill_file(path, entry.stat(follow_symlinks=False), self._user)
             except FileReadError as error:
                 return _Target(path, refused=error)
             except OSError:
