@@ -37,7 +37,8 @@ from pytest_agent_skills.skill import Skill
 from pytest_agent_skills.workspace import RuntimeUnavailableError, create_runtime
 from pytest_agent_skills.workspace.environment import build_environment
 from pytest_agent_skills.workspace.process import new_tag
-from pytest_agent_skills.workspace.staging import remove_tree, stage_skill
+from pytest_agent_skills.workspace.removal import remove_tree
+from pytest_agent_skills.workspace.staging import stage_skill
 
 FIRST_CALL_GOAL_MS = 15.0
 MIB = 1024 * 1024

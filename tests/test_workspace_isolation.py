@@ -486,9 +486,9 @@ def test_no_unix_socket_of_the_host_is_reachable(
 
 
 def test_as_a_normal_user(request: pytest.FixtureRequest) -> None:
-    """This file's tests (and the path and DOCKER_HOST ones) again, as an unprivileged uid: user
-    namespaces instead of root, the copy's ``chmod a-w`` binding, the docker runtime through the
-    socket's group."""
+    """This file's tests (and the path, DOCKER_HOST and removal ones) again, as an unprivileged
+    uid: user namespaces instead of root, the copy's ``chmod a-w`` binding, the docker runtime
+    through the socket's group."""
     from normal_user import run_pytest_as_normal_user
 
     if os.geteuid() != 0:
@@ -503,6 +503,7 @@ def test_as_a_normal_user(request: pytest.FixtureRequest) -> None:
             Path(__file__).name,
             "test_workspace_paths.py",
             "test_workspace_docker_host.py",
+            "test_workspace_removal.py",
         )
     ]
     inner = run_pytest_as_normal_user(

@@ -41,6 +41,7 @@ from ..skill import Skill
 from . import STAGE_MODES
 from .errors import StagingError
 from .globbing import is_inside
+from .removal import remove_tree
 
 WORKSPACE_LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -201,19 +202,3 @@ def _drop_write(path: str) -> None:
     info = os.lstat(path)
     if not stat.S_ISLNK(info.st_mode):
         os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o222)
-
-
-def remove_tree(path: Path) -> None:
-    """``rm -rf`` that also removes read-only staged folders (never follows symlinks)."""
-    if not os.path.lexists(path):
-        return
-    if path.is_symlink() or not path.is_dir():
-        path.unlink()
-        return
-    for current, dirnames, _ in os.walk(path):
-        for dirname in dirnames:
-            child = Path(current) / dirname
-            if not child.is_symlink():
-                child.chmod(0o700)
-    path.chmod(0o700)
-    shutil.rmtree(path)

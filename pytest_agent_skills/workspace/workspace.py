@@ -26,6 +26,7 @@ from .interactive import ExecSession, ExecSessions, OutputCollection, OutputStre
 from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome, ProcessRegistry, new_tag
+from .removal import remove_tree
 from .result import (
     ARTIFACT_CAP_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
@@ -40,7 +41,6 @@ from .staging import (
     StagedSkill,
     changed_files,
     fingerprint,
-    remove_tree,
     snapshot,
     stage_skill,
 )

@@ -1,0 +1,78 @@
+"""``rm -rf`` of a workspace tree: read-only folders too, never through a symlink.
+
+Every folder is opened relative to its parent with ``O_NOFOLLOW`` and emptied through
+its file descriptor, so a link planted anywhere in the tree is removed, never followed
+(as ``shutil.rmtree`` does).  A folder that refuses to be read or emptied (the staged
+copies are ``chmod a-w``; a command may ``chmod 000`` its own folders) is made ``0700``
+through a descriptor of that very folder, and the step retried: no chmod where none is
+needed (none as root), and no path looked up twice.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: Opens a folder without the right to read it (what a chmod needs), never through a link.
+_HANDLE_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path``: a folder with everything in it, or a file or symlink (never followed)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        path.unlink()
+        return
+    folder = _open_folder(str(path), None)
+    try:
+        _empty(folder)
+    finally:
+        os.close(folder)
+    os.rmdir(path)
+
+
+def _empty(folder: int) -> None:
+    """Remove everything in the open folder ``folder``."""
+    with os.scandir(folder) as iterator:
+        entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in iterator]
+    for name, is_folder in entries:
+        if is_folder:
+            child = _open_folder(name, folder)
+            try:
+                _empty(child)
+            finally:
+                os.close(child)
+        remove: Callable[..., None] = os.rmdir if is_folder else os.unlink
+        try:
+            remove(name, dir_fd=folder)
+        except PermissionError:  # a read-only folder: make it writable, once
+            _make_writable(folder)
+            remove(name, dir_fd=folder)
+
+
+def _open_folder(name: str, parent: int | None) -> int:
+    """The folder ``name`` of ``parent`` (a path when None) opened for reading; when it
+    refuses, it and ``parent`` are made ``0700`` first."""
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except PermissionError:
+        if parent is not None:
+            _make_writable(parent)  # it may be the one refusing the way in
+        handle = os.open(name, _HANDLE_FLAGS, dir_fd=parent)
+        try:
+            _make_writable(handle)
+            # The same folder again, through the handle: not its name, which may lead elsewhere now.
+            return os.open(f"/proc/self/fd/{handle}", _FOLDER_FLAGS & ~os.O_NOFOLLOW)
+        finally:
+            os.close(handle)
+
+
+def _make_writable(folder: int) -> None:
+    """``chmod 0700`` the folder open as ``folder`` (an ``O_PATH`` handle included)."""
+    os.chmod(f"/proc/self/fd/{folder}", 0o700)

@@ -1,0 +1,97 @@
+"""``remove_tree``: a workspace tree goes whole, read-only and unreadable folders included,
+and nothing outside it is touched through a link.  (Run as root and, through
+``test_workspace_isolation.py::test_as_a_normal_user``, as an unprivileged uid, where the
+folder modes really refuse.)"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pytest_agent_skills.workspace.removal import remove_tree
+
+
+def modes(root: Path) -> dict[str, int]:
+    """Mode and contents of everything under ``root`` (links not followed)."""
+    found = {".": stat.S_IMODE(root.lstat().st_mode)}
+    for current, folders, files in os.walk(root):
+        for name in folders + files:
+            path = Path(current, name)
+            found[path.relative_to(root).as_posix()] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A read-only folder of the user's, next to the tree removed."""
+    folder = tmp_path / "users"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "notes.txt").write_text("keep me\n")
+    (folder / "sub" / "deep.txt").write_text("me too\n")
+    for path in (folder / "sub" / "deep.txt", folder / "notes.txt", folder / "sub", folder):
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    yield folder
+    for path in (folder, folder / "sub"):
+        path.chmod(0o755)
+
+
+@pytest.mark.parametrize("mode", [0o555, 0o000, 0o300, 0o600, 0o100], ids="{:03o}".format)
+def test_folders_of_any_mode_are_removed(tmp_path: Path, mode: int) -> None:
+    tree = tmp_path / "ws"
+    inner = tree / "skills" / "demo" / "docs"
+    inner.mkdir(parents=True)
+    (inner / "a.md").write_text("a")
+    (inner / "a.md").chmod(0o444)
+    (tree / "out").mkdir()
+    (tree / "out" / "r.txt").write_text("r")
+    for folder in (inner, inner.parent, tree / "out"):
+        folder.chmod(mode)
+
+    remove_tree(tree)
+
+    assert not os.path.lexists(tree)
+
+
+def test_the_top_folder_itself_may_be_read_only(tmp_path: Path) -> None:
+    tree = tmp_path / "ws"
+    (tree / "a").mkdir(parents=True)
+    (tree / "a" / "f").write_text("f")
+    (tree / "a").chmod(0o000)
+    tree.chmod(0o000)
+
+    remove_tree(tree)
+
+    assert not os.path.lexists(tree)
+
+
+def test_links_are_removed_never_followed(tmp_path: Path, outside: Path) -> None:
+    before = modes(outside)
+    tree = tmp_path / "ws"
+    (tree / "runs").mkdir(parents=True)
+    (tree / "runs" / "to-folder").symlink_to(outside)
+    (tree / "runs" / "to-file").symlink_to(outside / "notes.txt")
+    (tree / "artifacts").symlink_to(outside / "sub")
+    (tree / "runs").chmod(0o555)
+
+    remove_tree(tree)
+
+    assert not os.path.lexists(tree)
+    assert modes(outside) == before
+    assert (outside / "notes.txt").read_text() == "keep me\n"
+    assert (outside / "sub" / "deep.txt").read_text() == "me too\n"
+
+
+def test_a_link_or_a_file_given_is_unlinked(tmp_path: Path, outside: Path) -> None:
+    link, file = tmp_path / "link", tmp_path / "file"
+    link.symlink_to(outside)
+    file.write_text("x")
+
+    remove_tree(link)
+    remove_tree(file)
+    remove_tree(tmp_path / "missing")
+
+    assert not os.path.lexists(link) and not os.path.lexists(file)
+    assert (outside / "notes.txt").read_text() == "keep me\n"
