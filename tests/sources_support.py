@@ -7,6 +7,7 @@ import io
 import socket
 import tarfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -134,6 +135,38 @@ def raw_server(handle: Callable[[socket.socket], None]) -> Iterator[str]:
         stop.set()
         thread.join(5)
         listener.close()
+
+
+def dripping(
+    head: bytes, *, every: float = 0.5, count: int = 120
+) -> Callable[[socket.socket], None]:
+    """A :func:`raw_server` handler that sends ``head``, then one byte every ``every`` seconds,
+    ``count`` times: no read ever waits long, the whole never ends."""
+
+    def handle(connection: socket.socket) -> None:
+        connection.sendall(head)
+        for _ in range(count):
+            time.sleep(every)
+            connection.sendall(b"x")
+
+    return handle
+
+
+def endless(head: bytes, block: bytes, sent: list[int]) -> Callable[[socket.socket], None]:
+    """A :func:`raw_server` handler that sends ``head``, then ``block`` 256 times unless cut
+    off; the bytes of the blocks it could send are appended to ``sent``."""
+
+    def handle(connection: socket.socket) -> None:
+        connection.sendall(head)
+        total = 0
+        try:
+            for _ in range(256):
+                connection.sendall(block)
+                total += len(block)
+        finally:
+            sent.append(total)
+
+    return handle
 
 
 def _read_request(connection: socket.socket) -> None:

@@ -7,12 +7,20 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
-from sources_support import loopback_only, raw_server, skill_md, skills_tree, tar_bytes, zip_bytes
+from sources_support import (
+    dripping,
+    endless,
+    loopback_only,
+    raw_server,
+    skill_md,
+    skills_tree,
+    tar_bytes,
+    zip_bytes,
+)
 
 from pytest_agent_skills.repository import SkillRepository
 from pytest_agent_skills.sources import (
@@ -240,20 +248,9 @@ def test_a_content_length_over_the_limit_is_refused_before_reading(
 
 
 def test_a_body_without_length_is_cut_off_at_the_default_64_mib(options: SourceOptions):
-    sent = []
-
-    def endless(connection: socket.socket) -> None:
-        connection.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
-        block = b"\0" * MIB
-        total = 0
-        try:
-            for _ in range(256):
-                connection.sendall(block)
-                total += len(block)
-        finally:
-            sent.append(total)
-
-    with raw_server(endless) as base:
+    sent: list[int] = []
+    head = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+    with raw_server(endless(head, b"\0" * MIB, sent)) as base:
         url = f"{base}/skills.zip"
         with pytest.raises(DownloadTooLargeError) as caught:
             resolve_root(url, options=options)
@@ -311,18 +308,6 @@ def test_a_server_that_stalls_hits_the_read_timeout(options: SourceOptions):
     )
     assert waited < 1.0
     assert cache_contents(options.cache_dir) == []
-
-
-def dripping(head: bytes, *, count: int = 120) -> Callable[[socket.socket], None]:
-    """A server handler that sends ``head`` and then one byte every 0.5 s, ``count`` times."""
-
-    def handle(connection: socket.socket) -> None:
-        connection.sendall(head)
-        for _ in range(count):
-            time.sleep(0.5)
-            connection.sendall(b"x")
-
-    return handle
 
 
 @pytest.mark.parametrize(
