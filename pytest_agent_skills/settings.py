@@ -243,6 +243,20 @@ def origin(config: Any, ini: str) -> str:
     return _resolved_for_config(config, REGISTRY[ini])[1]
 
 
+def positive_number(values: Any, ini: str, unit: str, at_most: float | None = None) -> Any:
+    """The number setting ``ini`` has in ``values`` (a :class:`PluginSettings` or the CLI's
+    settings: callable by ini name, with ``origin``), refused unless above 0 (and at most
+    ``at_most``), with a message naming where it was set."""
+    number = values(ini)
+    if not (number > 0 and (at_most is None or number <= at_most)):
+        bound = "" if at_most is None else f", at most {at_most}"
+        raise ConfigurationError(
+            f"{values.origin(ini)}: {REGISTRY[ini].flag_name} must be a positive number of"
+            f" {unit}{bound}, got {number!r}"
+        )
+    return number
+
+
 class PluginSettings:
     """The resolved settings of a pytest ``Config`` as a callable by ini name, with
     :meth:`origin` and ``base_dir`` (the rootdir): the shape the option builders read

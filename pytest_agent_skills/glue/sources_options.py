@@ -16,6 +16,7 @@ import pytest
 
 from .. import settings
 from ..errors import ConfigurationError
+from ..httpbounds import MAX_TOTAL_TIMEOUT
 from ..settings import Setting
 from ..sources.options import Limits, SourceOptions, use_options
 
@@ -37,10 +38,6 @@ SOURCE_SETTINGS = settings.declare(
 )
 
 
-#: An hour: a larger number (inf, 1e300) would overflow the download's clock arithmetic.
-MAX_DOWNLOAD_TIMEOUT = 3600
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, SOURCE_SETTINGS)
 
@@ -58,12 +55,9 @@ def options_from_settings(setting: Any, base_dir: Path) -> SourceOptions:
     ``setting.origin(ini_name)`` where it comes from: the plugin's
     :class:`~pytest_agent_skills.settings.PluginSettings` or the CLI's); a relative cache
     folder is taken from ``base_dir``."""
-    timeout = setting("skills_download_timeout")
-    if not 0 < timeout <= MAX_DOWNLOAD_TIMEOUT:
-        raise ConfigurationError(
-            f"{setting.origin('skills_download_timeout')}: --skills-download-timeout must be a"
-            f" positive number of seconds, at most {MAX_DOWNLOAD_TIMEOUT}, got {timeout!r}"
-        )
+    timeout = settings.positive_number(
+        setting, "skills_download_timeout", "seconds", at_most=MAX_TOTAL_TIMEOUT
+    )
     cache_dir = setting("skills_cache_dir") or None
     if cache_dir is not None:
         cache_dir = base_dir / Path(cache_dir).expanduser()
