@@ -157,7 +157,8 @@ class Redactor:
         return data
 
     def redact_text(self, text: str) -> str:
-        return mask_urls(self._replace_values(text))
+        # URLs first: a secret query value replaced first would leave its URL "key=***<redacted>".
+        return self._replace_values(mask_urls(text))
 
     def _replace_values(self, text: str) -> str:
         for value, replacement in self.secrets:
