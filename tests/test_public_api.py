@@ -72,6 +72,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.skills_collection",
     "pytest_agent_skills.glue.sources_options",
     "pytest_agent_skills.glue.workspace_fixtures",
+    "pytest_agent_skills.httpbounds",  # the recording limits' defaults; imports no httpx
     "pytest_agent_skills.plugin",
     "pytest_agent_skills.rules",
     "pytest_agent_skills.settings",

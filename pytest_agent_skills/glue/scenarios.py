@@ -21,6 +21,7 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
+from ..httpbounds import DEFAULT_MAX_BODY_BYTES, DEFAULT_TOTAL_TIMEOUT, MAX_TOTAL_TIMEOUT
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import root_files, selected_root_files, skill_roots
@@ -54,6 +55,24 @@ SCENARIO_SETTINGS = settings.declare(
         metavar="ENV_NAME",
         section="scenarios",
         help="environment variable holding the API key sent to the upstream when recording",
+    ),
+    Setting(
+        ini="skills_upstream_timeout",
+        kind="float",
+        default=DEFAULT_TOTAL_TIMEOUT,
+        metavar="SECONDS",
+        section="scenarios",
+        help="total time one upstream answer may take while recording, on the clock, in seconds"
+        f" (at most {MAX_TOTAL_TIMEOUT})",
+    ),
+    Setting(
+        ini="skills_upstream_max_bytes",
+        kind="int",
+        default=DEFAULT_MAX_BODY_BYTES,
+        metavar="BYTES",
+        section="scenarios",
+        help="largest upstream answer read while recording, in bytes (default 64 MiB, the largest"
+        " cassette read)",
     ),
     Setting(
         ini="skills_model",
@@ -163,7 +182,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if settings.value(config, "skills_upstream_url"):
         try:
-            model_options(config)  # refuses credentials in the upstream URL before any test runs
+            # Refuses credentials in the upstream URL and bad limits before any test runs.
+            model_options(config)
         except ConfigurationError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[_TALLY_KEY] = SessionTally()
@@ -375,7 +395,19 @@ def model_options(config: pytest.Config) -> Any:
 
     key_env = settings.value(config, "skills_upstream_key_env") or "OPENAI_API_KEY"
     url = settings.value(config, "skills_upstream_url")
-    upstream = Upstream(url, os.environ.get(key_env, "")) if url else None
+    upstream = None
+    if url:
+        values = settings.PluginSettings(config)
+        upstream = Upstream(
+            url,
+            os.environ.get(key_env, ""),
+            total_timeout=settings.positive_number(
+                values, "skills_upstream_timeout", "seconds", at_most=MAX_TOTAL_TIMEOUT
+            ),
+            max_response_bytes=settings.positive_number(
+                values, "skills_upstream_max_bytes", "bytes"
+            ),
+        )
     return ModelOptions(
         transport=settings.value(config, "skills_transport"),
         record_mode=settings.value(config, "skills_record"),

@@ -25,8 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import httpbounds
 from ..errors import ConfigurationError
 from ..files import MIB, FileReadError, read_limited
+from ..httpbounds import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_TOTAL_TIMEOUT,
+    BodyTooLargeError,
+    Deadline,
+    InvalidContentLengthError,
+)
 from ..redaction import Redactor, mask_url, url_secrets, userinfo
 from .errors import (
     CassetteFormatError,
@@ -59,9 +67,19 @@ DEFAULT_IGNORED_FIELDS = frozenset(
 )
 #: Workspace folder and run folder names carry a time stamp.
 DEFAULT_VOLATILE_PATTERNS = (r"ws_[A-Za-z0-9_.-]+", r"run_[0-9][A-Za-z0-9_.-]*")
+#: How much longer than a recording's total timeout the loopback client waits, in seconds.
+ANSWER_MARGIN = 30.0
 _KEPT_RESPONSE_HEADERS = frozenset(
     {"content-type", "openai-model", "openai-organization", "set-cookie"}
 )
+
+
+class UpstreamTimeoutError(ModelError):
+    """Recording: the upstream's answer took longer than its total timeout."""
+
+
+class UpstreamTooLargeError(ModelError):
+    """Recording: the upstream's answer is over the size limit (announced or read)."""
 
 
 @dataclass
@@ -228,12 +246,19 @@ class Upstream:
     The key goes in ``api_key`` (sent as ``Authorization: Bearer``), never in the URL:
     credentials in the URL (``https://user:password@host``) would go out as HTTP Basic
     auth instead, so they are refused.  Secret query values (``?api-key=...``) are sent,
-    and masked wherever the URL is written or shown.
+    and masked wherever the URL is written or shown.  One answer may take at most
+    ``total_timeout`` seconds and ``max_response_bytes`` bytes (the
+    ``skills_upstream_timeout`` and ``skills_upstream_max_bytes`` settings).
     """
 
     base_url: str
     api_key: str = ""
+    #: Connect and read timeout (each phase), in seconds.
     timeout: float = 120.0
+    #: The whole exchange (request sent, answer read), on the clock, in seconds.
+    total_timeout: float = DEFAULT_TOTAL_TIMEOUT
+    #: The largest answer read, in bytes.
+    max_response_bytes: int = DEFAULT_MAX_BODY_BYTES
 
     def __post_init__(self) -> None:
         if userinfo(self.base_url):
@@ -289,6 +314,14 @@ class CassetteBackend:
         self.recorded = 0
         self.replayed = 0
         self.requests = 0
+
+    @property
+    def answer_timeout(self) -> float | None:
+        """How long the client of the loopback server waits for one answer (None: its
+        default): past the recording's total timeout, so that its error is the one shown."""
+        if self.upstream is None or not self.records_misses:
+            return None
+        return self.upstream.total_timeout + ANSWER_MARGIN
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         number = self.requests
@@ -359,8 +392,6 @@ class CassetteBackend:
         )
 
     def _record(self, body: dict[str, Any]) -> Reply:
-        import httpx
-
         if self.upstream is None:
             raise HarnessError(
                 f"cassette {self.path}: record mode {self.mode!r} needs an upstream endpoint to"
@@ -372,35 +403,27 @@ class CassetteBackend:
         if self.upstream.api_key:
             send_headers["Authorization"] = f"Bearer {self.upstream.api_key}"
         streamed = bool(body.get("stream"))
+        status, response_headers, text = self._post(self.upstream, body, send_headers)
+        if status != 200:
+            raise self._upstream_error(url, f"answered HTTP {status}: {text[:500]}")
         try:
-            response = httpx.post(
-                url, json=body, headers=send_headers, timeout=self.upstream.timeout
-            )
-        except httpx.HTTPError as error:
-            raise self._upstream_error(url, f"could not be reached: {error}") from None
-        if response.status_code != 200:
-            raise self._upstream_error(
-                url, f"answered HTTP {response.status_code}: {response.text[:500]}"
-            )
-        try:
-            answer = body_from_chunks(_sse_chunks(response.text)) if streamed else response.json()
+            answer = body_from_chunks(_sse_chunks(text)) if streamed else json.loads(text)
         except ValueError as error:
             raise self._upstream_error(
-                url, f"answered a body that is not JSON ({error}): {response.text[:200]}"
+                url, f"answered a body that is not JSON ({error}): {text[:200]}"
             ) from None
         except RecursionError:
             raise self._upstream_error(
-                url, f"answered JSON that cannot be read ({TOO_DEEP}): {response.text[:200]}"
+                url, f"answered JSON that cannot be read ({TOO_DEEP}): {text[:200]}"
             ) from None
         problem = completion_problem(answer)
         if problem is not None:
             raise self._upstream_error(
                 url,
-                f"answered something that is not a chat completion ({problem}):"
-                f" {response.text[:200]}",
+                f"answered something that is not a chat completion ({problem}): {text[:200]}",
             )
         kept_headers = {
-            k: v for k, v in response.headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS
+            k: v for k, v in response_headers.items() if k.lower() in _KEPT_RESPONSE_HEADERS
         }
         self.cassette.interactions.append(
             Interaction(
@@ -412,10 +435,57 @@ class CassetteBackend:
         self.recorded += 1
         return Reply(answer)
 
-    def _upstream_error(self, url: str, what: str) -> ModelError:
+    def _post(
+        self, upstream: Upstream, body: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, Any, str]:
+        """POST ``body`` to the upstream: its status, headers and text, read within the
+        upstream's total timeout and size limit (see :mod:`pytest_agent_skills.httpbounds`)."""
+        import httpx
+
+        url = upstream.endpoint
+        deadline = Deadline(upstream.total_timeout)
+        try:
+            with deadline, httpbounds.client(
+                # A connection is cut by the deadline only once made: connecting may not outlast it.
+                connect_timeout=min(upstream.timeout, upstream.total_timeout),
+                read_timeout=upstream.timeout,
+                headers=headers,
+            ) as client, client.stream(
+                "POST", url, json=body, extensions={"trace": deadline.trace}
+            ) as response:
+                content = bytearray()
+                for chunk in httpbounds.capped_chunks(response, upstream.max_response_bytes):
+                    content += chunk
+                text = content.decode(response.encoding or "utf-8", errors="replace")
+                return response.status_code, response.headers, text
+        except BodyTooLargeError as error:
+            raise self._upstream_error(
+                url,
+                f"answered too much: {error.describe('response')}; raise the limit with"
+                " --skills-upstream-max-bytes (ini skills_upstream_max_bytes, env"
+                " SKILLS_UPSTREAM_MAX_BYTES) if such answers are expected",
+                UpstreamTooLargeError,
+            ) from None
+        except InvalidContentLengthError as error:
+            raise self._upstream_error(url, f"answered badly: {error}") from None
+        except httpx.HTTPError as error:
+            if deadline.expired:  # whatever the cut connection raised
+                raise self._upstream_error(
+                    url,
+                    f"took longer than {upstream.total_timeout:g} s in total to answer; raise"
+                    " the total timeout with --skills-upstream-timeout (ini"
+                    " skills_upstream_timeout, env SKILLS_UPSTREAM_TIMEOUT) if the model is just"
+                    " slow",
+                    UpstreamTimeoutError,
+                ) from None
+            raise self._upstream_error(url, f"could not be reached: {error}") from None
+
+    def _upstream_error(
+        self, url: str, what: str, kind: type[ModelError] = ModelError
+    ) -> ModelError:
         """The error for an upstream that failed; what it said may echo the key: redacted."""
         message = f"recording {self.path}: upstream {url} {what}"
-        return ModelError(self.redactor.redact_text(message))
+        return kind(self.redactor.redact_text(message))
 
     @property
     def unused(self) -> list[int]:

@@ -167,15 +167,17 @@ class OpenAIClientModel:
         stream: bool = False,
         api_key: str = "unused",
         on_error: Callable[[], None] | None = None,
+        timeout: float | None = None,
     ) -> OpenAIClientModel:
-        """A client for a loopback server (plain HTTP: no TLS context to build)."""
+        """A client for a loopback server (plain HTTP: no TLS context to build), waiting
+        ``timeout`` seconds (default 60) for an answer."""
         import openai
 
         client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key,
             max_retries=0,
-            timeout=60.0,
+            timeout=60.0 if timeout is None else timeout,
             http_client=_loopback_http_client(),
         )
         return cls(client, model=model, stream=stream, on_error=on_error)

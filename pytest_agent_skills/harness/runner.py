@@ -82,6 +82,7 @@ class ServedModel:
             stream=stream,
             # Not a lambda over self: that cycle left each conversation's client to the GC.
             on_error=functools.partial(self.server.raise_error, self.key),
+            timeout=getattr(backend, "answer_timeout", None),  # a recording may take longer
         )
 
     def complete(self, request: dict[str, Any]) -> Any:
