@@ -18,7 +18,13 @@ import pytest
 from harness_support import SKILLS, record_options, scripted_upstream
 from sources_support import dripping, endless, loopback_only, raw_server
 
-from pytest_agent_skills.harness import ModelOptions, RunOutcome, Upstream, run_conversation
+from pytest_agent_skills.harness import (
+    ModelError,
+    ModelOptions,
+    RunOutcome,
+    Upstream,
+    run_conversation,
+)
 from pytest_agent_skills.harness.cassette import (
     ANSWER_MARGIN,
     UpstreamTimeoutError,
@@ -97,6 +103,21 @@ def test_the_timeout_error_masks_the_upstreams_query_secrets(tmp_path: Path):
         caught.value
     )
     assert "q-secret-77" not in str(caught.value)
+
+
+def test_an_upstream_that_refuses_the_connection_is_no_timeout(tmp_path: Path):
+    """A connection error within the limits stays what it is, not a limit hit."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    cassette = tmp_path / "refused.json"
+    with pytest.raises(ModelError) as caught:
+        record(cassette, Upstream(base, total_timeout=5.0))
+    assert type(caught.value) is ModelError
+    assert str(caught.value).startswith(
+        f"recording {cassette}: upstream {base}/chat/completions could not be reached: "
+    )
+    assert not cassette.exists()
 
 
 @pytest.fixture
