@@ -47,8 +47,11 @@ def _finding(skill: Skill, hit: Hit, severity: Severity) -> Finding:
 
 def _apply(findings: Iterable[Finding], options: ValidationOptions) -> list[Finding]:
     kept: list[Finding] = []
+    severities: dict[str, Severity | None] = {}  # a rule often fires many times in one skill
     for finding in findings:
-        severity = options.severity_of(finding.rule)
+        if finding.rule not in severities:
+            severities[finding.rule] = options.severity_of(finding.rule)
+        severity = severities[finding.rule]
         if severity is not None:
             kept.append(
                 finding if severity is finding.severity else replace(finding, severity=severity)
