@@ -260,3 +260,22 @@ def test_an_engine_that_does_not_see_this_machines_files_is_named(tmp_path: Path
         r" \(DOCKER_HOST may name another socket or a TCP forward to it, not a remote machine\)",
         message,
     ), message
+
+
+def test_a_run_does_not_need_the_metadata_file_that_another_run_is_replacing(
+    tmp_path: Path,
+) -> None:
+    """metadata.json is replaced after a run collects outputs (unlinked, then renamed in): a run
+    starting at that moment, or a user's command deleting it, is not taken for an engine that
+    does not see this machine's files."""
+    runtime = get_runtime("docker", tmp_path)
+    skill = make_skill(tmp_path / "skills")
+    workspace = runtime.create_workspace("no-metadata")
+    try:
+        workspace.run(skill, "true")  # staged: the next run writes no metadata before it starts
+        workspace.layout.metadata.unlink()
+        done = workspace.run(skill, "bash scripts/hello.sh there")
+    finally:
+        workspace.close()
+
+    assert (done.exit_code, done.stdout, done.stderr) == (0, "hello there\n", "")

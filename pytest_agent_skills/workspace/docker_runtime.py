@@ -45,9 +45,11 @@ KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
 #: Exit status and stderr of the wrapper when the workspace is not visible in the container.
 NOT_SHARED_STATUS = 97
 NOT_SHARED = "pytest-agent-skills: workspace not visible in the container"
-#: $1 command, $2 stdin file, $3 cwd, $4 metadata.json of the workspace.
+#: $1 command, $2 stdin file, $3 cwd, $4 the workspace's runs/ folder (every run's folder is in
+#: it, so it exists from before the first run; an engine not sharing this machine's files shows
+#: the workspace mount empty). Not metadata.json: it is replaced while other runs go on.
 WRAPPER = (
-    f'[ -e "$4" ] || {{ echo "{NOT_SHARED}" >&2; exit {NOT_SHARED_STATUS}; }}; cd "$3" || exit 1;'
+    f'[ -d "$4" ] || {{ echo "{NOT_SHARED}" >&2; exit {NOT_SHARED_STATUS}; }}; cd "$3" || exit 1;'
     ' bash -lc "$1" <"$2"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
 )
 KILL_ALL = ["bash", "-c", "kill -KILL -1 2>/dev/null; exit 0"]
@@ -63,7 +65,7 @@ def run_wrapper(command: str, stdin: Path | str, cwd: Path, workspace: Workspace
         command,
         str(stdin),
         str(cwd),
-        str(workspace.layout.metadata),
+        str(workspace.layout.runs),
     ]
 
 
