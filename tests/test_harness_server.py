@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
 from harness_support import SKILLS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_agent_skills.harness import (
     LoopbackServer,
@@ -18,7 +22,7 @@ from pytest_agent_skills.harness import (
     ScriptedModel,
     run_conversation,
 )
-from pytest_agent_skills.harness.server import shared_server
+from pytest_agent_skills.harness.server import request_json, shared_server
 from pytest_agent_skills.repository import SkillRepository
 
 SCRIPT = [
@@ -183,3 +187,55 @@ def test_a_request_that_cannot_be_read_is_refused_and_the_connection_closed(
     assert lines[0] == f"HTTP/1.1 {status}"
     assert "Connection: close" in lines
     assert json.loads(payload)["error"]["message"].startswith(message)
+
+
+# --- request bodies: read as json.loads reads them ---------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats()  # NaN and infinities too: json.dumps writes them, json.loads reads them
+    | st.text(st.characters(exclude_categories=())),  # lone surrogates too
+    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
+    max_leaves=30,
+)
+
+
+def outcome(read: Callable[[bytes], Any], data: bytes) -> Any:
+    """What ``read`` makes of ``data``: its value (by repr: NaN is never equal), or its error."""
+    try:
+        return repr(read(data))
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError included
+        return type(error), str(error)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(JSON_VALUES, st.booleans())
+def test_a_request_body_is_read_as_json_loads_reads_it(value: Any, ascii_only: bool) -> None:
+    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+
+    assert outcome(request_json, data) == outcome(lambda raw: json.loads(raw.decode()), data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": 1, "a": 2}',  # the last one wins
+        b'{"x": "\\ud800", "y": "\\udc00\\ud800"}',  # lone surrogates, which jiter refuses
+        b'{"x": 1e400, "y": -0.0, "z": 123456789012345678901234567890}',
+        b'{"x": "\xff"}',  # not UTF-8
+        b'{"x": "a\nb"}',  # a raw control character
+        b'{"x": 1} x',
+        b'\xef\xbb\xbf{"x": 1}',
+        b'{"x": 01}',
+        b"[1,]",
+        b" ",
+    ],
+)
+def test_edge_cases_of_request_bodies_are_read_as_json_loads_reads_them(data: bytes) -> None:
+    assert outcome(request_json, data) == outcome(lambda raw: json.loads(raw.decode()), data)
+
+
+def test_an_empty_request_body_is_an_empty_object() -> None:
+    assert request_json(b"") == {}
