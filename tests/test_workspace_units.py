@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -106,6 +109,29 @@ def test_copy_staging_copies_and_restages_on_change(tmp_path: Path) -> None:
         assert workspace.run(skill, "bash scripts/hello.sh x").stdout == "changed x\n"
         workspace.close()
         assert not workspace.path.exists()
+
+
+def test_a_copy_falls_back_to_user_space_where_the_kernel_cannot_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """copy_file_range refused part way (other file systems): the copy starts over, whole."""
+    skill = make_skill(tmp_path / "skills")
+    data = os.urandom(300_000)
+    (skill.directory / "scripts" / "blob.bin").write_bytes(data)
+    (skill.directory / "scripts" / "blob.bin").chmod(0o750)
+    kernel_copy = os.copy_file_range
+
+    def part_then_refuse(reader: int, writer: int, count: int) -> int:
+        if os.fstat(writer).st_size:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return kernel_copy(reader, writer, min(count, 1000))
+
+    monkeypatch.setattr(os, "copy_file_range", part_then_refuse)
+    with create_runtime("local", work_root=tmp_path / "w") as runtime:
+        staged = runtime.create_workspace("s").stage_skill(skill)
+        copy = staged.target / "scripts" / "blob.bin"
+        assert copy.read_bytes() == data
+        assert stat.S_IMODE(copy.stat().st_mode) == 0o550
 
 
 def test_keep_workspaces_leaves_the_folder(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ class Layout:
         return self.root / "artifacts"
 
     def create(self) -> None:
-        for folder in (self.skills, self.inputs, self.out, self.runs, self.home):
+        for folder in (self.skills, self.work, self.inputs, self.out, self.runs, self.home):
             folder.mkdir(parents=True, exist_ok=True)
 
     def variables(self, run_dir: Path | None = None) -> dict[str, Path]:

@@ -120,14 +120,16 @@ class Workspace:
 
     def stage_skill(self, skill: Skill) -> StagedSkill:
         """Stage ``skill``; a no-op while its source is unchanged, a fresh stage after edits."""
-        return self._stage(skill, snapshot(skill.directory.resolve()))
+        source = skill.directory.resolve()
+        return self._stage(skill, source, snapshot(source))
 
-    def _stage(self, skill: Skill, source_state: Snapshot) -> StagedSkill:
+    def _stage(self, skill: Skill, source: Path, source_state: Snapshot) -> StagedSkill:
+        """Stage ``skill`` from its real folder ``source``, whose state is ``source_state``."""
         self._check_open()
         digest = fingerprint(source_state)
         with self._lock:
             current = self.staged.get(skill.name)
-            if current is not None and current.source != skill.directory.resolve():
+            if current is not None and current.source != source:
                 raise StagingError(
                     f"{skill.directory}: a different skill named {skill.name!r} is already staged"
                     f" in this workspace from {current.source}; use another workspace"
@@ -137,7 +139,7 @@ class Workspace:
             mode = "copy" if self.runtime.copies_skills else self.runtime.stage_mode
             with open_folder(self.path, "skills", create=True, what="skills folder"):
                 pass  # a real folder of the workspace, not a link a command left there
-            staged = stage_skill(skill, self.layout.skills, mode, digest)
+            staged = stage_skill(skill, self.layout.skills, mode, digest, source=source)
             self.staged[staged.name] = staged
             self._metadata["skills"][staged.name] = {
                 "name": staged.name,
@@ -260,8 +262,9 @@ class Workspace:
         with self._lock:
             if isinstance(skill, str):
                 skill = Skill.load(self._staged_by_name(skill).source)
-            source_state = snapshot(skill.directory.resolve())
-            staged = self._stage(skill, source_state)
+            source = skill.directory.resolve()
+            source_state = snapshot(source)
+            staged = self._stage(skill, source, source_state)
             watched = self._watch(staged, source_state)
             run_dir = self._new_run_dir()
             spec = ExecSpec(
