@@ -232,16 +232,19 @@ class MarkdownText:
         search for '/' serves every folder: a search per folder name costs more, and most
         slashes (in URLs) end no folder name.  (Two paths never overlap: a folder inside a
         path follows a '/', which no path starts after.)"""
-        if not folders:
-            return []
         text = self.text
-        lengths = sorted({len(folder) for folder in folders})
-        last_characters = {folder[-1] for folder in folders}
-        found = []
-        find, match = text.find, _PATH_AFTER_SLASH.match
+        find = text.find
         slash = find("/", 1)
+        if slash < 0 or not folders:
+            return []
+        lengths_by_end: dict[str, set[int]] = {}  # the lengths of the names ending in each letter
+        for folder in folders:
+            lengths_by_end.setdefault(folder[-1], set()).add(len(folder))
+        found = []
+        match = _PATH_AFTER_SLASH.match
         while slash > 0:
-            if text[slash - 1] in last_characters:
+            lengths = lengths_by_end.get(text[slash - 1])
+            if lengths is not None:
                 start = _folder_start(text, slash, folders, lengths)
                 if start >= 0:
                     path = match(text, slash)
@@ -516,7 +519,7 @@ def _end(index: int, text: str) -> int:
     return index if index >= 0 else len(text)
 
 
-def _folder_start(text: str, slash: int, folders: frozenset[str], lengths: list[int]) -> int:
+def _folder_start(text: str, slash: int, folders: frozenset[str], lengths: set[int]) -> int:
     """Where the name of one of ``folders`` (of ``lengths``) ending at ``slash`` starts, when
     it does not continue a word, a path or a variable ($dir/...); else -1.  (At most one
     can: a longer name would hold the character before a shorter one.)"""

@@ -40,7 +40,6 @@ class FolderListings:
 
     def __init__(self) -> None:
         self._folders: dict[str, dict[str, os.DirEntry[str]] | None] = {}
-        self._ways: dict[tuple[str, str], dict[str, os.DirEntry[str]] | tuple[Kind, None]] = {}
 
     def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
         """The entries of ``folder`` by name; None when it cannot be listed."""
@@ -59,40 +58,10 @@ class FolderListings:
         """What ``root/relative`` is, when its listings settle it: reached from ``root``
         through real folders only (no symbolic link on the way or at the end); the entry
         when it is a regular file."""
-        folder, slash, name = relative.rpartition("/")
-        if slash and not folder:
-            return _UNSETTLED  # an empty name before the '/'
-        entries = self._reached(root, folder)
-        if type(entries) is tuple:
-            return entries  # the way to the folder settles it
-        entry = entries.get(name) if name not in _NOT_NAMES else _UNSETTLED
-        if entry is None:
-            return _ABSENT
-        if type(entry) is tuple:
-            return entry
-        if entry.is_dir(follow_symlinks=False):
-            return _FOLDER
-        if entry.is_file(follow_symlinks=False):
-            return (Kind.FILE, entry)
-        return _UNSETTLED  # a link, a pipe, a device
-
-    def _reached(
-        self, root: str, relative: str
-    ) -> dict[str, os.DirEntry[str]] | tuple[Kind, None]:
-        """The entries of the folder ``root/relative`` ("": ``root``) reached through real
-        folders only; else what :meth:`find` answers for anything below it.  Kept per
-        folder: a body names many files of a few folders."""
-        key = (root, relative)
-        found = self._ways.get(key)
-        if found is None:
-            found = self._ways[key] = self._walk_to(root, relative)
-        return found
-
-    def _walk_to(
-        self, root: str, relative: str
-    ) -> dict[str, os.DirEntry[str]] | tuple[Kind, None]:
         folder = root
-        for part in relative.split("/") if relative else ():
+        parts = relative.split("/")
+        last = len(parts) - 1
+        for index, part in enumerate(parts):
             entries = self.entries(folder)
             if entries is None or part in _NOT_NAMES:
                 return _UNSETTLED
@@ -100,13 +69,14 @@ class FolderListings:
             if entry is None:
                 return _ABSENT
             if entry.is_dir(follow_symlinks=False):
+                if index == last:
+                    return _FOLDER
                 folder = f"{folder}/{part}"
             elif entry.is_file(follow_symlinks=False):
-                return _ABSENT  # a file where a folder should be (ENOTDIR)
+                return (Kind.FILE, entry) if index == last else _ABSENT  # (ENOTDIR)
             else:
                 return _UNSETTLED  # a link, a pipe, a device
-        entries = self.entries(folder)
-        return _UNSETTLED if entries is None else entries
+        raise AssertionError("unreachable: the last part returns")  # pragma: no cover
 
     def tree(self, root: str) -> tuple[list[str], bool] | None:
         """Every entry below ``root`` that is not a folder, as paths from ``root`` ('/'), and

@@ -15,7 +15,6 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from typing import NamedTuple
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
@@ -79,10 +78,8 @@ class _Files:
         self._targets: dict[tuple[str, str], _Target] = {}
         self._contents: dict[str, str] = {}
         self._real_paths: dict[str, str] = {}
-
-    @cached_property
-    def _user(self) -> tuple[int, int]:
-        return user_ids()  # asked once, for the first Markdown file met
+        #: The process's user ids, asked for the first Markdown file met (see check_skill_file).
+        self._user: tuple[int, int] | None = None
 
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
@@ -100,6 +97,8 @@ class _Files:
             return _Target(path)
         if kind is Kind.FILE:
             assert entry is not None
+            if self._user is None:
+                self._user = user_ids()
             try:
                 check_skill_file(path, entry.stat(follow_symlinks=False), self._user)
             except FileReadError as error:
@@ -319,7 +318,7 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
     ]
     # Every doc the body names, even in passing: a doc SKILL.md links is one level deep.
     known = {*reading.named, *(target.path for _reference, target in reading.reported)}
-    known.add(os.path.join(root, SKILL_FILE))
+    known.add(_joined(root, SKILL_FILE))
     if not docs or files.all_markdown_known(known):
         return  # no doc can link a Markdown file SKILL.md does not: none is read
     for doc, reference in docs:
