@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from . import yamlguard
+from ._lazy import cached_attribute
 from .errors import LocatedError
 from .filenames import SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
@@ -109,7 +109,7 @@ class ParsedSkillFile:
     #: False when the reference runtime reads no ``Tools:`` section (an unclosed front matter).
     has_tools_section: bool = True
 
-    @cached_property
+    @cached_attribute
     def tools_section(self) -> ToolsSection | None:
         """The ``Tools:`` section, read on first use (most callers never ask)."""
         return find_tools_section(self.body, self.body_line) if self.has_tools_section else None
@@ -236,7 +236,7 @@ class ReferenceReading:
     fields: dict[str, str]
     body: str
 
-    @cached_property
+    @cached_attribute
     def tools(self) -> tuple[str, ...]:
         """The ``Tools:`` section of :attr:`body`, read with the reference grammar on first
         use (validation, which asks for names only, never reads it)."""
@@ -572,7 +572,7 @@ class Skill:
         )
         return cls(directory, nothing, (finding,))
 
-    @cached_property
+    @cached_attribute
     def skill_file(self) -> Path:
         """``directory/SKILL.md`` (every finding names it: made once)."""
         return self.directory / SKILL_FILE
@@ -585,7 +585,7 @@ class Skill:
     def fields(self) -> dict[str, Any]:
         return self.parsed.front_matter.values if self.parsed.front_matter else {}
 
-    @cached_property
+    @cached_attribute
     def reference(self) -> ReferenceReading:
         """This SKILL.md as the reference runtime reads it (what the protocol shows)."""
         return reference_reading(self.parsed)
@@ -636,7 +636,7 @@ class Skill:
                 raise SkillParseError(finding.path, finding.line, message)
         return self
 
-    @cached_property
+    @cached_attribute
     def markdown(self) -> MarkdownText:
         """The body read as Markdown (the files it refers to, its directives), shared by
         every rule that asks."""
@@ -644,7 +644,7 @@ class Skill:
 
         return MarkdownText(self.body, self.body_line)
 
-    @cached_property
+    @cached_attribute
     def _files(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return _discover_files(self.directory)
 

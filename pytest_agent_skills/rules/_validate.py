@@ -143,6 +143,8 @@ def duplicate_name_findings_by_file(
     by_file: dict[Path, list[Finding]] = {}
     for finding in duplicate_name_findings(skills, options):
         by_file.setdefault(finding.path, []).append(finding)
+    if not by_file:
+        return {}  # the common case: no need to index thousands of skills by their file
     skill_of = {skill.skill_file: skill for skill in skills}
     return {
         path: suppress(skill_of[path], findings, options.per_path_ignores)
