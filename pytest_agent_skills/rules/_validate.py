@@ -192,7 +192,8 @@ def validate_paths(
             directories.setdefault(identity, directory)
     skills = [Skill.load(directory, listings) for directory in directories.values()]
     duplicates = duplicate_name_findings_by_file(skills, options)
-    return [
-        _report(skill, options, duplicates.get(skill.skill_file, _NO_FINDINGS))
-        for skill in skills
-    ]
+    reports = []
+    for skill in skills:  # (no duplicate names is the common case: no path hashed for it)
+        found = duplicates.get(skill.skill_file, _NO_FINDINGS) if duplicates else _NO_FINDINGS
+        reports.append(_report(skill, options, found))
+    return reports
