@@ -280,7 +280,7 @@ def sdk_floor_measure(repository: SkillRepository, stream: bool) -> Callable[[],
     return measure
 
 
-def count_connections(repository: SkillRepository) -> list[int]:
+def count_connections(repository: SkillRepository, transport: str) -> list[int]:
     """New TCP connections the SDK path opens in each of two conversations."""
     real = socket.socket.connect
     counts: list[int] = []
@@ -293,7 +293,7 @@ def count_connections(repository: SkillRepository) -> list[int]:
     try:
         for _ in range(2):
             counts.append(0)
-            through_loop(repository, "sdk")
+            through_loop(repository, transport)
     finally:
         socket.socket.connect = real  # type: ignore[method-assign]
     return counts
@@ -367,11 +367,12 @@ def main() -> None:
         )
     else:
         print("the workspace on tmpfs: not measured (no writable /dev/shm)")
-    first, second = count_connections(repository)
-    print(
-        f"TCP connections opened by the SDK path: {first} in a conversation, {second} in the"
-        " next (at most one: the pool's keep-alive connection is reused)"
-    )
+    for transport in ("sdk", "sdk-stream"):
+        first, second = count_connections(repository, transport)
+        print(
+            f"TCP connections opened by {transport}: {first} in a conversation, {second} in the"
+            " next (at most one: the pool's keep-alive connection is reused)"
+        )
 
 
 if __name__ == "__main__":

@@ -43,13 +43,15 @@ def test_the_openai_client_sends_every_request_on_one_connection() -> None:
     assert (server.requests, server.connections_opened) == (5, 1)
 
 
-def test_a_conversation_through_the_sdk_opens_at_most_one_connection() -> None:
-    """(Streamed, the openai client closes each response's connection: it stops reading at
-    ``data: [DONE]``, before the end of the message; the bench's floor pays the same.)"""
+@pytest.mark.parametrize("transport", ["sdk", "sdk-stream"])
+def test_a_conversation_through_the_sdk_opens_at_most_one_connection(transport: str) -> None:
+    """Streamed too: the client's event stream stops reading at ``data: [DONE]``, before the
+    end of the message, which closed each response's connection until the harness read the
+    events whole."""
     server = shared_server()
     before = (server.requests, server.connections_opened)
     trajectory = run_conversation(
-        SkillRepository([SKILLS]), "Hi.", script=SCRIPT, transport="sdk"
+        SkillRepository([SKILLS]), "Hi.", script=SCRIPT, transport=transport
     ).trajectory
     assert trajectory.final == "Done."
     assert server.requests - before[0] == 4

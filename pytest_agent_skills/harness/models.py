@@ -189,11 +189,7 @@ class OpenAIClientModel:
         failure: openai.APIError | None = None
         try:
             if self.stream:
-                chunks = [
-                    chunk.model_dump(exclude_unset=True)
-                    for chunk in self.client.chat.completions.create(**kwargs, stream=True)
-                ]
-                body = body_from_chunks(chunks)
+                body = body_from_chunks(self._streamed_chunks(kwargs))
             else:
                 body = self.client.chat.completions.create(**kwargs).model_dump(exclude_unset=True)
         except openai.APIError as error:
@@ -210,6 +206,18 @@ class OpenAIClientModel:
         return turn_from_message(
             body["choices"][0]["message"], f"{self.client.base_url} {body.get('id', '')}"
         )
+
+    def _streamed_chunks(self, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+        """The chunks of a streamed completion, its events read whole before they are parsed.
+
+        The client's event stream stops reading at ``data: [DONE]``, before the end of the
+        HTTP message, so closing it closed the connection too: a new TCP connection for
+        every streamed request.  Read to its end, the response gives its connection back
+        to the pool (the answer is gathered whole anyway).
+        """
+        raw = self.client.chat.completions.with_raw_response.create(**kwargs, stream=True)
+        raw.http_response.read()
+        return [chunk.model_dump(exclude_unset=True) for chunk in raw.parse()]
 
     def finish(self) -> None:
         return None
