@@ -134,6 +134,23 @@ def test_a_copy_falls_back_to_user_space_where_the_kernel_cannot_copy(
         assert stat.S_IMODE(copy.stat().st_mode) == 0o550
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o000], ids="umask-{:03o}".format)
+def test_a_copy_keeps_each_files_mode_without_the_write_bits(tmp_path: Path, umask: int) -> None:
+    skill = make_skill(tmp_path / "skills")
+    modes = {"run.sh": 0o755, "data.txt": 0o644, "private.txt": 0o600, "setuid": 0o4750}
+    for name, mode in modes.items():
+        (skill.directory / name).write_text(name)
+        (skill.directory / name).chmod(mode)
+    previous = os.umask(umask)
+    try:
+        with create_runtime("local", work_root=tmp_path / "w") as runtime:
+            staged = runtime.create_workspace("s").stage_skill(skill)
+            copied = {name: stat.S_IMODE((staged.target / name).stat().st_mode) for name in modes}
+    finally:
+        os.umask(previous)
+    assert copied == {name: mode & ~0o222 for name, mode in modes.items()}
+
+
 def test_keep_workspaces_leaves_the_folder(tmp_path: Path) -> None:
     with create_runtime("local", work_root=tmp_path, keep_workspaces=True) as runtime:
         workspace = runtime.create_workspace("keep me/1")

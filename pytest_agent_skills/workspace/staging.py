@@ -183,11 +183,15 @@ def _copy_file(source: str, destination: str) -> None:
     """
     reader = os.open(source, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        writer = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        info = os.fstat(reader)
+        mode = stat.S_IMODE(info.st_mode) & ~0o222
+        # Made read-only at once (the new file is still written through this descriptor); a
+        # chmod only where the umask took more bits away.
+        writer = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
         try:
-            info = os.fstat(reader)
             _copy_bytes(reader, writer, info.st_size)
-            os.fchmod(writer, stat.S_IMODE(info.st_mode) & ~0o222)
+            if stat.S_IMODE(os.fstat(writer).st_mode) != mode:
+                os.fchmod(writer, mode)
         finally:
             os.close(writer)
     finally:
