@@ -17,6 +17,7 @@ for N = 3,000 generated skills (--sizes):
 The machine's load average is printed before and after: other work slows both validators.
 
 Run: python bench/validate.py [--corpus DIR] [--sizes 3000] [--collect-sizes 1000 5000]
+[--breakdown] (--breakdown also prints where our time goes on the corpus, stage by stage)
 """
 
 from __future__ import annotations
@@ -97,6 +98,40 @@ def _child(validator: str, root: Path) -> None:
         times.append(time.perf_counter() - start)
     print(json.dumps({"cold": times[0], "warm": min(times[1:]), "failed": failed,
                       "skills": len(directories)}))
+
+
+def breakdown(root: Path) -> None:
+    """Where our validator's time goes over ``root``, in this process: each stage of a run
+    (walk, load, each check over every skill), best of ``2 * ROUNDS`` runs.  A diagnostic: the
+    ratios above are the figures."""
+    from pytest_agent_skills.listings import FolderListings
+    from pytest_agent_skills.repository import find_skill_dirs
+    from pytest_agent_skills.rules import CHECKS, check_findings, skill_dirs
+    from pytest_agent_skills.skill import Skill
+
+    directories = sorted(find_skill_dirs(root))
+    best: dict[str, float] = {}
+    for _ in range(2 * ROUNDS):
+        gc.collect()
+        times = {}
+        start = time.perf_counter()
+        listings = FolderListings()
+        found = [folder for path in directories for folder in skill_dirs(path, listings)]
+        times["walk (find the skill folders)"] = time.perf_counter() - start
+        start = time.perf_counter()
+        skills = [Skill.load(folder, listings) for folder in found]
+        times["load (read and parse SKILL.md)"] = time.perf_counter() - start
+        for check in CHECKS:
+            start = time.perf_counter()
+            for skill in skills:
+                check_findings(skill, check)
+            times[f"check {check}"] = time.perf_counter() - start
+        for stage, elapsed in times.items():
+            best[stage] = min(best.get(stage, elapsed), elapsed)
+    print(f"\nwhere our time goes on {root.name} ({len(directories)} skills, one process, best of"
+          f" {2 * ROUNDS} runs per stage; stages sum to a little less than a run):")
+    for stage, elapsed in best.items():
+        print(f"  {stage:<34} {elapsed * 1e3:7.2f} ms")
 
 
 def measure(validator: str, root: Path) -> dict:
@@ -186,6 +221,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[3000])
     parser.add_argument("--processes", type=int, default=3, help="processes per validator")
     parser.add_argument("--collect-sizes", type=int, nargs="*", default=[1000, 5000])
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also print where our time goes on the corpus"
+    )
     parser.add_argument("--child", nargs=2, metavar=("VALIDATOR", "ROOT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -226,6 +264,8 @@ def main() -> None:
     for line in ratios:
         print(line)
     print(f"after validation: {load_average()}")
+    if args.breakdown and args.corpus.is_dir():
+        breakdown(args.corpus)
 
     if args.collect_sizes:
         print("\npytest --collect-only: ms per collected file above pytest's start-up (best of 3)")
