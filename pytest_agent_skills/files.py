@@ -194,10 +194,11 @@ def user_ids() -> tuple[int, int]:
 
 
 def _owner_may_read(status: os.stat_result, user: tuple[int, int]) -> bool:
-    """Whether ``os.access(R_OK)`` is sure to say yes from the mode bits alone: the real and
-    effective user (``user``) own the file (the owner's permission bits then decide, ACL or
-    not) and everyone may read it (so does a server that maps the user to another, as NFS
-    maps root).  Any other case asks the system."""
+    """Whether the permission bits alone say ``os.access(R_OK)`` is yes: the real and effective
+    user (``user``) own the file (the owner's bits then decide, ACL or not) and everyone may
+    read it (so does a server that maps the user to another, as NFS maps root).  Any other
+    case asks the system.  (Not weighed: a security module or a FUSE file system refusing a
+    file its bits open to everyone; the doc's reading then fails later and reports nothing.)"""
     real, effective = user
     return (
         status.st_mode & _READABLE_BY_ALL == _READABLE_BY_ALL
