@@ -4,6 +4,7 @@ command line > environment variable > configuration file, and pytest 9's native
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -370,6 +371,12 @@ Skill.load = classmethod(_counting_load)
 """
 
 
+def importable_first(folder: Path) -> str:
+    """PYTHONPATH with ``folder`` first and what it held after it (a checkout the suite runs
+    from under another interpreter stays importable in the subprocess and its workers)."""
+    return os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+
+
 def test_each_xdist_worker_parses_only_the_skills_it_checks(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,7 +389,7 @@ def test_each_xdist_worker_parses_only_the_skills_it_checks(
     pytester.makepyfile(count_parses=COUNT_PARSES)
     log = pytester.mkdir("parses")
     monkeypatch.setenv("PARSE_LOG", str(log))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", importable_first(pytester.path))
     result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_parses", "-n", "2")
     result.assert_outcomes(passed=(skills + 1) * CHECKS - 1, failed=1)  # the twin's name check
     parsed = {path.name: path.read_text().splitlines() for path in log.iterdir()}
@@ -426,7 +433,7 @@ def test_each_process_walks_the_skill_roots_once_for_skills_and_scenarios(
     log = pytester.mkdir("listings")
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # this suite's own worker's name
     monkeypatch.setenv("LISTING_LOG", str(log))
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", importable_first(pytester.path))
     for extra in ([], ["-n", "2"]):
         result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_listings", *extra)
         result.assert_outcomes(passed=2 * CHECKS)
