@@ -12,6 +12,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import openai  # noqa: F401  (imported once here, not again by every pytester run)
 import pytest
@@ -31,6 +32,7 @@ from pytest_agent_skills.harness.cassette import (
     UpstreamTooLargeError,
 )
 from pytest_agent_skills.harness.runner import ServedModel
+from pytest_agent_skills.harness.server import ScriptedBackend
 from pytest_agent_skills.repository import SkillRepository
 
 MIB = 1024 * 1024
@@ -90,6 +92,21 @@ def test_an_upstream_dripping_bytes_fails_at_the_total_timeout(tmp_path: Path, h
         f" to answer; {TIMEOUT_FIX}"
     )
     assert waited < 15, f"cut off after {waited:.1f} s, not at the 1 s total timeout"
+    assert not cassette.exists()
+
+
+def test_a_silent_upstream_fails_at_the_total_timeout_not_the_connect_timeout(tmp_path: Path):
+    """Nothing sent at all: the wait is cut by the total timeout, and said so."""
+    cassette = tmp_path / "silent.json"
+    with (
+        raw_server(dripping(b"", every=3.0, count=1)) as base,
+        pytest.raises(UpstreamTimeoutError) as caught,
+    ):
+        record(cassette, Upstream(base, timeout=0.2, total_timeout=1.0))
+    assert str(caught.value) == (
+        f"recording {cassette}: upstream {base}/chat/completions took longer than 1 s in total"
+        f" to answer; {TIMEOUT_FIX}"
+    )
     assert not cassette.exists()
 
 
@@ -165,6 +182,27 @@ def test_an_answer_over_the_cap_fails_holding_no_more_than_the_cap(
     assert peak < 2 * CAP, f"held {peak / MIB:.1f} MiB for a {CAP // MIB} MiB cap"
     assert sent[0] < 256 * MIB, "the upstream was read to its end"
     assert not cassette.exists()
+
+
+class SlowBackend(ScriptedBackend):
+    """An upstream that thinks before it answers, sending nothing meanwhile."""
+
+    def respond(self, body: dict, headers: dict[str, str]) -> Any:
+        time.sleep(1.5)
+        return super().respond(body, headers)
+
+
+def test_an_answer_slower_than_the_connect_timeout_is_waited_for_within_the_total(
+    tmp_path: Path,
+) -> None:
+    """A reasoning model may say nothing for minutes before it answers: only the total timeout
+    bounds the wait (a 120 s read timeout used to cut such answers, as 'could not be reached')."""
+    cassette = tmp_path / "slow.json"
+    with scripted_upstream([{"say": "Thought it over."}], SlowBackend) as upstream:
+        slow = Upstream(upstream.base_url, "sk-test", timeout=0.5, total_timeout=30.0)
+        outcome = record(cassette, slow)
+    assert outcome.trajectory.final == "Thought it over."
+    assert cassette.exists()
 
 
 @pytest.mark.parametrize("transport", ["sdk", "sdk-stream"])

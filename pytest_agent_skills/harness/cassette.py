@@ -253,7 +253,8 @@ class Upstream:
 
     base_url: str
     api_key: str = ""
-    #: Connect and read timeout (each phase), in seconds.
+    #: Connect timeout, in seconds. Reading has no shorter limit than ``total_timeout``: a
+    #: model that thinks for minutes sends nothing until it answers.
     timeout: float = 120.0
     #: The whole exchange (request sent, answer read), on the clock, in seconds.
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT
@@ -448,7 +449,7 @@ class CassetteBackend:
             with deadline, httpbounds.client(
                 # A connection is cut by the deadline only once made: connecting may not outlast it.
                 connect_timeout=min(upstream.timeout, upstream.total_timeout),
-                read_timeout=upstream.timeout,
+                read_timeout=upstream.total_timeout,
                 headers=headers,
             ) as client, client.stream(
                 "POST", url, json=body, extensions={"trace": deadline.trace}
