@@ -71,8 +71,10 @@ def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
     parts.append("Docs loaded: ")
     if docs:
         parts.append(", ".join(docs) + "\n")
-        wanted = {resource_name(skill, doc) for doc in docs}  # a doc under a linked folder too
-        for path in skill_resources(skill):
+        resources = skill_resources(skill)
+        # A doc named through a folder linked inside the skill too.
+        wanted = {resource_name(skill, doc, resources) for doc in docs}
+        for path in resources:
             if path not in wanted:
                 continue
             content = _doc_text(skill, path)

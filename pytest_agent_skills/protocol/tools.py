@@ -10,7 +10,7 @@ raises :class:`ToolCallError`, which the session turns into an error result.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -77,12 +77,12 @@ def skill_resources(skill: Skill) -> list[str]:
     return sorted({*skill.docs, *skill.scripts})
 
 
-def resource_name(skill: Skill, name: str) -> str | None:
-    """The listed path of the doc ``name`` leads to: ``name`` itself, or the real path of a
-    doc reached through a folder linked inside the skill (``docs/a.md`` with ``docs ->
-    shared/docs`` is ``shared/docs/a.md``, the name SKILL.md may well use); None for a name
-    that leads to no listed doc (nothing outside the skill is ever one)."""
-    resources = skill_resources(skill)
+def resource_name(skill: Skill, name: str, resources: Collection[str]) -> str | None:
+    """The path in ``resources`` (the skill's :func:`skill_resources`) of the doc ``name``
+    leads to: ``name`` itself, or the real path of a doc reached through a folder linked
+    inside the skill (``docs/a.md`` with ``docs -> shared/docs`` is ``shared/docs/a.md``, the
+    name SKILL.md may well use); None for a name that leads to no listed doc (nothing outside
+    the skill is ever one)."""
     if name in resources:
         return name
     root = skill.directory.resolve()
@@ -167,8 +167,9 @@ def _check_names(
 
 
 def _check_docs(skill: Skill, docs: Sequence[str]) -> None:
-    unknown = [doc for doc in docs if resource_name(skill, doc) is None]
-    _check_names(skill, unknown, skill_resources(skill), UNKNOWN_DOC, "doc")
+    resources = skill_resources(skill)
+    unknown = [doc for doc in docs if resource_name(skill, doc, resources) is None]
+    _check_names(skill, unknown, resources, UNKNOWN_DOC, "doc")
 
 
 def _check_tools(skill: Skill, tools: Sequence[str]) -> None:
