@@ -127,7 +127,6 @@ class Deadline:
     """
 
     def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
         self.expired = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
