@@ -27,6 +27,7 @@ from .outcome import (
     ToolOutcome,
     error_result,
 )
+from .plainschema import plainly_valid
 from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
 from .state import DEFAULT_LOAD_MODE, SessionState, StateKeys, check_load_mode
@@ -366,6 +367,8 @@ def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str
 
 
 def _validate(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+    if plainly_valid(schema, arguments):
+        return
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path]
