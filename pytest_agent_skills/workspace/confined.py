@@ -100,22 +100,36 @@ def write_file(
         raise WorkspacePathError(f"{what} {str(relative)!r} must name a file")
     *folders, name = parts
     with open_folder(root, "/".join(folders), create=True, what=what) as folder:
+        _write_new(folder, name, content, mode, limit, f"{what} {str(relative)!r}")
+    return root.joinpath(*parts)
+
+
+def _write_new(
+    folder: int, name: str, content: bytes | BinaryIO, mode: int, limit: int | None, shown: str
+) -> None:
+    """Create ``name`` in the open ``folder`` (what had the name is removed first, a link
+    never followed) and write ``content`` into it."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(name, flags, mode, dir_fd=folder)
+    except FileExistsError:  # a file, a link or a folder has the name
         try:
             os.unlink(name, dir_fd=folder)
         except FileNotFoundError:
             pass
         except IsADirectoryError:
-            raise WorkspacePathError(
-                f"{what} {str(relative)!r} is a folder in the workspace; name a file"
-            ) from None
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            raise WorkspacePathError(f"{shown} is a folder in the workspace; name a file") from None
         fd = os.open(name, flags, mode, dir_fd=folder)
+    if not isinstance(content, bytes):
         with open(fd, "wb") as handle:
-            if isinstance(content, bytes):
-                handle.write(content)
-            else:
-                copy_stream(content, handle, limit)
-    return root.joinpath(*parts)
+            copy_stream(content, handle, limit)
+        return
+    try:
+        view = memoryview(content)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def copy_stream(source: BinaryIO, target: BinaryIO, limit: int | None = None) -> int:
@@ -130,9 +144,12 @@ def copy_stream(source: BinaryIO, target: BinaryIO, limit: int | None = None) ->
     return copied
 
 
-def replace_file(root: Path, temporary: str, final: str) -> None:
-    """Rename ``root/temporary`` to ``root/final`` (both names directly in ``root``), in place
-    of what had that name: ``final`` is never partly written, only missing for a moment.
+def write_file_renamed(
+    root: Path, name: str, data: bytes, *, temporary: str, mode: int, what: str
+) -> None:
+    """Write ``data`` to ``root/temporary``, then rename it to ``root/name`` (both names
+    directly in ``root``), in place of what had that name: ``name`` is never partly written,
+    only missing for a moment.
 
     Not one ``rename`` over the old file: ext4 writes a file renamed over another to disk
     at once (``auto_da_alloc``, its guard against empty files after a crash), which costs
@@ -140,9 +157,10 @@ def replace_file(root: Path, temporary: str, final: str) -> None:
     lives as long as its conversation.
     """
     with open_folder(root, "", create=False) as folder:
+        _write_new(folder, temporary, data, mode, None, f"{what} {temporary!r}")
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(final, dir_fd=folder)
-        os.rename(temporary, final, src_dir_fd=folder, dst_dir_fd=folder)
+            os.unlink(name, dir_fd=folder)
+        os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
 
 
 def open_inside(path: Path, allowed: Sequence[Path]) -> BinaryIO:

@@ -19,7 +19,13 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO
 
 from ..skill import Skill
-from .confined import open_folder, open_inside, relative_parts, replace_file, write_file
+from .confined import (
+    open_folder,
+    open_inside,
+    relative_parts,
+    write_file,
+    write_file_renamed,
+)
 from .environment import build_environment
 from .errors import StagingError, WorkspaceError, WorkspacePathError
 from .interactive import ExecSession, ExecSessions, OutputCollection, OutputStream
@@ -515,8 +521,10 @@ class Workspace:
     def _write_metadata(self) -> None:
         self._metadata["updated_at"] = _now()
         data = json.dumps(self._metadata, indent=2).encode("utf-8")
-        write_file(self.path, ".metadata.tmp", data, mode=0o600, what="metadata")
-        replace_file(self.path, ".metadata.tmp", self.layout.metadata.name)
+        metadata = self.layout.metadata.name
+        write_file_renamed(
+            self.path, metadata, data, temporary=".metadata.tmp", mode=0o600, what="metadata"
+        )
 
     def close(self) -> None:
         """Kill every command still running (runs and interactive sessions), release the
