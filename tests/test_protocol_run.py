@@ -174,3 +174,36 @@ def test_a_staging_refusal_during_load_is_an_error_result(session):
     assert outcome.result["message"] == f"workspace {session.workspace.path} is closed"
     assert outcome.state_delta == {}
     assert session.loaded_skills() == []
+
+
+def test_the_first_command_reads_a_metadata_json_naming_its_skill(session):
+    """The session's workspace writes metadata.json once for its creation and the staging
+    of the first skill: before the command starts."""
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {"skill": "csv-summary", "command": 'cat "$WORKSPACE_DIR/metadata.json"'},
+    )
+
+    metadata = json.loads(outcome.result["stdout"])
+    assert list(metadata["skills"]) == ["csv-summary"]
+    assert [item["dst"] for item in metadata["inputs"]] == ["work/inputs/scores.csv"]
+
+
+def test_a_first_call_refused_by_the_workspace_still_leaves_its_metadata_json(tmp_path):
+    with (
+        create_runtime("local", work_root=tmp_path, keep_workspaces=True) as runtime,
+        SkillSession(example_repository(), runtime=runtime) as session,
+    ):
+        call_error(
+            session,
+            "skill_run",
+            {"skill": "csv-summary", "command": "true", "output_files": ["out/\0"]},
+            "workspace_error",
+            "output_files pattern 'out/\\x00' must not contain NUL bytes",
+        )
+        assert session.workspace is not None
+        metadata = json.loads((session.workspace.path / "metadata.json").read_text())
+
+    assert (metadata["version"], metadata["skills"], metadata["inputs"]) == (1, {}, [])
+    assert (session.workspace is None) and not any(tmp_path.glob("*/.metadata.tmp"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 from pathlib import Path
@@ -156,6 +157,19 @@ def test_keep_workspaces_leaves_the_folder(tmp_path: Path) -> None:
         workspace = runtime.create_workspace("keep me/1")
     assert workspace.path.is_dir()
     assert workspace.path.name.startswith("ws_keep_me_1_")
+
+
+def test_deferred_metadata_is_written_by_the_next_change_or_when_kept(tmp_path: Path) -> None:
+    skill = make_skill(tmp_path / "skills")
+    with create_runtime("local", work_root=tmp_path / "ws", keep_workspaces=True) as runtime:
+        staged = runtime.create_workspace("staged", defer_metadata=True)
+        untouched = runtime.create_workspace("untouched", defer_metadata=True)
+        assert not (staged.path / "metadata.json").exists()
+        staged.stage_skill(skill)
+        assert list(json.loads((staged.path / "metadata.json").read_text())["skills"]) == ["demo"]
+        assert not (untouched.path / "metadata.json").exists()
+    metadata = json.loads((untouched.path / "metadata.json").read_text())
+    assert (metadata["version"], metadata["skills"], metadata["inputs"]) == (1, {}, [])
 
 
 def test_inputs_and_closed_workspaces(local, tmp_path: Path) -> None:

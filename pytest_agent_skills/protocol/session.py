@@ -216,6 +216,8 @@ class SkillSession:
             return ToolOutcome(name, given, result, False, self._state.commit(), coercions)
         finally:
             self._state.pending.clear()  # a failed call leaves no trace
+            if self._workspace is not None:
+                self._workspace.write_pending_metadata()
 
     def _call_pool_tool(
         self,
@@ -304,7 +306,9 @@ class SkillSession:
                 from ..workspace import create_runtime
 
                 self._runtime = create_runtime("local")
-            self._workspace = self._runtime.create_workspace(self.session_id)
+            # Its metadata.json is written by the call that needs the workspace (staging the
+            # skill), or at the latest when that call ends (see _call), not twice in a row.
+            self._workspace = self._runtime.create_workspace(self.session_id, defer_metadata=True)
             if self._inputs:
                 self._workspace.put_inputs(self._inputs)
         return self._workspace

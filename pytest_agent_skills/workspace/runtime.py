@@ -86,12 +86,13 @@ class Runtime(ABC):
         self._open: list[Workspace] = []
         self._lock = threading.Lock()
 
-    def create_workspace(self, session_id: str) -> Workspace:
+    def create_workspace(self, session_id: str, *, defer_metadata: bool = False) -> Workspace:
+        """A new workspace; ``defer_metadata``: see :class:`~.workspace.Workspace`."""
         path = self.work_root / workspace_dir_name(session_id, time.time_ns())
         path.mkdir()
         from .workspace import Workspace
 
-        workspace = Workspace(self, path, session_id)
+        workspace = Workspace(self, path, session_id, defer_metadata=defer_metadata)
         with self._lock:
             self._open.append(workspace)
         return workspace

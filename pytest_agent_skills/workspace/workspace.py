@@ -75,9 +75,16 @@ ArtifactSaver = Callable[[str, BinaryIO, str], int]
 
 
 class Workspace:
-    """One session's folder: staged skills, inputs, outputs and a run folder per execution."""
+    """One session's folder: staged skills, inputs, outputs and a run folder per execution.
 
-    def __init__(self, runtime: Runtime, path: Path, session_id: str) -> None:
+    ``defer_metadata``: ``metadata.json`` is first written by what the caller does next
+    (a staging, inputs, or :meth:`write_pending_metadata`), not twice in a row; it is
+    always written before a command starts and when a kept workspace closes.
+    """
+
+    def __init__(
+        self, runtime: Runtime, path: Path, session_id: str, *, defer_metadata: bool = False
+    ) -> None:
         self.runtime = runtime
         self.path = path
         self.session_id = session_id
@@ -98,8 +105,10 @@ class Workspace:
             "inputs": [],
             "outputs": [],
         }
+        self._metadata_written = False
         self.layout.create()
-        self._write_metadata()
+        if not defer_metadata:
+            self._write_metadata()
 
     # -- staging and inputs -------------------------------------------------------------------
 
@@ -286,6 +295,7 @@ class Workspace:
                 timeout=_timeout_seconds(timeout),
                 run_dir=run_dir,
             )
+            self.write_pending_metadata()  # before the command can read it
             return PreparedRun(spec, staged, run_dir, watched)
 
     def _watch(
@@ -518,6 +528,11 @@ class Workspace:
         if self.closed:
             raise WorkspaceError(f"workspace {self.path} is closed")
 
+    def write_pending_metadata(self) -> None:
+        """Write ``metadata.json`` if it was deferred and nothing has written it yet."""
+        if not self._metadata_written:
+            self._write_metadata()
+
     def _write_metadata(self) -> None:
         self._metadata["updated_at"] = _now()
         data = json.dumps(self._metadata, indent=2).encode("utf-8")
@@ -525,6 +540,7 @@ class Workspace:
         write_file_renamed(
             self.path, metadata, data, temporary=".metadata.tmp", mode=0o600, what="metadata"
         )
+        self._metadata_written = True
 
     def close(self) -> None:
         """Kill every command still running (runs and interactive sessions), release the
@@ -545,7 +561,9 @@ class Workspace:
                     self.runtime.release(self)
                 finally:
                     self.runtime.forget(self)
-                    if not self.keep:
+                    if self.keep:
+                        self.write_pending_metadata()
+                    else:
                         remove_tree(self.path)
 
     def __enter__(self) -> Workspace:
