@@ -22,7 +22,12 @@ from pytest_agent_skills.harness import (
     ScriptedModel,
     run_conversation,
 )
-from pytest_agent_skills.harness.server import request_json, shared_server
+from pytest_agent_skills.harness.server import (
+    Reply,
+    answered_fields,
+    request_json,
+    shared_server,
+)
 from pytest_agent_skills.repository import SkillRepository
 
 SCRIPT = [
@@ -241,3 +246,84 @@ def test_edge_cases_of_request_bodies_are_read_as_json_loads_reads_them(data: by
 
 def test_an_empty_request_body_is_an_empty_object() -> None:
     assert request_json(b"") == {}
+
+
+# --- a list script's requests: only the fields the server answers from are built ---------------
+
+
+def picked(raw: bytes) -> Any:
+    """``model`` and ``stream`` of what ``json.loads`` reads (anything but an object whole)."""
+    value = json.loads(raw.decode())
+    if not isinstance(value, dict):
+        return value
+    return {name: value[name] for name in ("model", "stream") if name in value}
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    JSON_VALUES
+    | st.dictionaries(st.sampled_from(["model", "stream", "messages"]) | st.text(), JSON_VALUES),
+    st.booleans(),
+)
+def test_the_answered_fields_are_read_as_json_loads_reads_them(
+    value: Any, ascii_only: bool
+) -> None:
+    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+
+    assert outcome(answered_fields, data) == outcome(picked, data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"model": "a", "model": "b", "stream": true, "stream": false}',
+        b'{"model": "\\ud800", "stream": 1}',  # a lone surrogate: read whole by json.loads
+        b'{"\\u0073tream": true, "model": 1e400}',
+        b'{"x": "\xff"}',
+        b'{"x": "a\nb"}',
+        b'{"x": 1} x',
+        b'\xef\xbb\xbf{"x": 1}',
+        b'[{"model": "m"}]',
+        b'"stream"',
+        b" ",
+    ],
+)
+def test_edge_cases_of_the_answered_fields_are_read_as_json_loads_reads_them(
+    data: bytes,
+) -> None:
+    assert outcome(answered_fields, data) == outcome(picked, data)
+
+
+class SeeingBackend(ScriptedBackend):
+    def __init__(self, model: ScriptedModel) -> None:
+        super().__init__(model)
+        self.seen: list[dict[str, Any]] = []
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        self.seen.append(body)
+        return super().respond(body, headers)
+
+
+def test_a_list_script_is_answered_from_the_model_and_stream_fields_only() -> None:
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    listed = SeeingBackend(ScriptedModel([{"say": "listed"}]))
+    called = SeeingBackend(ScriptedModel(lambda request, turn: {"say": "called"}))
+    with LoopbackServer(listed) as server, httpx.Client() as client:
+        key = server.mount(called)
+        streamed = client.post(server.base_url + "/chat/completions", json=request)
+        client.post(f"{server.origin}{key}/v1/chat/completions", json=request)
+    assert streamed.headers["content-type"] == "text/event-stream"
+    assert '"model": "m"' in streamed.text and '"content": "listed"' in streamed.text
+    assert (listed.reads_request, called.reads_request) == (False, True)
+    assert listed.seen == [{"model": "m", "stream": True}]
+    assert called.seen == [request]
+
+
+def test_a_list_script_still_refuses_a_body_json_loads_refuses() -> None:
+    with LoopbackServer(ScriptedBackend(ScriptedModel([{"say": "never"}]))) as server:
+        with httpx.Client() as client:
+            answer = client.post(server.base_url + "/chat/completions", content=b'{"model": }')
+        assert answer.status_code == 500
+        assert answer.json()["error"]["type"] == "JSONDecodeError"
+        with pytest.raises(json.JSONDecodeError, match="Expecting value: line 1 column 11"):
+            server.raise_error()
