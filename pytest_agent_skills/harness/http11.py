@@ -25,6 +25,8 @@ from http import HTTPStatus
 MAX_HEAD_BYTES = 65536
 _RECEIVE_BYTES = 65536
 _VERSIONS = ("HTTP/1.1", "HTTP/1.0")
+#: The request headers the server itself reads.
+_READ_HEADERS = frozenset({"connection", "content-length", "expect", "transfer-encoding"})
 #: Set by the server from the answer itself, never copied from a backend's headers.
 _FRAMING_HEADERS = frozenset({"content-type", "content-length", "transfer-encoding", "connection"})
 
@@ -66,15 +68,16 @@ class RequestReader:
             raise BadRequest(400, f"bad request line {lines[0][:200]!r}")
         method, target, version = parts
         headers: dict[str, str] = {}
-        folded: dict[str, str] = {}  # lower-case names, for the server's own look-ups
+        folded: dict[str, str] = {}  # the server's own look-ups, by lower-case name
         for line in lines[1:]:
             name, colon, value = line.partition(":")
-            if not colon or not name or name != name.strip() or line[0] in " \t":
+            # A name with blanks around it: a line folded onto the previous one, or worse.
+            if not colon or not name or name != name.strip():
                 raise BadRequest(400, f"bad header line {line[:200]!r}")
-            value = value.strip(" \t")
-            headers[name] = value
+            headers[name] = value = value.strip(" \t")
             lower = name.lower()
-            folded[lower] = f"{folded[lower]}, {value}" if lower in folded else value
+            if lower in _READ_HEADERS:
+                folded[lower] = f"{folded[lower]}, {value}" if lower in folded else value
         connection = folded.get("connection", "").lower()
         keep_alive = version == "HTTP/1.1" and "close" not in connection
         if folded.get("expect", "").lower() == "100-continue":
@@ -155,28 +158,23 @@ def answer_bytes(
     close: bool = False,
 ) -> bytes:
     """A whole response: status line, headers (with ``Content-Length`` and ``Date``), body."""
-    lines = [
-        f"HTTP/1.1 {status} {_reason(status)}",
-        f"Date: {_date()}",
-        f"Content-Type: {content_type}",
-        f"Content-Length: {len(payload)}",
-    ]
+    head = (
+        f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\nDate: {_date()}\r\n"
+        f"Content-Type: {content_type}\r\nContent-Length: {len(payload)}\r\n"
+    )
     for name, value in (headers or {}).items():
         if name.lower() in _FRAMING_HEADERS:
             continue
         if any(character in name + value for character in "\r\n"):
             raise ValueError(f"a response header with a line break: {name!r}: {value!r}")
-        lines.append(f"{name}: {value}")
+        head += f"{name}: {value}\r\n"
     if close:
-        lines.append("Connection: close")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
+        head += "Connection: close\r\n"
+    return (head + "\r\n").encode("latin-1") + payload
 
 
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
+#: Reason phrases by status (an ``HTTPStatus`` look-up per answer ran the enum machinery).
+_REASONS = {status.value: status.phrase for status in HTTPStatus}
 
 
 _DATE: list[tuple[int, str]] = [(0, "")]

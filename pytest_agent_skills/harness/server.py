@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import jiter
 
 from .http11 import BadRequest, RequestReader, answer_bytes
-from .turns import completion_chunks
+from .turns import completion_body, completion_chunks
 
 
 @dataclass
@@ -287,8 +287,6 @@ class ScriptedBackend:
         return getattr(self.model, "function", True) is not None
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
-        from .turns import completion_body
-
         request = {
             key: value for key, value in body.items() if key not in ("stream", "stream_options")
         }

@@ -107,7 +107,11 @@ def _arguments_text(arguments: Any) -> str:
         return ""
     if isinstance(arguments, str):
         return arguments
-    return json.dumps(arguments, ensure_ascii=False)
+    return _ARGUMENTS_JSON.encode(arguments)
+
+
+#: ``json.dumps(value, ensure_ascii=False)`` without building an encoder for every call.
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 def completion_body(turn: ModelTurn, model: str, completion_id: str) -> dict[str, Any]:
@@ -219,9 +223,7 @@ class ScriptedCall:
     args: Any = field(default_factory=dict)
 
     def arguments_text(self) -> str:
-        return (
-            self.args if isinstance(self.args, str) else json.dumps(self.args, ensure_ascii=False)
-        )
+        return self.args if isinstance(self.args, str) else _ARGUMENTS_JSON.encode(self.args)
 
 
 @dataclass(frozen=True)
