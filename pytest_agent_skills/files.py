@@ -119,10 +119,13 @@ def read_head_if_regular(path: str, limit: int) -> bytes | None:
         if error.errno in _LINK_ERRNOS or error.errno == errno.ENXIO:  # ENXIO: a socket
             return None
         raise
-    with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
             return None
-        return handle.read(limit)
+        return _read_at_most(descriptor, limit, status.st_size)
+    finally:
+        os.close(descriptor)
 
 
 def read_inside(
@@ -261,20 +264,27 @@ def _read_open(path: Path | str, descriptor: int, limit: int, what: str) -> byte
         _require_regular(path, status.st_mode)
         if status.st_size > limit:
             raise _too_large(path, status.st_size, limit, what)
-        parts: list[bytes] = []
-        received = 0
-        wanted = status.st_size + 1  # one more byte: the end of the file, or that it grew
-        while received <= limit:
-            chunk = os.read(descriptor, min(wanted, limit + 1 - received))
-            if not chunk:
-                break
-            parts.append(chunk)
-            received += len(chunk)
-            wanted = _GROWTH_CHUNK
+        content = _read_at_most(descriptor, limit + 1, status.st_size)
     finally:
         os.close(descriptor)
-    if received > limit:
-        raise _too_large(path, received, limit, what)
+    if len(content) > limit:
+        raise _too_large(path, len(content), limit, what)
+    return content
+
+
+def _read_at_most(descriptor: int, count: int, size: int) -> bytes:
+    """Up to ``count`` bytes of an open regular file of ``size`` bytes, to its end: one read
+    when it did not grow (a read of ``count`` bytes would allocate them all)."""
+    parts: list[bytes] = []
+    received = 0
+    wanted = size + 1  # one more byte: the end of the file, or that it grew
+    while received < count:
+        chunk = os.read(descriptor, min(wanted, count - received))
+        if not chunk:
+            break
+        parts.append(chunk)
+        received += len(chunk)
+        wanted = _GROWTH_CHUNK
     return b"".join(parts)
 
 

@@ -193,3 +193,15 @@ def test_a_file_swapped_after_the_walk_is_read_only_while_still_a_regular_file(t
     assert read_head_if_regular(str(pipe), 100) is None
     assert read_head_if_regular(str(link), 100) is None
     assert read_head_if_regular(str(tmp_path / "gone.txt"), 100) is None
+
+
+def test_a_captured_file_is_read_up_to_the_limit(tmp_path) -> None:
+    from pytest_agent_skills.files import read_head_if_regular
+
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(range(256)) * 1000)
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert read_head_if_regular(str(big), 200_000) == (bytes(range(256)) * 1000)[:200_000]
+    assert read_head_if_regular(str(big), 300_000) == bytes(range(256)) * 1000
+    assert read_head_if_regular(str(empty), 100) == b""

@@ -13,7 +13,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,21 +251,31 @@ def capture_files(
 ) -> dict[str, bytes]:
     """Regular files under ``root`` (not following symlinks), minus staged skills and run logs,
     in path order.  The skipped top-level folders are not walked at all."""
-    files: dict[str, bytes] = {}
-    if not root.is_dir():
-        return files
     found: list[tuple[tuple[str, ...], str]] = []
-    for current, folders, names in os.walk(root):  # never into a linked folder
-        parts = Path(current).relative_to(root).parts
-        if not parts:
-            folders[:] = [name for name in folders if name not in skip]
-            names = [name for name in names if name not in skip]
-        for name in names:
-            path = os.path.join(current, name)
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                found.append(((*parts, name), path))
+    _find_regular_files(os.fspath(root), (), skip, found)
+    files: dict[str, bytes] = {}
     for parts, path in sorted(found):
         content = read_head_if_regular(path, FILE_CAPTURE_LIMIT)
         if content is not None:
             files["/".join(parts)] = content
     return files
+
+
+def _find_regular_files(
+    folder: str,
+    parts: tuple[str, ...],
+    skip: tuple[str, ...],
+    found: list[tuple[tuple[str, ...], str]],
+) -> None:
+    """Add the regular files under ``folder`` to ``found``, never through a link; a folder
+    that cannot be listed is passed over, as ``os.walk`` does."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = [entry for entry in listing if entry.name not in skip]
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            _find_regular_files(entry.path, (*parts, entry.name), (), found)
+        elif entry.is_file(follow_symlinks=False):
+            found.append(((*parts, entry.name), entry.path))
