@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -38,8 +39,9 @@ def outside(tmp_path: Path) -> Path:
         path.chmod(0o755)
 
 
+@pytest.mark.parametrize("alongside", ["", "skills"], ids=["one-thread", "skills-alongside"])
 @pytest.mark.parametrize("mode", [0o555, 0o000, 0o300, 0o600, 0o100], ids="{:03o}".format)
-def test_folders_of_any_mode_are_removed(tmp_path: Path, mode: int) -> None:
+def test_folders_of_any_mode_are_removed(tmp_path: Path, mode: int, alongside: str) -> None:
     tree = tmp_path / "ws"
     inner = tree / "skills" / "demo" / "docs"
     inner.mkdir(parents=True)
@@ -50,24 +52,28 @@ def test_folders_of_any_mode_are_removed(tmp_path: Path, mode: int) -> None:
     for folder in (inner, inner.parent, tree / "out"):
         folder.chmod(mode)
 
-    remove_tree(tree)
+    remove_tree(tree, alongside=alongside)
 
     assert not os.path.lexists(tree)
 
 
-def test_the_top_folder_itself_may_be_read_only(tmp_path: Path) -> None:
+@pytest.mark.parametrize("alongside", ["", "a"], ids=["one-thread", "a-alongside"])
+@pytest.mark.parametrize("mode", [0o000, 0o600, 0o100], ids="{:03o}".format)
+def test_the_top_folder_itself_may_be_read_only(tmp_path: Path, mode: int, alongside: str) -> None:
     tree = tmp_path / "ws"
     (tree / "a").mkdir(parents=True)
     (tree / "a" / "f").write_text("f")
+    (tree / "b").mkdir()
     (tree / "a").chmod(0o000)
-    tree.chmod(0o000)
+    tree.chmod(mode)
 
-    remove_tree(tree)
+    remove_tree(tree, alongside=alongside)
 
     assert not os.path.lexists(tree)
 
 
-def test_links_are_removed_never_followed(tmp_path: Path, outside: Path) -> None:
+@pytest.mark.parametrize("alongside", ["", "runs", "artifacts", "missing"])
+def test_links_are_removed_never_followed(tmp_path: Path, outside: Path, alongside: str) -> None:
     before = modes(outside)
     tree = tmp_path / "ws"
     (tree / "runs").mkdir(parents=True)
@@ -76,7 +82,7 @@ def test_links_are_removed_never_followed(tmp_path: Path, outside: Path) -> None
     (tree / "artifacts").symlink_to(outside / "sub")
     (tree / "runs").chmod(0o555)
 
-    remove_tree(tree)
+    remove_tree(tree, alongside=alongside)
 
     assert not os.path.lexists(tree)
     assert modes(outside) == before
@@ -95,3 +101,26 @@ def test_a_link_or_a_file_given_is_unlinked(tmp_path: Path, outside: Path) -> No
 
     assert not os.path.lexists(link) and not os.path.lexists(file)
     assert (outside / "notes.txt").read_text() == "keep me\n"
+
+
+def test_what_the_second_thread_cannot_remove_is_an_error_once_the_rest_is_gone(
+    tmp_path: Path,
+) -> None:
+    tree = tmp_path / "ws"
+    (tree / "skills" / "demo").mkdir(parents=True)
+    (tree / "out").mkdir()
+    (tree / "out" / "r.txt").write_text("r")
+    locked = tree / "skills" / "demo" / "locked.md"
+    locked.write_text("x")
+    if subprocess.run(["chattr", "+i", locked], capture_output=True, check=False).returncode:
+        pytest.skip("chattr +i needs root on a file system with attributes (ext4, ...)")
+    try:
+        with pytest.raises(PermissionError) as raised:
+            remove_tree(tree, alongside="skills")
+    finally:
+        subprocess.run(["chattr", "-i", locked], check=True)
+
+    assert raised.value.filename == "locked.md"
+    assert sorted(p.name for p in tree.iterdir()) == ["skills"]
+    remove_tree(tree, alongside="skills")
+    assert not os.path.lexists(tree)

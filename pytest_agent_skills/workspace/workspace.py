@@ -564,7 +564,7 @@ class Workspace:
                     if self.keep:
                         self.write_pending_metadata()
                     else:
-                        remove_tree(self.path)
+                        remove_tree(self.path, alongside="skills")  # its biggest part
 
     def __enter__(self) -> Workspace:
         return self
