@@ -25,8 +25,10 @@ class Exposure:
     missing: list[MissingTool]
 
 
-def skills_considered(state: SessionState, *, only_active_skills: bool) -> list[str]:
-    loaded = state.loaded_skills()
+def skills_considered(
+    state: SessionState, loaded: list[str], *, only_active_skills: bool
+) -> list[str]:
+    """Of the ``loaded`` skills (:meth:`SessionState.loaded_skills`), those considered."""
     if only_active_skills:
         active = [name for name in loaded if state.touched_this_turn(name)]
         if active:
@@ -49,11 +51,14 @@ def expose(
     pool: ToolPool,
     *,
     only_active_skills: bool,
+    loaded: list[str] | None = None,
 ) -> Exposure:
+    """The pool tools offered; ``loaded``: the loaded skills, when the caller has them."""
     tools: list[PoolTool] = []
     missing: list[MissingTool] = []
     seen: set[str] = set()
-    for skill in skills_considered(state, only_active_skills=only_active_skills):
+    loaded = state.loaded_skills() if loaded is None else loaded
+    for skill in skills_considered(state, loaded, only_active_skills=only_active_skills):
         for name in selected_tool_names(repository, state, skill):
             if name in seen:
                 continue

@@ -97,10 +97,10 @@ def _doc_text(skill: Skill, path: str) -> str:
         return f"(not shown: {path} {error.reason})"
 
 
-def loaded_text(repository: SkillRepository, state: SessionState) -> str:
-    """The blocks of every loaded skill, sorted by name."""
+def loaded_text(repository: SkillRepository, state: SessionState, loaded: list[str]) -> str:
+    """The blocks of the ``loaded`` skills (:meth:`SessionState.loaded_skills`), in order."""
     blocks: list[str] = []
-    for name in state.loaded_skills():
+    for name in loaded:
         skill = repository.get(name)
         docs_selection = state.docs(name)
         tools_selection = state.tools(name)
@@ -110,24 +110,10 @@ def loaded_text(repository: SkillRepository, state: SessionState) -> str:
     return "".join(blocks)
 
 
-def system_text(
-    repository: SkillRepository,
-    state: SessionState,
-    *,
-    dynamic_tools: bool,
-    exec_tools: bool = False,
-    instruction: str = "",
-) -> str:
-    """``instruction``, the overview and the loaded skills, joined as 1.2.0 joins them."""
-    sections = [instruction] if instruction else []
-    if len(repository):
-        sections.append(
-            overview_text(repository, dynamic_tools=dynamic_tools, exec_tools=exec_tools)
-        )
-    loaded = loaded_text(repository, state)
-    if loaded:
-        sections.append(loaded)
-    return "\n\n".join(sections)
+def system_text(instruction: str, overview: str, loaded: str) -> str:
+    """``instruction``, the overview (:func:`overview_text`; empty for an empty repository)
+    and the loaded skills (:func:`loaded_text`), joined as 1.2.0 joins them."""
+    return "\n\n".join(section for section in (instruction, overview, loaded) if section)
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,7 @@ class SkillSession:
         self._state = SessionState(keys=StateKeys(self.load_mode))
         #: User messages seen by build_request (a new one starts a user turn).
         self._user_messages = 0
+        self._overview_made: tuple[tuple[object, ...], str] | None = None
         self._context = ToolContext(
             repository,
             self._state,
@@ -149,22 +150,28 @@ class SkillSession:
 
     # --- tools ----------------------------------------------------------------------------------
 
-    def _offered(self) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
-        """The tools the model may call now, and the selected tools the pool lacks."""
+    def _offered(
+        self, loaded: list[str] | None = None
+    ) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
+        """The tools the model may call now, and the selected tools the pool lacks;
+        ``loaded``: the loaded skills, when the caller has them."""
         if self.dynamic_tools:
             exposure = dynamic.expose(
                 self.repository,
                 self._state,
                 self.tool_pool,
                 only_active_skills=self.only_active_skills,
+                loaded=loaded,
             )
         else:
             exposure = dynamic.Exposure(list(self.tool_pool), [])
         return [*self._skill_tools.values(), *exposure.tools], exposure.missing
 
-    def _exposed(self) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
+    def _exposed(
+        self, loaded: list[str] | None = None
+    ) -> tuple[list[SkillTool | PoolTool], list[MissingTool]]:
         """:meth:`_offered`, refusing missing pool tools unless ``allow_missing_tools``."""
-        offered, missing = self._offered()
+        offered, missing = self._offered(loaded)
         if missing and not self.allow_missing_tools:
             raise MissingToolError(missing)
         return offered, missing
@@ -274,15 +281,11 @@ class SkillSession:
         if rest and rest[0].get("role") == "system":
             given = str(rest.pop(0).get("content") or "")
             instruction = "\n\n".join(part for part in (instruction, given) if part)
-        system = prompt.system_text(
-            self.repository,
-            self._state,
-            dynamic_tools=self.dynamic_tools,
-            exec_tools=self.exec_tools,
-            instruction=instruction,
-        )
-        tools, missing = self._exposed()
         loaded = self._state.loaded_skills()
+        system = prompt.system_text(
+            instruction, self._overview(), prompt.loaded_text(self.repository, self._state, loaded)
+        )
+        tools, missing = self._exposed(loaded)
         if self.load_mode == "once" and loaded:
             cleared.update(self._state.offload(loaded))
         return AssembledRequest(
@@ -293,6 +296,21 @@ class SkillSession:
             missing_tools=missing,
             state_delta=cleared,
         )
+
+    def _overview(self) -> str:
+        """The overview of the repository, made once for as long as the repository and the
+        tool options it names stay the same (a repository's skills never change)."""
+        key = (self.repository, self.dynamic_tools, self.exec_tools)
+        if self._overview_made is None or self._overview_made[0] != key:
+            text = (
+                prompt.overview_text(
+                    self.repository, dynamic_tools=self.dynamic_tools, exec_tools=self.exec_tools
+                )
+                if len(self.repository)
+                else ""
+            )
+            self._overview_made = (key, text)
+        return self._overview_made[1]
 
     # --- workspace ------------------------------------------------------------------------------
 
