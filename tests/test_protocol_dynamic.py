@@ -237,6 +237,19 @@ def test_exposed_pool_tools_can_be_called_and_are_validated():
     }
 
 
+@pytest.mark.parametrize("dynamic_tools", [False, True], ids=["every-pool-tool", "dynamic"])
+def test_a_pool_tool_named_like_a_skill_tool_is_called_where_it_is_offered(dynamic_tools):
+    pool = ToolPool()
+    pool.stub("skill_list", "Shadows the skill tool", {"type": "object", "properties": {}}, "pool")
+    session = SkillSession(example_repository(), tool_pool=pool, dynamic_tools=dynamic_tools)
+
+    outcome = call_ok(session, "skill_list", {})
+
+    # Offered (every pool tool is, without dynamic exposure): it comes after the skill tools
+    # and takes the name; not offered: the skill tool answers.
+    assert (outcome.result == "pool") is not dynamic_tools
+
+
 def test_a_pool_tool_not_exposed_cannot_be_called():
     session = SkillSession(example_repository(), tool_pool=full_pool(), dynamic_tools=True)
     outcome = session.call("get_current_weather", {"city": "Paris"})

@@ -193,13 +193,16 @@ class SkillSession:
             arguments = _parse_arguments(name, raw_arguments)
         except ToolCallError as error:
             parse_error = error
-        # Missing pool tools are a configuration problem reported when the request is
-        # built (tool_definitions / build_request), not a reason to refuse this call.
-        exposed = {tool.name: tool for tool in self._offered()[0]}
-        tool = exposed.get(name)
+        # A skill tool is always offered (unless a pool tool takes its name); anything else
+        # is looked up among the tools offered now.  Missing pool tools are a configuration
+        # problem reported when the request is built, not a reason to refuse this call.
+        tool = None if name in self.tool_pool else self._skill_tools.get(name)
         if tool is None:
-            message = self._unknown_tool(name, exposed)
-            return ToolOutcome(name, arguments, error_result(UNKNOWN_TOOL, message), True)
+            exposed = {tool.name: tool for tool in self._offered()[0]}
+            tool = exposed.get(name)
+            if tool is None:
+                message = self._unknown_tool(name, exposed)
+                return ToolOutcome(name, arguments, error_result(UNKNOWN_TOOL, message), True)
         if parse_error is not None:
             return ToolOutcome(name, None, parse_error.result(), True)
         assert arguments is not None  # parsed, since there was no parse error
