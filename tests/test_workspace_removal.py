@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -123,4 +124,21 @@ def test_what_the_second_thread_cannot_remove_is_an_error_once_the_rest_is_gone(
     assert raised.value.filename == "locked.md"
     assert sorted(p.name for p in tree.iterdir()) == ["skills"]
     remove_tree(tree, alongside="skills")
+    assert not os.path.lexists(tree)
+
+
+def test_without_a_second_thread_one_removes_it_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "ws"
+    (tree / "skills" / "demo").mkdir(parents=True)
+    (tree / "skills" / "demo" / "SKILL.md").write_text("x")
+    (tree / "out").mkdir()
+
+    def refused(thread: threading.Thread) -> None:
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    remove_tree(tree, alongside="skills")
+
     assert not os.path.lexists(tree)

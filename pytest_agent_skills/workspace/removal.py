@@ -89,7 +89,11 @@ def _empty_alongside(folder: int, name: str) -> None:
             errors.append(error)
 
     helper = threading.Thread(target=remove_it, name=f"remove {name}")
-    helper.start()
+    try:
+        helper.start()
+    except RuntimeError:  # no new thread now (interpreter shutdown): all in this one
+        _empty(folder)
+        return
     try:
         _empty(folder, skip=name)
     finally:
