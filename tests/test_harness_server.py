@@ -28,6 +28,7 @@ from pytest_agent_skills.harness.server import (
     request_json,
     shared_server,
 )
+from pytest_agent_skills.harness.turns import completion_chunks, completion_events
 from pytest_agent_skills.repository import SkillRepository
 
 SCRIPT = [
@@ -327,3 +328,42 @@ def test_a_list_script_still_refuses_a_body_json_loads_refuses() -> None:
         assert answer.json()["error"]["type"] == "JSONDecodeError"
         with pytest.raises(json.JSONDecodeError, match="Expecting value: line 1 column 11"):
             server.raise_error()
+
+
+# --- streamed answers: the chunks as json.dumps writes them -------------------------------------
+
+TEXT = st.text(st.characters(exclude_categories=()))
+FUNCTION = st.fixed_dictionaries({"name": TEXT, "arguments": TEXT})
+TOOL_CALLS = st.lists(
+    st.fixed_dictionaries({"id": TEXT, "type": st.just("function"), "function": FUNCTION}),
+    max_size=3,
+)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.fixed_dictionaries(
+        {
+            "id": TEXT,
+            "object": st.just("chat.completion"),
+            "created": st.integers(min_value=0, max_value=2**40),
+            "model": TEXT,
+            "choices": st.tuples(
+                st.fixed_dictionaries(
+                    {
+                        "index": st.just(0),
+                        "message": st.fixed_dictionaries(
+                            {"role": st.just("assistant"), "content": st.none() | TEXT},
+                            optional={"tool_calls": TOOL_CALLS},
+                        ),
+                        "finish_reason": st.none() | TEXT,
+                    }
+                )
+            ).map(list),
+        }
+    )
+)
+def test_streamed_events_are_the_chunks_as_json_dumps_writes_them(body: dict[str, Any]) -> None:
+    events = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(body))
+
+    assert completion_events(body) == (events + "data: [DONE]\n\n").encode()

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import jiter
 
 from .http11 import BadRequest, RequestReader, answer_bytes
-from .turns import completion_body, completion_chunks
+from .turns import completion_body, completion_events
 
 
 @dataclass
@@ -205,9 +205,7 @@ class LoopbackServer:
         if reply.status != 200 or not body.get("stream"):
             payload = json.dumps(reply.body).encode()
             return HttpAnswer(reply.status, "application/json", payload, reply.headers)
-        events = (f"data: {json.dumps(chunk)}\n\n" for chunk in completion_chunks(reply.body))
-        payload = ("".join(events) + "data: [DONE]\n\n").encode()
-        return HttpAnswer(200, "text/event-stream", payload, reply.headers)
+        return HttpAnswer(200, "text/event-stream", completion_events(reply.body), reply.headers)
 
 
 def request_json(data: bytes) -> Any:
