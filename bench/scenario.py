@@ -322,7 +322,9 @@ def sdk_floor_with_commands(repository: SkillRepository) -> Callable[[], float]:
         for index, request in enumerate(requests):
             if index in commands:
                 command, folder = commands[index]
-                subprocess.run(["bash", "-lc", command], cwd=folder, check=True)
+                subprocess.run(
+                    ["bash", "-lc", command], cwd=folder, check=True, stdout=subprocess.DEVNULL
+                )
             started = time.perf_counter()
             model.complete(request)
             spent += time.perf_counter() - started
