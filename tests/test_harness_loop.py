@@ -176,6 +176,23 @@ def test_captured_files_are_regular_files_in_path_order_never_through_a_link(tmp
     ]
 
 
+def test_files_deeper_than_the_recursion_limit_are_captured(tmp_path) -> None:
+    # A runaway command may nest folders without end.
+    from stack_support import recursion_limit
+
+    from pytest_agent_skills.harness.trajectory import capture_files
+
+    root = tmp_path / "ws"
+    deepest = root.joinpath("out", *["a"] * 300)
+    deepest.mkdir(parents=True)
+    (deepest / "f.txt").write_text("deep")
+    (root / "out" / "top.txt").write_text("top")
+    with recursion_limit(100):
+        files = capture_files(root)
+
+    assert files == {"/".join(["out", *["a"] * 300, "f.txt"]): b"deep", "out/top.txt": b"top"}
+
+
 def test_a_file_swapped_after_the_walk_is_read_only_while_still_a_regular_file(tmp_path) -> None:
     """A still-running exec session may swap a captured file for a named pipe (whose open would
     block forever) or a link out of the workspace between the walk and the read."""

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from stack_support import recursion_limit
 
 from pytest_agent_skills.workspace.removal import remove_tree
 
@@ -140,5 +141,36 @@ def test_without_a_second_thread_one_removes_it_all(
 
     monkeypatch.setattr(threading.Thread, "start", refused)
     remove_tree(tree, alongside="skills")
+
+    assert not os.path.lexists(tree)
+
+
+def nested(root: Path, depth: int) -> None:
+    """``root/a/a/.../a/f.txt``, ``depth`` folders deep (made through descriptors: the path
+    would soon be too long to name at once)."""
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=folder)
+            child = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = child
+        os.close(os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o444, dir_fd=folder))
+        os.chmod(f"/proc/self/fd/{folder}", 0o555)
+    finally:
+        os.close(folder)
+
+
+@pytest.mark.parametrize("alongside", ["", "skills"], ids=["one-thread", "skills-alongside"])
+@pytest.mark.parametrize("where", ["skills", "out"])
+def test_a_tree_deeper_than_the_recursion_limit_is_removed(
+    tmp_path: Path, alongside: str, where: str
+) -> None:
+    # A runaway command may nest folders without end; the workspace must still go.
+    tree = tmp_path / "ws"
+    (tree / where).mkdir(parents=True)
+    nested(tree / where, 300)
+    with recursion_limit(100):
+        remove_tree(tree, alongside=alongside)
 
     assert not os.path.lexists(tree)

@@ -251,8 +251,7 @@ def capture_files(
 ) -> dict[str, bytes]:
     """Regular files under ``root`` (not following symlinks), minus staged skills and run logs,
     in path order.  The skipped top-level folders are not walked at all."""
-    found: list[tuple[tuple[str, ...], str]] = []
-    _find_regular_files(os.fspath(root), (), skip, found)
+    found = _regular_files(os.fspath(root), skip)
     files: dict[str, bytes] = {}
     for parts, path in sorted(found):
         content = read_head_if_regular(path, FILE_CAPTURE_LIMIT)
@@ -261,21 +260,22 @@ def capture_files(
     return files
 
 
-def _find_regular_files(
-    folder: str,
-    parts: tuple[str, ...],
-    skip: tuple[str, ...],
-    found: list[tuple[tuple[str, ...], str]],
-) -> None:
-    """Add the regular files under ``folder`` to ``found``, never through a link; a folder
-    that cannot be listed is passed over, as ``os.walk`` does."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = [entry for entry in listing if entry.name not in skip]
-    except OSError:
-        return
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            _find_regular_files(entry.path, (*parts, entry.name), (), found)
-        elif entry.is_file(follow_symlinks=False):
-            found.append(((*parts, entry.name), entry.path))
+def _regular_files(root: str, skip: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]]:
+    """The regular files under ``root`` (their parts and paths), never through a link, and
+    none of the top-level names ``skip``; a folder that cannot be listed is passed over, as
+    ``os.walk`` does.  Without recursion: a command may nest folders without end."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    folders: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [(root, (), skip)]
+    while folders:
+        folder, parts, skipped = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = [entry for entry in listing if entry.name not in skipped]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, (*parts, entry.name), ()))
+            elif entry.is_file(follow_symlinks=False):
+                found.append(((*parts, entry.name), entry.path))
+    return found

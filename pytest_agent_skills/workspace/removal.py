@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -48,11 +48,43 @@ def remove_tree(path: Path, *, alongside: str = "") -> None:
 
 
 def _empty(folder: int, *, skip: str = "") -> None:
-    """Remove everything in the open folder ``folder`` but the entry ``skip``."""
+    """Remove everything in the open folder ``folder`` but the entry ``skip``.
+
+    Without recursion: a command may nest folders deeper than Python's recursion limit.
+    Each level below ``folder`` holds its descriptor, its entries left and its name.
+    """
+    levels: list[tuple[int, Iterator[tuple[str, bool]], str]] = [
+        (folder, _entries(folder, skip), "")
+    ]
+    try:
+        while levels:
+            current, entries, name = levels[-1]
+            for child_name, is_folder in entries:
+                if is_folder:
+                    child = _open_folder(child_name, current)
+                    try:
+                        levels.append((child, _entries(child), child_name))
+                    except BaseException:
+                        os.close(child)
+                        raise
+                    break
+                _delete(child_name, current, is_folder=False)
+            else:  # ``current`` is empty now: close it, then remove it from its parent
+                levels.pop()
+                if levels:
+                    os.close(current)
+                    _delete(name, levels[-1][0], is_folder=True)
+    finally:
+        for current, _, _ in levels[1:]:
+            os.close(current)
+
+
+def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
+    """The entries of the open folder ``folder`` but ``skip``, each with whether it is a
+    folder (a link never is); listed whole before any is removed."""
     with os.scandir(folder) as iterator:
         entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in iterator if e.name != skip]
-    for name, is_folder in entries:
-        _remove(name, folder, is_folder)
+    return iter(entries)
 
 
 def _remove(name: str, folder: int, is_folder: bool) -> None:
@@ -63,6 +95,11 @@ def _remove(name: str, folder: int, is_folder: bool) -> None:
             _empty(child)
         finally:
             os.close(child)
+    _delete(name, folder, is_folder)
+
+
+def _delete(name: str, folder: int, is_folder: bool) -> None:
+    """Unlink the entry ``name`` of the open folder ``folder`` (an empty folder: rmdir)."""
     remove: Callable[..., None] = os.rmdir if is_folder else os.unlink
     try:
         remove(name, dir_fd=folder)
