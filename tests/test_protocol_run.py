@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from protocol_support import call_error, call_ok, content, example_repository
@@ -207,3 +208,38 @@ def test_a_first_call_refused_by_the_workspace_still_leaves_its_metadata_json(tm
 
     assert (metadata["version"], metadata["skills"], metadata["inputs"]) == (1, {}, [])
     assert (session.workspace is None) and not any(tmp_path.glob("*/.metadata.tmp"))
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["removed", "kept"])
+def test_a_workspace_closed_by_another_thread_as_the_first_call_made_it(
+    tmp_path: Path, keep: bool
+) -> None:
+    """The close wins the race against the call's staging: the call is refused as for any
+    closed workspace (an error result, not an exception), no metadata.json is written into
+    a removed workspace, and a kept one has its metadata.json."""
+    import threading
+
+    from pytest_agent_skills.workspace.local import LocalRuntime
+
+    class ClosedAtOnce(LocalRuntime):
+        def create_workspace(self, session_id: str, **options: Any) -> Any:
+            workspace = super().create_workspace(session_id, **options)
+            closer = threading.Thread(target=workspace.close)
+            closer.start()
+            closer.join()
+            return workspace
+
+    with (
+        ClosedAtOnce(work_root=tmp_path, keep_workspaces=keep) as runtime,
+        SkillSession(example_repository(), runtime=runtime) as session,
+    ):
+        outcome = session.call("skill_run", {"skill": "csv-summary", "command": "true"})
+        assert session.workspace is not None
+        closed = f"workspace {session.workspace.path} is closed"
+
+    assert (outcome.is_error, outcome.result) == (
+        True,
+        {"error": "workspace_error", "message": closed, "status": "failed"},
+    )
+    kept = sorted(path.name for path in tmp_path.glob("*/*"))
+    assert kept == (["home", "metadata.json", "out", "runs", "skills", "work"] if keep else [])

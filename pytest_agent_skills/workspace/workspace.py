@@ -529,9 +529,14 @@ class Workspace:
             raise WorkspaceError(f"workspace {self.path} is closed")
 
     def write_pending_metadata(self) -> None:
-        """Write ``metadata.json`` if it was deferred and nothing has written it yet."""
-        if not self._metadata_written:
-            self._write_metadata()
+        """Write ``metadata.json`` if it was deferred and nothing has written it yet; not
+        once the workspace is closed (:meth:`close` writes a kept one's, a removed one has
+        none), also when another thread closes it meanwhile."""
+        if self._metadata_written:
+            return
+        with self._lock:
+            if not self._metadata_written and not self.closed:
+                self._write_metadata()
 
     def _write_metadata(self) -> None:
         self._metadata["updated_at"] = _now()
@@ -562,7 +567,8 @@ class Workspace:
                 finally:
                     self.runtime.forget(self)
                     if self.keep:
-                        self.write_pending_metadata()
+                        if not self._metadata_written:
+                            self._write_metadata()
                     else:
                         remove_tree(self.path, alongside="skills")  # its biggest part
 
