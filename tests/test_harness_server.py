@@ -170,6 +170,11 @@ def test_an_http_1_0_client_and_an_expect_100_continue_are_answered() -> None:
         ),
         (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", "400 Bad Request", "bad Content-Length"),
         (
+            "POST / HTTP/1.1\r\nContent-Length: \u00b2\r\n\r\n".encode("latin-1"),
+            "400 Bad Request",
+            "bad Content-Length '\u00b2'",
+        ),
+        (
             b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
             "501 Not Implemented",
             "unsupported Transfer-Encoding 'gzip'",
@@ -178,6 +183,14 @@ def test_an_http_1_0_client_and_an_expect_100_continue_are_answered() -> None:
             b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
             "400 Bad Request",
             "bad chunk size b'zz'",
+        ),
+        *(
+            (
+                b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + size + b"\r\nx\r\n",
+                "400 Bad Request",
+                f"bad chunk size {size!r}",
+            )
+            for size in (b"-1", b"0x1", b"+1", b"0_1")
         ),
         (
             b"POST / HTTP/1.1\r\nX: " + b"y" * 70000 + b"\r\n\r\n",

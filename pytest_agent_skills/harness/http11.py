@@ -15,6 +15,7 @@ Strict: a request this module cannot read exactly (a bad request line or header,
 from __future__ import annotations
 
 import email.utils
+import re
 import socket
 import time
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from http import HTTPStatus
 #: The longest request head (request line and headers) read, as the standard library's limit.
 MAX_HEAD_BYTES = 65536
 _RECEIVE_BYTES = 65536
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
 _VERSIONS = ("HTTP/1.1", "HTTP/1.0")
 #: The request headers the server itself reads.
 _READ_HEADERS = frozenset({"connection", "content-length", "expect", "transfer-encoding"})
@@ -104,7 +106,7 @@ class RequestReader:
                 raise BadRequest(501, f"unsupported Transfer-Encoding {coding[:100]!r}")
             return self._chunked()
         length = headers.get("content-length", "0")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):  # "²" is a digit to str.isdigit
             raise BadRequest(400, f"bad Content-Length {length[:100]!r}")
         return self._take(int(length))
 
@@ -113,10 +115,10 @@ class RequestReader:
         while True:
             line = self._line()
             size = line.split(b";", 1)[0].strip()
-            try:
-                count = int(size, 16)
-            except ValueError:
-                raise BadRequest(400, f"bad chunk size {size[:100]!r}") from None
+            # Hex digits only: int() would also take "-1", "0x10", "+5" and "1_0".
+            if not _CHUNK_SIZE.fullmatch(size):
+                raise BadRequest(400, f"bad chunk size {size[:100]!r}")
+            count = int(size, 16)
             if count == 0:
                 while self._line():  # trailers, up to the blank line
                     pass
