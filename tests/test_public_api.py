@@ -7,11 +7,25 @@ import sys
 import pytest
 
 import pytest_agent_skills
+from pytest_agent_skills import harness
 
 
 @pytest.mark.parametrize("name", pytest_agent_skills.__all__)
 def test_every_public_name_resolves(name: str) -> None:
     assert getattr(pytest_agent_skills, name) is not None
+
+
+@pytest.mark.parametrize("name", harness.__all__)
+def test_every_public_harness_name_resolves_to_its_definition(name: str) -> None:
+    value = getattr(harness, name)
+    module = getattr(value, "__module__", None)
+    assert value is not None
+    assert module is None or module.startswith("pytest_agent_skills.") or module == "builtins"
+
+
+def test_the_upstream_limits_errors_are_public_harness_errors() -> None:
+    assert issubclass(harness.UpstreamTimeoutError, harness.ModelError)
+    assert issubclass(harness.UpstreamTooLargeError, harness.ModelError)
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

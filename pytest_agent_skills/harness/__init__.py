@@ -48,6 +48,8 @@ _EXPORTS = {
     "UnusedInteractionsError": "errors",
     "UnusedTurnsError": "errors",
     "Upstream": "cassette",
+    "UpstreamTimeoutError": "cassette",
+    "UpstreamTooLargeError": "cassette",
     "UserTurn": "conversation",
     "UserTurnRecord": "trajectory",
     "assert_trajectory": "expect",
