@@ -204,6 +204,52 @@ def test_an_engine_that_stops_answering_is_a_workspace_error(
         ), message
 
 
+
+@pytest.fixture
+def unix_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Forward]:
+    yield from forward_docker_host("unix", tmp_path, monkeypatch)
+
+
+def test_an_engine_that_stops_answering_before_the_exit_status_is_a_workspace_error(
+    unix_host: Forward, tmp_path: Path
+) -> None:
+    """The output stream ends (the engine went away mid-run); reading the exit status then
+    fails: the runtime's error, not the HTTP client's."""
+    from pytest_agent_skills.workspace.docker_runtime import DockerRuntime
+
+    skill = make_skill(tmp_path / "skills")
+    with DockerRuntime(work_root=tmp_path / "work") as runtime:
+        workspace = runtime.create_workspace("engine-gone-mid-run")
+        started = workspace.layout.out / "started"
+
+        def cut_once_started() -> None:
+            while not started.exists():
+                threading.Event().wait(0.05)
+            unix_host.cut()
+
+        cutter = threading.Thread(target=cut_once_started, daemon=True)
+        cutter.start()
+        with pytest.raises(WorkspaceError) as error:
+            workspace.run(skill, "touch out/started; sleep 60", timeout=120)
+        cutter.join(5)
+        address = urlparse(os.environ["DOCKER_HOST"]).path
+        os.unlink(address)  # the engine is back: the workspace's container can be removed
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(address)
+        listener.listen(8)
+        back = Forward(listener, unix_host.upstream)
+        try:
+            workspace.close()
+        finally:
+            back.close()
+
+    assert re.fullmatch(
+        re.escape(f"the Docker engine ({os.environ['DOCKER_HOST']}) stopped answering: ")
+        + r".*Connection refused.*; check that it runs \('docker info'\) and run again",
+        str(error.value),
+    ), str(error.value)
+
+
 _INVISIBLE_WORKSPACE = """
 import sys
 from pathlib import Path

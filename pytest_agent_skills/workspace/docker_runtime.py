@@ -249,14 +249,28 @@ class DockerRuntime(Runtime):
             raise WorkspaceError(
                 f"docker exec in container {running.container.short_id} failed: {failure[0]}"
             )
-        exit_code = api.exec_inspect(exec_id).get("ExitCode")
+        exit_code = self._exit_code(running, exec_id)
         return ProcessOutcome(
             stdout=stdout,
             stderr=stderr,
-            exit_code=-1 if timed_out or exit_code is None else int(exit_code),
+            exit_code=-1 if timed_out or exit_code is None else exit_code,
             timed_out=timed_out,
             duration_ms=int((time.monotonic() - started) * 1000),
         )
+
+    def _exit_code(self, running: _RunningExec, exec_id: str) -> int | None:
+        from docker.errors import DockerException
+
+        try:
+            exit_code = self.client.api.exec_inspect(exec_id).get("ExitCode")
+        except DockerException as error:
+            raise WorkspaceError(
+                f"cannot read the exit status of the command in container"
+                f" {running.container.short_id} (removed during the run?): {error}"
+            ) from error
+        except OSError as error:
+            raise self.stopped_answering(error) from error
+        return None if exit_code is None else int(exit_code)
 
     def stopped_answering(self, error: OSError) -> WorkspaceError:
         """The error for a call the engine did not answer (the HTTP client's errors are
