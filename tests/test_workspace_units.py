@@ -271,6 +271,33 @@ def test_containers_of_vanished_workspaces_are_removed(tmp_path: Path) -> None:
     assert stale.id not in [summary["Id"] for summary in listed]
 
 
+
+def test_a_workspace_container_removed_by_someone_else_is_replaced(tmp_path: Path) -> None:
+    """``docker rm -f`` (or a prune) between two runs: the next run starts a new container
+    (the files live in the workspace) instead of failing on the cached one."""
+    from workspace_support import get_runtime
+
+    from pytest_agent_skills.workspace.docker_runtime import LABEL
+
+    runtime = get_runtime("docker", tmp_path)  # skips (fails in CI) without a Docker engine
+    api = runtime.client.api  # type: ignore[attr-defined]
+    skill = make_skill(tmp_path / "skills")
+    workspace = runtime.create_workspace("removed-container")
+    mine = {"label": f"{LABEL}={workspace.path}"}
+    try:
+        first = workspace.run(skill, "echo kept > out/a.txt")
+        [removed] = [summary["Id"] for summary in api.containers(all=True, filters=mine)]
+        api.remove_container(removed, force=True)  # what 'docker rm -f' does
+        second = workspace.run(skill, "cat out/a.txt")
+        [replacement] = [summary["Id"] for summary in api.containers(all=True, filters=mine)]
+    finally:
+        workspace.close()
+
+    assert (first.exit_code, second.exit_code, second.stdout) == (0, 0, "kept\n")
+    assert replacement != removed
+    assert api.containers(all=True, filters=mine) == []
+
+
 def test_an_image_without_bash_gives_a_workspace_error(tmp_path: Path) -> None:
     import io
     import tarfile

@@ -5,7 +5,8 @@ The container (network ``none``) mounts the workspace at its host path,
 source read-only at its own path.  The first run creates the container;
 mounts cannot be added to a running container, so the first run after staging
 a skill whose source is not mounted yet replaces it (files live in the
-workspace, nothing is lost); every other run only execs.  PID 1 is a small
+workspace, nothing is lost), as does a run that finds it removed by someone
+else; every other run only execs.  PID 1 is a small
 bash loop that reaps orphans.  Each run execs, as the host user, a wrapper
 that checks the workspace is visible (an engine on another machine would
 mount empty folders), runs ``bash -lc COMMAND`` and then kills every other
@@ -179,18 +180,19 @@ class DockerRuntime(Runtime):
         return DockerProcess(self, workspace, spec, stream, tty=tty)
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        from docker.errors import DockerException
+        from docker.errors import DockerException, NotFound
 
         started = time.monotonic()
         try:
             container = self.container_for(workspace)
-            exec_id = self.client.api.exec_create(
-                container.id,
-                run_wrapper(spec.command, spec.stdin_path or "/dev/null", spec.cwd, workspace),
-                environment=spec.env,
-                workdir="/",
-                user=self.user,
-            )["Id"]
+            try:
+                exec_id = self._exec_create(container, spec, workspace)
+            except NotFound:
+                # Removed by someone else ('docker rm -f', a prune): the files live in the
+                # workspace, so a new container carries on.
+                self._containers.pop(workspace.path, None)
+                container = self.container_for(workspace)
+                exec_id = self._exec_create(container, spec, workspace)
         except DockerException as error:
             raise WorkspaceError(
                 f"cannot run the command in a container of image {self.image!r}: {error}"
@@ -215,6 +217,16 @@ class DockerRuntime(Runtime):
                 " remote machine)"
             )
         return outcome
+
+    def _exec_create(self, container: Any, spec: ExecSpec, workspace: Workspace) -> str:
+        exec_id: str = self.client.api.exec_create(
+            container.id,
+            run_wrapper(spec.command, spec.stdin_path or "/dev/null", spec.cwd, workspace),
+            environment=spec.env,
+            workdir="/",
+            user=self.user,
+        )["Id"]
+        return exec_id
 
     def _stream(
         self, running: _RunningExec, exec_id: str, spec: ExecSpec, started: float
