@@ -258,22 +258,32 @@ from pytest_agent_skills.workspace import WorkspaceError, create_runtime
 with create_runtime("docker", work_root=Path(sys.argv[2])) as runtime:
     workspace = runtime.create_workspace("invisible")
     try:
-        workspace.run(Skill.load(sys.argv[1]), "true")
+        if sys.argv[3] == "run":
+            workspace.run(Skill.load(sys.argv[1]), "true")
+        else:
+            session = workspace.exec(Skill.load(sys.argv[1]), "true")
+            while session.result is None:
+                session.poll(2_000)
+            print("exited", session.result.exit_code, session.result.stderr)
     except WorkspaceError as error:
         print(type(error).__name__, error)
 """
 
 
-def test_an_engine_that_does_not_see_this_machines_files_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("start", ["run", "exec"])
+def test_an_engine_that_does_not_see_this_machines_files_is_named(
+    tmp_path: Path, start: str
+) -> None:
     """The workspace lives on a tmpfs only this process's mount namespace sees: to the engine
-    it is what a remote machine's engine would find - nothing."""
+    it is what a remote machine's engine would find - nothing.  An interactive session says so
+    as a run does (it exited with the wrapper's status 97)."""
     get_runtime("docker", tmp_path)
     if os.geteuid() != 0:
         pytest.skip("a private mount namespace with a tmpfs needs root here")
     skill = make_skill(tmp_path / "skills")
     hidden = tmp_path / "hidden"
     hidden.mkdir()
-    script = 'mount -t tmpfs tmpfs "$1" && exec "$2" -c "$3" "$4" "$1"'
+    script = 'mount -t tmpfs tmpfs "$1" && exec "$2" -c "$3" "$4" "$1" "$5"'
 
     done = subprocess.run(
         [
@@ -289,6 +299,7 @@ def test_an_engine_that_does_not_see_this_machines_files_is_named(tmp_path: Path
             sys.executable,
             _INVISIBLE_WORKSPACE,
             str(skill.directory),
+            start,
         ],
         capture_output=True,
         text=True,

@@ -209,14 +209,24 @@ class DockerRuntime(Runtime):
         if outcome.exit_code == NOT_SHARED_STATUS and outcome.stderr.data().startswith(
             NOT_SHARED.encode()
         ):
-            raise WorkspaceError(
-                f"the Docker engine ({self.engine}) does not see this machine's files: the"
-                f" workspace {workspace.path} is empty inside its containers. The docker runtime"
-                " bind-mounts the workspace at its host path, so it needs an engine running on"
-                " this machine (DOCKER_HOST may name another socket or a TCP forward to it, not a"
-                " remote machine)"
-            )
+            raise self.not_shared(workspace)
         return outcome
+
+    def check_shared(self, container: Any, workspace: Workspace) -> None:
+        """Raise :meth:`not_shared` unless the workspace is visible in ``container`` (the
+        check :data:`WRAPPER` makes, for an interactive session before its command starts)."""
+        visible = ["bash", "-c", '[ -d "$1" ]', "bash", str(workspace.layout.runs)]
+        if container.exec_run(visible, user=self.user).exit_code != 0:
+            raise self.not_shared(workspace)
+
+    def not_shared(self, workspace: Workspace) -> WorkspaceError:
+        return WorkspaceError(
+            f"the Docker engine ({self.engine}) does not see this machine's files: the"
+            f" workspace {workspace.path} is empty inside its containers. The docker runtime"
+            " bind-mounts the workspace at its host path, so it needs an engine running on"
+            " this machine (DOCKER_HOST may name another socket or a TCP forward to it, not a"
+            " remote machine)"
+        )
 
     def _exec_create(self, container: Any, spec: ExecSpec, workspace: Workspace) -> str:
         exec_id: str = self.client.api.exec_create(

@@ -5,8 +5,9 @@ its own, because every ``run`` in the workspace's container ends by killing
 every process there, and because removing it is a kill that nothing started
 by the command survives (at the timeout, by ``skill_kill_session``, when the
 workspace closes).  The exec runs a run's wrapper as the host user (the
-workspace must be visible in the container, then ``bash -lc COMMAND`` reads the
-attached stdin) and, like a run, kills the container's other processes when
+workspace must be visible in the container - checked before the session starts,
+so that :meth:`Workspace.exec` raises the error ``run`` raises - then ``bash -lc
+COMMAND`` reads the attached stdin) and, like a run, kills the container's other processes when
 the command's shell ends.  Its attached socket carries stdin one way and the output the other,
 demultiplexed into stdout and stderr (with ``tty``, one terminal stream).
 """
@@ -57,6 +58,7 @@ class DockerProcess(InteractiveProcess):
         self._container: Any = None
         try:
             self._container = runtime.start_container(workspace)
+            runtime.check_shared(self._container, workspace)
             self._exec_id = self._api.exec_create(
                 self._container.id,
                 run_wrapper(spec.command, "/dev/stdin", spec.cwd, workspace),
@@ -67,9 +69,11 @@ class DockerProcess(InteractiveProcess):
                 user=runtime.user,
             )["Id"]
             self._attachment = ExecAttachment(self._api, self._exec_id, tty=tty)
-        except (DockerException, OSError) as error:
+        except (DockerException, OSError, WorkspaceError) as error:
             if self._container is not None:
                 remove_container(self._container)
+            if isinstance(error, WorkspaceError):
+                raise
             if isinstance(error, OSError):
                 raise runtime.stopped_answering(error) from error
             raise WorkspaceError(
