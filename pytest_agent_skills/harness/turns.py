@@ -135,36 +135,6 @@ def completion_body(turn: ModelTurn, model: str, completion_id: str) -> dict[str
 
 def completion_chunks(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """The ``chat.completion.chunk`` objects that stream the same answer as ``body``."""
-    base, deltas = _stream_parts(body)
-    for delta, finish_reason in deltas:
-        yield {
-            **base,
-            "choices": [
-                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-            ],
-        }
-
-
-def completion_events(body: dict[str, Any]) -> bytes:
-    """The server-sent events that stream ``body``: each of :func:`completion_chunks` as
-    ``json.dumps`` writes it, then ``data: [DONE]``.
-
-    What every chunk shares is written once, not dumped again with each chunk (a quarter of
-    the server's time on a streamed answer).
-    """
-    base, deltas = _stream_parts(body)
-    head = f'data: {_JSON(base)[:-1]}, "choices": [{{"index": 0, "delta": '
-    events = [
-        f'{head}{_JSON(delta)}, "logprobs": null, "finish_reason": {_JSON(reason)}}}]}}\n\n'
-        for delta, reason in deltas
-    ]
-    return ("".join(events) + "data: [DONE]\n\n").encode()
-
-
-def _stream_parts(
-    body: dict[str, Any],
-) -> tuple[dict[str, Any], list[tuple[dict[str, Any], str | None]]]:
-    """What every chunk streaming ``body`` shares, and each chunk's delta and finish reason."""
     choice = body["choices"][0]
     message = choice["message"]
     base = {
@@ -173,10 +143,20 @@ def _stream_parts(
         "created": body["created"],
         "model": body["model"],
     }
-    role = {"role": "assistant", "content": "" if message.get("content") is not None else None}
-    deltas: list[tuple[dict[str, Any], str | None]] = [(role, None)]
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {
+            **base,
+            "choices": [
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+            ],
+        }
+
+    yield chunk(
+        {"role": "assistant", "content": "" if message.get("content") is not None else None}
+    )
     if message.get("content"):
-        deltas.append(({"content": message["content"]}, None))
+        yield chunk({"content": message["content"]})
     for index, call in enumerate(message.get("tool_calls") or ()):
         head = {
             "index": index,
@@ -184,10 +164,22 @@ def _stream_parts(
             "type": "function",
             "function": {"name": call["function"]["name"], "arguments": ""},
         }
-        arguments = {"index": index, "function": {"arguments": call["function"]["arguments"]}}
-        deltas += [({"tool_calls": [head]}, None), ({"tool_calls": [arguments]}, None)]
-    deltas.append(({}, choice.get("finish_reason") or "stop"))
-    return base, deltas
+        yield chunk({"tool_calls": [head]})
+        yield chunk(
+            {
+                "tool_calls": [
+                    {"index": index, "function": {"arguments": call["function"]["arguments"]}}
+                ]
+            }
+        )
+    yield chunk({}, choice.get("finish_reason") or "stop")
+
+
+def completion_events(body: dict[str, Any]) -> bytes:
+    """The server-sent events that stream ``body``: each of :func:`completion_chunks` as
+    ``json.dumps`` writes it, then ``data: [DONE]``."""
+    events = "".join(f"data: {_JSON(chunk)}\n\n" for chunk in completion_chunks(body))
+    return (events + "data: [DONE]\n\n").encode()
 
 
 #: ``json.dumps`` with its defaults, without its keyword checks on every call.
