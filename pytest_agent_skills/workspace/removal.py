@@ -87,15 +87,14 @@ def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
     return iter(entries)
 
 
-def _remove(name: str, folder: int, is_folder: bool) -> None:
-    """Remove the entry ``name`` of the open folder ``folder`` (a folder with its contents)."""
-    if is_folder:
-        child = _open_folder(name, folder)
-        try:
-            _empty(child)
-        finally:
-            os.close(child)
-    _delete(name, folder, is_folder)
+def _remove_folder(name: str, folder: int) -> None:
+    """Remove the folder ``name`` of the open folder ``folder``, with its contents."""
+    child = _open_folder(name, folder)
+    try:
+        _empty(child)
+    finally:
+        os.close(child)
+    _delete(name, folder, is_folder=True)
 
 
 def _delete(name: str, folder: int, is_folder: bool) -> None:
@@ -121,7 +120,7 @@ def _empty_alongside(folder: int, name: str) -> None:
 
     def remove_it() -> None:
         try:
-            _remove(name, folder, is_folder=True)
+            _remove_folder(name, folder)
         except BaseException as error:  # raised again in the caller's thread
             errors.append(error)
 
