@@ -22,11 +22,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import AgentSkillsError
 from .redaction import mask_urls
+
+if TYPE_CHECKING:
+    from .config.file_settings import FileSettings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -124,47 +127,31 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file, not stdout")
 
 
-class ValidateSettings:
+def validate_settings(args: argparse.Namespace) -> FileSettings:
     """The plugin's settings as ``agent-skills validate`` sees them: its flags, then the
     environment, then the configuration file pytest would read for the paths."""
+    from .config import roots, sources, validation  # noqa: F401 - they declare the settings
+    from .config.file_settings import FileSettings
+    from .settings import ConfigFile
 
-    def __init__(self, args: argparse.Namespace) -> None:
-        from .settings import ConfigFile, load_all
-
-        self.registry = load_all()
-        self.args = args
-        self.config = ConfigFile.locate(args.paths or ["."])
-
-    def __call__(self, ini: str) -> Any:
-        return self.config.resolve(self.registry[ini], self._flag(ini))
-
-    def origin(self, ini: str) -> str:
-        return self.config.origin(self.registry[ini], self._flag(ini))
-
-    def _flag(self, ini: str) -> Any:
-        dest = VALIDATE_FLAGS.get(ini)
-        return None if dest is None else getattr(self.args, dest)
-
-    @property
-    def base_dir(self) -> Path:
-        """Where relative skills_roots are taken from: the configuration file's folder."""
-        return self.config.base_dir or Path.cwd()
+    flags = {ini: getattr(args, dest) for ini, dest in VALIDATE_FLAGS.items()}
+    return FileSettings(ConfigFile.locate(args.paths or ["."]), flags)
 
 
 def _run_validate(args: argparse.Namespace) -> int:
-    from .glue.skills_collection import validation_options
-    from .glue.sources_options import options_from_settings
+    from .config.sources import source_options
+    from .config.validation import validation_options
     from .rules import FORMATTERS, validate_paths
     from .sources import resolve_root, use_options
 
     if args.output is not None:
         _check_output(args.output)
-    setting = ValidateSettings(args)
+    setting = validate_settings(args)
     options = validation_options(setting)
     refresh = bool(setting("skills_refresh"))
     specs = list(args.paths) or [".", *setting("skills_roots")]
     paths: list[Path] = []
-    with use_options(options_from_settings(setting, Path.cwd())):
+    with use_options(source_options(setting, Path.cwd())):
         for index, spec in enumerate(specs):
             configured = not args.paths and index > 0  # a skills_roots entry of the file
             # A configured root is relative to the file's folder; shown relative to here.
@@ -325,8 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return args.run(args)
+        return run(args)
     except BrokenPipeError:  # `agent-skills rules | head`: the reader has all it wanted
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
         return EXIT_OK

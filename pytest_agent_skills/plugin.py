@@ -1,9 +1,9 @@
 """The pytest entry point (``pytest11``): glue only.
 
 Each concern lives in its own glue module under :mod:`pytest_agent_skills.glue`;
-this module registers them, owns the settings shared by all of them (the skill
-roots), validates every setting once at start-up and echoes the active
-configuration in the report header.
+this module registers them, adds the settings shared by all of them (the skill roots),
+validates every setting once at start-up and echoes the active configuration in the report
+header.
 """
 
 from __future__ import annotations
@@ -14,42 +14,14 @@ from typing import Any
 import pytest
 
 from . import settings
-from .settings import Setting
-
-#: The glue modules, registered as plugins under these names by :func:`pytest_addoption`
-#: (in this order: the order of their settings in ``--help``).  Not a ``pytest_plugins``
-#: list: pytest would look each of its names up among every installed distribution's entry
-#: points first, a scan of all installed packages per name on every run.
-GLUE_PLUGINS = (
-    "pytest_agent_skills.glue.skills_collection",
-    "pytest_agent_skills.glue.expected_files",
-    "pytest_agent_skills.glue.workspace_fixtures",
-    "pytest_agent_skills.glue.scenarios",
-    "pytest_agent_skills.glue.sources_options",
-)
-
-ROOT_SETTINGS = settings.declare(
-    Setting(
-        ini="skills_roots",
-        flag="--skills-root",
-        kind="list",
-        default=[],
-        env="SKILLS_ROOT",
-        metavar="PATH_OR_URL",
-        help="extra skill roots (paths, file:// or http(s):// URLs) collected even in dot-folders;"
-        " repeat the flag for several",
-    ),
-    Setting(
-        ini="skills_refresh",
-        kind="bool",
-        default=False,
-        help="download URL skill roots again instead of using the cache",
-    ),
-)
+from .config.roots import ROOT_SETTINGS
+from .settings import GLUE_PLUGINS
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     settings.add_to_parser(parser, ROOT_SETTINGS)
+    # Registered here, not listed in `pytest_plugins`: pytest would look each name of such a
+    # list up among every installed distribution's entry points, a scan per name on every run.
     for name in GLUE_PLUGINS:  # each one's pytest_addoption runs as it is registered
         if not pluginmanager.has_plugin(name):  # e.g. loaded first by `-p NAME`
             pluginmanager.register(importlib.import_module(name), name)

@@ -1,11 +1,12 @@
 """Settings that exist as a command-line flag, an environment variable and an ini option.
 
-Each glue module declares its settings as :class:`Setting` objects; the
-plugin registers every one of them as a flag *and* an ini twin, and resolves
-them with one precedence, as pip, ruff and pytest-django do: the command line
-(a flag, or ``-o name=value``), then the environment variable, then the
-configuration file, then the default.  Bad values become ``pytest.UsageError``
-naming where the value came from, the value and the choices.
+Each concern declares its settings as :class:`Setting` objects (in
+:mod:`pytest_agent_skills.config`, or in its glue module); the plugin registers
+every one of them as a flag *and* an ini twin, and resolves them with one
+precedence, as pip, ruff and pytest-django do: the command line (a flag, or
+``-o name=value``), then the environment variable, then the configuration file,
+then the default.  Bad values become ``pytest.UsageError`` naming where the value
+came from, the value and the choices.
 
 The ``agent-skills`` command reads the same configuration file as pytest
 (:class:`ConfigFile`), so both agree on one repository.
@@ -19,9 +20,24 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, Protocol
 
 from .errors import ConfigurationError
+
+#: The glue modules, registered as pytest plugins by the plugin (in this order: the order of
+#: their settings in ``--help``).  Here, not in the plugin, so that :func:`load_all` finds
+#: them without importing pytest's entry point.
+GLUE_PLUGINS = (
+    "pytest_agent_skills.glue.skills_collection",
+    "pytest_agent_skills.glue.expected_files",
+    "pytest_agent_skills.glue.workspace_fixtures",
+    "pytest_agent_skills.glue.scenarios",
+    "pytest_agent_skills.glue.sources_options",
+)
+
+#: The modules declaring settings, in the order pytest loads them: the shared roots first
+#: (the plugin's own), then each glue module (which loads the ``config`` module it stands on).
+SETTING_MODULES = ("pytest_agent_skills.config.roots", *GLUE_PLUGINS)
 
 SettingKind = Literal["string", "choice", "bool", "int", "float", "list"]
 
@@ -243,9 +259,27 @@ def origin(config: Any, ini: str) -> str:
     return _resolved_for_config(config, REGISTRY[ini])[1]
 
 
-def positive_number(values: Any, ini: str, unit: str, at_most: float | None = None) -> Any:
-    """The number setting ``ini`` has in ``values`` (a :class:`PluginSettings` or the CLI's
-    settings: callable by ini name, with ``origin``), refused unless above 0 (and at most
+class SettingValues(Protocol):
+    """Resolved settings, whoever resolved them (pytest's :class:`PluginSettings`, a command's
+    :class:`~pytest_agent_skills.config.file_settings.FileSettings`): what the option builders
+    of :mod:`pytest_agent_skills.config` read."""
+
+    def __call__(self, ini: str) -> Any:
+        """The value of the setting named ``ini``."""
+
+    def origin(self, ini: str) -> str:
+        """Where that value comes from (a flag, a variable, a file and option), for
+        messages."""
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths of the configuration are taken from (the rootdir)."""
+
+
+def positive_number(
+    values: SettingValues, ini: str, unit: str, at_most: float | None = None
+) -> Any:
+    """The number setting ``ini`` has in ``values``, refused unless above 0 (and at most
     ``at_most``), with a message naming where it was set."""
     number = values(ini)
     if not (number > 0 and (at_most is None or number <= at_most)):
@@ -258,13 +292,12 @@ def positive_number(values: Any, ini: str, unit: str, at_most: float | None = No
 
 
 class PluginSettings:
-    """The resolved settings of a pytest ``Config`` as a callable by ini name, with
-    :meth:`origin` and ``base_dir`` (the rootdir): the shape the option builders read
-    (``validation_options``, ``options_from_settings``), as the CLI's ``ValidateSettings``."""
+    """The resolved settings of a pytest ``Config``: :class:`SettingValues` whose
+    ``base_dir`` is the rootdir."""
 
     def __init__(self, config: Any) -> None:
         self.config = config
-        self.base_dir = config.rootpath
+        self.base_dir: Path = config.rootpath
 
     def __call__(self, ini: str) -> Any:
         return value(self.config, ini)
@@ -321,8 +354,9 @@ def _settings_cache(config: Any) -> dict[str, Any]:
     if _cache_key is None:
         import pytest
 
-        _cache_key = pytest.StashKey[dict]()
-    return config.stash.setdefault(_cache_key, {})
+        _cache_key = pytest.StashKey[dict[str, Any]]()
+    cache: dict[str, Any] = config.stash.setdefault(_cache_key, {})
+    return cache
 
 
 class ConfigFile:
@@ -359,14 +393,19 @@ class ConfigFile:
     def base_dir(self) -> Path | None:
         return self.path.parent if self.path else None
 
-    def resolve(self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None):
+    def resolve(
+        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None
+    ) -> Any:
         """The setting's value: ``cli_value``, else the environment, else this file, else the
         default."""
         return self._resolved(setting, cli_value, environ)[0]
 
-    def origin(self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None):
+    def origin(
+        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None
+    ) -> str:
         """Where :meth:`resolve` takes the value from."""
-        return self._resolved(setting, cli_value, environ)[1]
+        origin: str = self._resolved(setting, cli_value, environ)[1]
+        return origin
 
     def _resolved(
         self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None
@@ -379,12 +418,10 @@ class ConfigFile:
 
 
 def load_all() -> SettingsRegistry:
-    """The registry with every glue module's settings declared (as pytest would load them)."""
+    """The registry with every setting declared, in the order pytest loads them."""
     import importlib
 
-    from . import plugin
-
-    for module in plugin.GLUE_PLUGINS:
+    for module in SETTING_MODULES:
         importlib.import_module(module)
     return REGISTRY
 

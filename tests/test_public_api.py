@@ -72,10 +72,15 @@ def test_the_profile_names_known_at_start_up_are_the_profiles() -> None:
 
 
 #: What `pytest --co` of a folder with one plain test imports of the package: the glue, the
-#: settings, the source options; no rule table, no parser.
+#: settings and the pytest-free layer declaring them, the source options; no rule table, no
+#: parser.
 START_UP_MODULES = [
     "pytest_agent_skills",
     "pytest_agent_skills._lazy",
+    "pytest_agent_skills.config",
+    "pytest_agent_skills.config.roots",
+    "pytest_agent_skills.config.sources",
+    "pytest_agent_skills.config.validation",
     "pytest_agent_skills.errors",
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .. import settings
+from ..config.validation import VALIDATION_SETTINGS, validation_options
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
-from ..rules import PROFILE_NAMES
-from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import root_files, selected_root_files
 
@@ -30,55 +29,6 @@ if TYPE_CHECKING:  # the rule tables load when a skill is collected, the parser 
     from ..findings import Finding
     from ..rules import ValidationOptions
     from ..skill import Skill
-
-COLLECTION_SETTINGS = settings.declare(
-    Setting(
-        ini="skills_validate",
-        kind="bool",
-        flag_takes_value=True,
-        default=True,
-        help="collect SKILL.md files as validation tests",
-    ),
-    Setting(
-        ini="skills_profile",
-        kind="choice",
-        choices=PROFILE_NAMES,
-        default="spec",
-        help="validation profile: spec (closed field set), claude-code (adds its extension"
-        " fields) or trpc (adds the tRPC runtime's Tools: rules)",
-    ),
-    Setting(
-        ini="skills_available_tools",
-        flag="--skills-available-tool",
-        kind="list",
-        default=[],
-        metavar="NAME",
-        help="tool names a Tools: section may declare, under the trpc profile (others fail the"
-        " tools check); unset: not checked",
-    ),
-    Setting(
-        ini="skills_allow_unknown_fields",
-        kind="bool",
-        default=False,
-        help="report unknown front-matter fields as warnings instead of errors",
-    ),
-    Setting(
-        ini="skills_rule_severity",
-        kind="list",
-        default=[],
-        metavar="RULE=LEVEL",
-        help="override a rule's severity: error, warning or off (e.g. body-too-long=off)",
-    ),
-    Setting(
-        ini="skills_per_path_ignores",
-        flag="--skills-per-path-ignore",
-        kind="list",
-        default=[],
-        metavar="GLOB:RULE[,RULE]",
-        help="rules ignored for the skills a glob matches, paths from the rootdir (the"
-        " configuration file's folder), e.g. skills/legacy/*:body-too-long",
-    ),
-)
 
 _OPTIONS_KEY = pytest.StashKey["ValidationOptions"]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
@@ -98,37 +48,14 @@ class SkillCheckFailed(AgentSkillsError):
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    settings.add_to_parser(parser, COLLECTION_SETTINGS)
-
-
-def validation_options(setting: Any) -> ValidationOptions:
-    """The :class:`ValidationOptions` of the settings: ``setting(ini_name)`` gives each,
-    ``setting.origin(ini_name)`` where it comes from, and ``setting.base_dir`` the folder
-    per-path ignores are relative to (the plugin's settings, or the CLI's)."""
-    from ..rules import ValidationOptions, parse_per_path_ignores, parse_severities
-
-    ignores = setting("skills_per_path_ignores")
-    severities = setting("skills_rule_severity")
-    return ValidationOptions.build(
-        available_tools=setting("skills_available_tools") or None,
-        profile=setting("skills_profile"),
-        allow_unknown_fields=setting("skills_allow_unknown_fields"),
-        severities=parse_severities(severities, setting.origin("skills_rule_severity"))
-        if severities
-        else {},
-        per_path_ignores=parse_per_path_ignores(
-            ignores, setting.base_dir, setting.origin("skills_per_path_ignores")
-        )
-        if ignores
-        else (),
-    )
+    settings.add_to_parser(parser, VALIDATION_SETTINGS)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SKILL_FILES_KEY] = []
     # Options given are checked before any test runs; defaults cannot be wrong, so with them
     # the rule tables load only when a check first runs.
-    if any(settings.value(config, s.ini) != s.default for s in COLLECTION_SETTINGS):
+    if any(settings.value(config, s.ini) != s.default for s in VALIDATION_SETTINGS):
         _options(config)
 
 
