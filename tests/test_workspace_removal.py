@@ -9,12 +9,14 @@ import os
 import stat
 import subprocess
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from stack_support import recursion_limit
 
-from pytest_agent_skills.workspace.removal import remove_tree
+from pytest_agent_skills.workspace import removal
+from pytest_agent_skills.workspace.removal import RemovalError, remove_tree
 
 
 def modes(root: Path) -> dict[str, int]:
@@ -117,12 +119,17 @@ def test_what_the_second_thread_cannot_remove_is_an_error_once_the_rest_is_gone(
     if subprocess.run(["chattr", "+i", locked], capture_output=True, check=False).returncode:
         pytest.skip("chattr +i needs root on a file system with attributes (ext4, ...)")
     try:
-        with pytest.raises(PermissionError) as raised:
+        with pytest.raises(RemovalError) as raised:
             remove_tree(tree, alongside="skills")
     finally:
         subprocess.run(["chattr", "-i", locked], check=True)
 
-    assert raised.value.filename == "locked.md"
+    assert [item.path for item in raised.value.left] == [locked]
+    assert str(raised.value) == (
+        f"{tree} was not removed whole (1 left behind, everything else is gone): {locked}:"
+        f" cannot be removed (Operation not permitted) - check its flags ('lsattr -d {locked}';"
+        f" 'chattr -i' clears immutable) and owner; then remove {tree} by hand"
+    )
     assert sorted(p.name for p in tree.iterdir()) == ["skills"]
     remove_tree(tree, alongside="skills")
     assert not os.path.lexists(tree)
@@ -174,3 +181,82 @@ def test_a_tree_deeper_than_the_recursion_limit_is_removed(
         remove_tree(tree, alongside=alongside)
 
     assert not os.path.lexists(tree)
+
+
+def swapping_after_listing(
+    monkeypatch: pytest.MonkeyPatch, folder_name: str, swap: Callable[[int], None]
+) -> None:
+    """Make ``swap(descriptor)`` happen to the folder named ``folder_name`` right after its
+    entries are listed: what a process writing into the tree at that moment does."""
+    listed = removal._entries
+
+    def entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
+        found = listed(folder, skip)
+        if os.path.basename(os.readlink(f"/proc/self/fd/{folder}")) == folder_name:
+            swap(folder)
+        return found
+
+    monkeypatch.setattr(removal, "_entries", entries)
+
+
+def test_a_folder_swapped_for_a_link_meanwhile_is_unlinked_never_followed(
+    tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = modes(outside)
+    tree = tmp_path / "ws"
+    (tree / "out" / "victim").mkdir(parents=True)
+    (tree / "out" / "victim" / "f.txt").write_text("x")
+
+    def swap(folder: int) -> None:  # out/victim -> out/moved, out/victim now a link outside
+        if os.path.lexists(f"/proc/self/fd/{folder}/moved"):
+            return  # once
+        os.rename("victim", "moved", src_dir_fd=folder, dst_dir_fd=folder)
+        os.symlink(outside, "victim", dir_fd=folder)
+
+    swapping_after_listing(monkeypatch, "out", swap)
+    remove_tree(tree)
+
+    assert not os.path.lexists(tree)
+    assert modes(outside) == before
+    assert (outside / "sub" / "deep.txt").read_text() == "me too\n"
+
+
+def test_a_folder_refilled_meanwhile_is_walked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "ws"
+    (tree / "out" / "busy").mkdir(parents=True)
+    rounds: list[int] = []
+
+    def refill(folder: int) -> None:
+        if len(rounds) < 2:
+            rounds.append(1)
+            os.close(os.open("late.txt", os.O_WRONLY | os.O_CREAT, dir_fd=folder))
+
+    swapping_after_listing(monkeypatch, "busy", refill)
+    remove_tree(tree)
+
+    assert not os.path.lexists(tree)
+    assert len(rounds) == 2
+
+
+def test_a_folder_refilled_without_end_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = tmp_path / "ws"
+    (tree / "out" / "busy").mkdir(parents=True)
+    (tree / "runs").mkdir()
+
+    def refill(folder: int) -> None:
+        os.close(os.open(f"late{os.urandom(4).hex()}", os.O_WRONLY | os.O_CREAT, dir_fd=folder))
+
+    swapping_after_listing(monkeypatch, "busy", refill)
+    with pytest.raises(RemovalError) as raised:
+        remove_tree(tree)
+
+    assert [item.path for item in raised.value.left] == [tree / "out" / "busy"]
+    assert (
+        f"{tree / 'out' / 'busy'}: still not empty after its entries were removed (something"
+        " writes into it) - stop whatever still writes into it"
+    ) in str(raised.value)
+    assert sorted(p.name for p in tree.iterdir()) == ["out"]

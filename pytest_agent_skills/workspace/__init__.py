@@ -20,6 +20,7 @@ from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, Works
 
 if TYPE_CHECKING:
     from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
+    from .removal import RemovalError
     from .result import ARTIFACT_CAP_BYTES, ArtifactFile, OutputFile, RunResult
     from .runtime import ExecSpec, Runtime
     from .staging import StagedSkill
@@ -35,6 +36,7 @@ _LAZY = {
     "ExecSession": "interactive",
     "Interaction": "interactive",
     "UnknownSessionError": "interactive",
+    "RemovalError": "removal",
     "ExecSpec": "runtime",
     "Runtime": "runtime",
     "Workspace": "workspace",
@@ -66,6 +68,7 @@ __all__ = [
     "ExecSpec",
     "Interaction",
     "OutputFile",
+    "RemovalError",
     "RunResult",
     "Runtime",
     "RuntimeUnavailableError",

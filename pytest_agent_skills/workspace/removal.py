@@ -1,4 +1,5 @@
-"""``rm -rf`` of a workspace tree: read-only folders too, never through a symlink.
+"""``rm -rf --one-file-system`` of a workspace tree: read-only folders too, never through a
+symlink, never into a mount point.
 
 Every folder is opened relative to its parent with ``O_NOFOLLOW`` and emptied through
 its file descriptor, so a link planted anywhere in the tree is removed, never followed
@@ -6,6 +7,16 @@ its file descriptor, so a link planted anywhere in the tree is removed, never fo
 copies are ``chmod a-w``; a command may ``chmod 000`` its own folders) is made ``0700``
 through a descriptor of that very folder, and the step retried: no chmod where none is
 needed (none as root), and no path looked up twice.
+
+Each folder opened is checked to be on the tree's own mount (its mount id, read from
+``/proc/self/fdinfo`` of the descriptor; where that cannot be read, its device): a mount
+point inside the tree - another file system, or a bind mount of a folder of the same one,
+which has the same device - is never entered nor unmounted.  It is left where it is, and
+reported.
+
+Nothing stops at the first failure: whatever can be removed is, and what cannot (a mount
+point, an immutable file, a folder refilled meanwhile, ...) is raised at the end as one
+:class:`RemovalError` naming each entry left behind, why, and what to do.
 
 ``alongside`` names a big folder of the tree that a second thread removes at the same
 time, by the same steps: where freeing a folder's disk block waits for the device (ext4
@@ -15,68 +26,279 @@ two threads wait at once.  Both are done when :func:`remove_tree` returns.
 
 from __future__ import annotations
 
+import errno
+import itertools
 import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from .errors import WorkspaceError
 
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 #: Opens a folder without the right to read it (what a chmod needs), never through a link.
 _HANDLE_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: How often a folder that is not empty after its entries went (refilled meanwhile) is walked again.
+_ROUNDS = 3
+#: How many entries left behind a :class:`RemovalError` message names (all are in ``left``).
+_NAMED = 5
+#: The errors of an entry that is not (or no longer) a folder where a folder was listed.
+_NOT_A_FOLDER = (errno.ELOOP, errno.ENOTDIR)
+
+
+@dataclass(frozen=True)
+class LeftBehind:
+    """An entry :func:`remove_tree` could not remove: where, why, and what to do."""
+
+    path: Path
+    reason: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason} - {self.fix}"
+
+
+class RemovalError(WorkspaceError):
+    """A tree was not removed whole; ``left`` holds each entry left behind (everything
+    else is gone)."""
+
+    def __init__(self, path: Path, left: list[LeftBehind]) -> None:
+        self.path = path
+        self.left = tuple(left)
+        named = "; ".join(str(item) for item in self.left[:_NAMED])
+        more = f"; and {len(self.left) - _NAMED} more" if len(self.left) > _NAMED else ""
+        super().__init__(
+            f"{path} was not removed whole ({len(self.left)} left behind, everything else is"
+            f" gone): {named}{more}; then remove {path} by hand"
+        )
+
+
+def mount_point_left(path: Path) -> LeftBehind:
+    return LeftBehind(
+        path,
+        "a mount point (another file system, or a bind mount), neither entered nor unmounted",
+        f"unmount it ('umount {path}') if nothing else uses it",
+    )
+
+
+def failure_left(path: Path, error: OSError) -> LeftBehind:
+    if error.errno == errno.EBUSY:
+        return mount_point_left(path)
+    reason = f"cannot be removed ({error.strerror or error})"
+    if error.errno in (errno.EPERM, errno.EACCES):
+        fix = f"check its flags ('lsattr -d {path}'; 'chattr -i' clears immutable) and owner"
+    elif error.errno == errno.ENOTEMPTY:
+        reason = "still not empty after its entries were removed (something writes into it)"
+        fix = "stop whatever still writes into it"
+    else:
+        fix = "see why, and remove it by hand"
+    return LeftBehind(path, reason, fix)
 
 
 def remove_tree(path: Path, *, alongside: str = "") -> None:
     """Remove ``path``: a folder with everything in it, or a file or symlink (never followed);
-    the folder ``alongside`` in it (if it is one) by a second thread meanwhile."""
+    the folder ``alongside`` in it (if it is one) by a second thread meanwhile.
+
+    Raises :class:`RemovalError` naming what was left behind (nothing else escapes).
+    """
+    path = Path(path)
+    left: list[LeftBehind] = []
     try:
-        info = os.lstat(path)
+        _remove(path, alongside, left)
     except FileNotFoundError:
-        return
-    if not stat.S_ISDIR(info.st_mode):
+        pass
+    except OSError as error:  # the top itself
+        left.append(failure_left(path, error))
+    if left:
+        raise RemovalError(path, left)
+
+
+def _remove(path: Path, alongside: str, left: list[LeftBehind]) -> None:
+    if not stat.S_ISDIR(os.lstat(path).st_mode):
         path.unlink()
         return
     folder = _open_folder(str(path), None)
     try:
-        if alongside:
-            _empty_alongside(folder, alongside)
-        else:
-            _empty(folder)
+        tree = _Tree(path, _mount_of(folder), left)
+        if _is_mount_point(path, tree.mount):
+            left.append(mount_point_left(path))
+            return
+        for _ in range(_ROUNDS):
+            if alongside:
+                tree.empty_alongside(folder, alongside)
+            else:
+                tree.empty(folder, path)
+            if left or _empty_now(folder):
+                break
     finally:
         os.close(folder)
-    os.rmdir(path)
+    if not left:
+        os.rmdir(path)
 
 
-def _empty(folder: int, *, skip: str = "") -> None:
-    """Remove everything in the open folder ``folder`` but the entry ``skip``.
+@dataclass
+class _Tree:
+    """One removal: the tree's top folder, its mount, and what is left behind so far
+    (appended to by both threads)."""
 
-    Without recursion: a command may nest folders deeper than Python's recursion limit.
-    Each level below ``folder`` holds its descriptor, its entries left and its name.
-    """
-    levels: list[tuple[int, Iterator[tuple[str, bool]], str]] = [
-        (folder, _entries(folder, skip), "")
-    ]
-    try:
-        while levels:
-            current, entries, name = levels[-1]
-            for child_name, is_folder in entries:
-                if is_folder:
-                    child = _open_folder(child_name, current)
-                    try:
-                        levels.append((child, _entries(child), child_name))
-                    except BaseException:
-                        os.close(child)
-                        raise
-                    break
-                _delete(child_name, current, is_folder=False)
-            else:  # ``current`` is empty now: close it, then remove it from its parent
-                levels.pop()
-                if levels:
-                    os.close(current)
-                    _delete(name, levels[-1][0], is_folder=True)
-    finally:
-        for current, _, _ in levels[1:]:
-            os.close(current)
+    top: Path
+    mount: tuple[str, int]
+    left: list[LeftBehind]
+
+    def empty(self, folder: int, where: Path, *, skip: str = "") -> None:
+        """Remove everything in the open folder ``folder`` (at ``where``) but the entry ``skip``.
+
+        Without recursion: a command may nest folders deeper than Python's recursion limit.
+        Each level below ``folder`` holds its descriptor, its entries left, its name and path.
+        A failure is recorded and the walk goes on with the next entry.
+        """
+        levels = [_Level(folder, _entries(folder, skip), "", where)]
+        try:
+            while levels:
+                level = levels[-1]
+                for child_name, is_folder in level.entries:
+                    if not is_folder:
+                        self._delete(child_name, level, is_folder=False)
+                        continue
+                    child = self._enter(child_name, level)
+                    if child is not None:
+                        levels.append(child)
+                        break
+                else:  # ``level`` is empty now: close it, then remove it from its parent
+                    levels.pop()
+                    if levels:
+                        os.close(level.folder)
+                        self._remove_emptied(level.name, levels[-1])
+        finally:
+            for level in levels[1:]:
+                os.close(level.folder)
+
+    def _enter(self, name: str, parent: _Level) -> _Level | None:
+        """The folder ``name`` of ``parent`` opened and listed; None when it is not to be
+        walked (gone, a link or file now - then unlinked - a mount point, or refusing)."""
+        path = parent.where / name
+        try:
+            child = _open_folder(name, parent.folder)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            if error.errno in _NOT_A_FOLDER:  # swapped for a link or a file since listed
+                self._delete(name, parent, is_folder=False)
+            else:
+                self.left.append(failure_left(path, error))
+            return None
+        try:
+            if _mount_of(child) != self.mount:
+                self.left.append(mount_point_left(path))
+                os.close(child)
+                return None
+            return _Level(child, _entries(child), name, path)
+        except OSError as error:
+            os.close(child)
+            self.left.append(failure_left(path, error))
+            return None
+        except BaseException:
+            os.close(child)
+            raise
+
+    def _remove_emptied(self, name: str, parent: _Level) -> None:
+        """rmdir the folder ``name`` of ``parent`` just emptied; walked again (a few times)
+        when something wrote into it meanwhile, not when what is in it was left behind."""
+        path = parent.where / name
+        try:
+            self._delete(name, parent, is_folder=True, record=False)
+        except OSError as error:
+            if self._consequence(path):
+                return
+            again = parent.walked.get(name, 1)
+            if error.errno == errno.ENOTEMPTY and again < _ROUNDS:
+                parent.walked[name] = again + 1
+                parent.entries = itertools.chain([(name, True)], parent.entries)
+                return
+            self.left.append(failure_left(path, error))
+
+    def _delete(self, name: str, parent: _Level, is_folder: bool, *, record: bool = True) -> None:
+        """Unlink the entry ``name`` of ``parent`` (an empty folder: rmdir); when it cannot
+        be, the entry is recorded as left behind (``record``) or the error raised."""
+        remove: Callable[..., None] = os.rmdir if is_folder else os.unlink
+        try:
+            try:
+                remove(name, dir_fd=parent.folder)
+            except PermissionError:  # a read-only folder: make it writable, once
+                _make_writable(parent.folder)
+                remove(name, dir_fd=parent.folder)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            if is_folder and error.errno == errno.ENOTDIR:  # swapped for a link or a file
+                self._delete(name, parent, is_folder=False)
+            elif not is_folder and error.errno == errno.EISDIR:  # swapped for a folder
+                self._remove_folder(name, parent)
+            elif record:
+                self.left.append(failure_left(parent.where / name, error))
+            else:
+                raise
+
+    def _consequence(self, path: Path) -> bool:
+        """Whether the folder ``path`` is not empty because of something already left behind
+        in it (then it is not named again)."""
+        return any(item.path.is_relative_to(path) for item in self.left)
+
+    def _remove_folder(self, name: str, parent: _Level) -> None:
+        """Remove the folder ``name`` of ``parent``, with its contents."""
+        child = self._enter(name, parent)
+        if child is None:
+            return
+        try:
+            self.empty(child.folder, child.where)
+        finally:
+            os.close(child.folder)
+        self._remove_emptied(name, parent)
+
+    def empty_alongside(self, folder: int, name: str) -> None:
+        """:meth:`empty`, the folder ``name`` in it removed by a second thread meanwhile."""
+        try:
+            handed_over = stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+        except OSError:  # missing, or ``folder`` refuses the look-up: removed the usual way
+            handed_over = False
+        if not handed_over:
+            self.empty(folder, self.top)
+            return
+        errors: list[BaseException] = []
+        top = _Level(folder, iter(()), "", self.top)
+
+        def remove_it() -> None:
+            try:
+                self._remove_folder(name, top)
+            except BaseException as error:  # raised again in the caller's thread
+                errors.append(error)
+
+        helper = threading.Thread(target=remove_it, name=f"remove {name}")
+        try:
+            helper.start()
+        except RuntimeError:  # no new thread now (interpreter shutdown): all in this one
+            self.empty(folder, self.top)
+            return
+        try:
+            self.empty(folder, self.top, skip=name)
+        finally:
+            helper.join()
+        if errors:
+            raise errors[0]
+
+
+@dataclass
+class _Level:
+    """A folder being emptied: its descriptor, entries still to go, name in its parent,
+    path, and how often each of its folders was walked."""
+
+    folder: int
+    entries: Iterator[tuple[str, bool]]
+    name: str
+    where: Path
+    walked: dict[str, int] = field(default_factory=dict)
 
 
 def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
@@ -87,55 +309,37 @@ def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
     return iter(entries)
 
 
-def _remove_folder(name: str, folder: int) -> None:
-    """Remove the folder ``name`` of the open folder ``folder``, with its contents."""
-    child = _open_folder(name, folder)
+def _empty_now(folder: int) -> bool:
+    with os.scandir(folder) as iterator:
+        return next(iterator, None) is None
+
+
+def _mount_of(folder: int) -> tuple[str, int]:
+    """Which mount the open folder ``folder`` is on: its mount id (``/proc/self/fdinfo``),
+    or its device where ``/proc`` cannot tell (a bind mount then goes unseen)."""
     try:
-        _empty(child)
+        with open(f"/proc/self/fdinfo/{folder}", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"mnt_id:"):
+                    return ("mount", int(line.split()[1]))
+    except OSError:
+        pass
+    return ("device", os.fstat(folder).st_dev)
+
+
+def _is_mount_point(path: Path, mount: tuple[str, int]) -> bool:
+    """Whether the folder ``path``, on ``mount``, is itself a mount point (its parent is on
+    another mount): then nothing of it is removed."""
+    if path.parent == path:
+        return True
+    try:
+        parent = os.open(path.parent, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return _mount_of(parent) != mount
     finally:
-        os.close(child)
-    _delete(name, folder, is_folder=True)
-
-
-def _delete(name: str, folder: int, is_folder: bool) -> None:
-    """Unlink the entry ``name`` of the open folder ``folder`` (an empty folder: rmdir)."""
-    remove: Callable[..., None] = os.rmdir if is_folder else os.unlink
-    try:
-        remove(name, dir_fd=folder)
-    except PermissionError:  # a read-only folder: make it writable, once
-        _make_writable(folder)
-        remove(name, dir_fd=folder)
-
-
-def _empty_alongside(folder: int, name: str) -> None:
-    """:func:`_empty`, the folder ``name`` in it removed by a second thread meanwhile."""
-    try:
-        handed_over = stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
-    except OSError:  # missing, or ``folder`` refuses the look-up: removed the usual way
-        handed_over = False
-    if not handed_over:
-        _empty(folder)
-        return
-    errors: list[BaseException] = []
-
-    def remove_it() -> None:
-        try:
-            _remove_folder(name, folder)
-        except BaseException as error:  # raised again in the caller's thread
-            errors.append(error)
-
-    helper = threading.Thread(target=remove_it, name=f"remove {name}")
-    try:
-        helper.start()
-    except RuntimeError:  # no new thread now (interpreter shutdown): all in this one
-        _empty(folder)
-        return
-    try:
-        _empty(folder, skip=name)
-    finally:
-        helper.join()
-    if errors:
-        raise errors[0]
+        os.close(parent)
 
 
 def _open_folder(name: str, parent: int | None) -> int:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from .errors import WorkspaceError
 from .layout import workspace_dir_name
 from .process import ProcessOutcome
 from .result import STREAM_CAP_BYTES
@@ -121,9 +122,16 @@ class Runtime(ABC):
                 self._open.remove(workspace)
 
     def close(self) -> None:
-        """Close every workspace still open."""
+        """Close every workspace still open; the first that fails (a folder that could not be
+        removed whole, ...) is raised once all are closed."""
+        failures: list[WorkspaceError] = []
         for workspace in list(self._open):
-            workspace.close()
+            try:
+                workspace.close()
+            except WorkspaceError as error:
+                failures.append(error)
+        if failures:
+            raise failures[0]
 
     def __enter__(self) -> Runtime:
         return self
