@@ -64,7 +64,9 @@ def call(name: str, diverges: str | None = None, **arguments: Any) -> dict[str, 
     return step
 
 
-TURN = {"turn": True}
+#: The end of one model step (its tool calls answered) within the same user message: the
+#: reference keeps the invocation's state delta (nothing happens on our side).
+MODEL_STEP = {"model_step": True}
 #: The next user message: a new invocation of the reference (its session fetched again).
 USER_TURN = {"user_turn": True}
 REQUEST = {"request": True}
@@ -196,11 +198,11 @@ SEQUENCES = [
             LOAD_WEATHER,
             LOAD_MAPS,
             REQUEST,
-            TURN,
+            MODEL_STEP,
             REQUEST,
             call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[0]]),
             REQUEST,
-            TURN,
+            MODEL_STEP,
             REQUEST,
         ],
         dynamic=True,
@@ -209,7 +211,7 @@ SEQUENCES = [
         "all-loaded-skills",
         [
             LOAD_WEATHER,
-            TURN,
+            MODEL_STEP,
             LOAD_MAPS,
             call("skill_select_tools", skill_name="maps-tools", tools=[MAPS_TOOLS[1]]),
             REQUEST,
@@ -489,7 +491,7 @@ SEQUENCES = [
             USER_TURN,
             REQUEST,
             LOAD_NOTES,
-            TURN,
+            MODEL_STEP,
             REQUEST,
             USER_TURN,
             REQUEST,
@@ -503,13 +505,60 @@ SEQUENCES = [
             REQUEST,
             REQUEST,
             LOAD_WEATHER,
-            TURN,
+            MODEL_STEP,
             REQUEST,
             LOAD_MAPS,
             USER_TURN,
             REQUEST,
         ],
         dynamic=True,
+        load_mode="once",
+    ),
+    Sequence(
+        "once-mode-pool-tools",
+        [
+            REQUEST,
+            LOAD_WEATHER,
+            MODEL_STEP,
+            REQUEST,
+            call(WEATHER_TOOLS[1], city="Paris"),
+            MODEL_STEP,
+            REQUEST,
+            call(WEATHER_TOOLS[0], city="Paris"),
+            REQUEST,
+            USER_TURN,
+            REQUEST,
+            call(WEATHER_TOOLS[1], city="Paris"),
+        ],
+        dynamic=True,
+        load_mode="once",
+    ),
+    Sequence(
+        "once-mode-narrowed-selection",
+        [
+            LOAD_WEATHER,
+            call("skill_select_tools", skill_name="weather-tools", tools=[WEATHER_TOOLS[1]]),
+            REQUEST,
+            MODEL_STEP,
+            REQUEST,
+            call(WEATHER_TOOLS[0], city="Paris"),
+            LOAD_MAPS,
+            REQUEST,
+            call(MAPS_TOOLS[0], city="Paris"),
+        ],
+        dynamic=True,
+        load_mode="once",
+    ),
+    Sequence(
+        "once-mode-all-loaded-skills",
+        [
+            LOAD_WEATHER,
+            REQUEST,
+            MODEL_STEP,
+            call(WEATHER_TOOLS[1], "shown-once-tools-kept", city="Paris"),
+        ],
+        dynamic=True,
+        only_active_skills=False,
         load_mode="once",
     ),
     Sequence(
@@ -605,12 +654,7 @@ def our_session(
     def make(sequence: Sequence) -> SkillSession:
         pool = ToolPool()
         for name in sequence.pool:
-            pool.stub(
-                name,
-                f"stub {name}",
-                {"type": "object", "properties": {"city": {"type": "string"}}},
-                {},
-            )
+            pool.register(stub_tool(name))
         session = SkillSession(
             repository,
             runtime=runtime,
@@ -628,6 +672,16 @@ def our_session(
     for session in sessions:
         session.close()
     runtime.close()
+
+
+def stub_tool(name: str) -> Callable[..., dict[str, Any]]:
+    """The oracle's stub pool tool: it answers with its name and the city it was given."""
+
+    def stub(city: str = "") -> dict[str, Any]:
+        return {"tool": name, "city": city}
+
+    stub.__name__ = name
+    return stub
 
 
 # --- normalisation --------------------------------------------------------------------------
@@ -803,6 +857,14 @@ def _string_docs_one_item(outcome: Any, theirs: dict[str, Any]) -> None:
     assert json.loads(outcome.content()) == theirs["result"]
 
 
+def _shown_once_tools_kept(outcome: Any, theirs: dict[str, Any]) -> None:
+    # Without only_active_skills, 1.2.0 counts loaded skills only: once the body was shown,
+    # the tools it just offered are gone, and their call is refused.
+    assert theirs["result"]["error"] == "tool_not_found"
+    assert not outcome.is_error
+    assert outcome.result == {"tool": WEATHER_TOOLS[1], "city": "Paris"}
+
+
 def _boolean_text_as_pydantic(outcome: Any, theirs: dict[str, Any]) -> None:
     key = "temp:skill:docs:release-notes"
     assert theirs["delta"][key] == "*"  # any non-empty text is true to it
@@ -814,6 +876,7 @@ DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "nested-docs-not-listed": _nested_docs_not_listed,
     "string-docs-one-item": _string_docs_one_item,
     "boolean-text-as-pydantic": _boolean_text_as_pydantic,
+    "shown-once-tools-kept": _shown_once_tools_kept,
     "partial-output-kept-on-timeout": _partial_output_kept_on_timeout,
     "no-automatic-out-collection": _no_automatic_out_collection,
     "empty-list-as-object": _empty_list_as_object,
@@ -850,8 +913,8 @@ def test_same_calls_give_the_same_results_state_and_prompt(
                 compare_call(session, sequence, step, theirs)
             except AssertionError as error:
                 raise AssertionError(f"{context}\n{error}") from None
-        elif step.get("turn"):
-            session.begin_turn()
+        elif step.get("model_step"):
+            pass  # the next request of the same user turn: nothing starts or ends
         elif step.get("user_turn"):
             session.begin_user_turn()
             try:
@@ -863,3 +926,151 @@ def test_same_calls_give_the_same_results_state_and_prompt(
                 compare_request(session, sequence, step, theirs)
             except AssertionError as error:
                 raise AssertionError(f"{context}\n{error}") from None
+
+
+# --- whole conversations through the reference's own Runner ---------------------------------
+
+RUNNER_ORACLE = REFERENCE_DIR / "runner_oracle.py"
+
+
+@dataclass
+class Conversation:
+    """User messages, each with the model's responses in order (lists of ``(name, args)``)."""
+
+    id: str
+    user_turns: list[list[list[tuple[str, dict[str, Any]]]]]
+    load_mode: str = "once"
+    only_active_skills: bool = True
+    pool: list[str] = field(default_factory=lambda: list(WEATHER_TOOLS))
+
+    def oracle_spec(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "load_mode": self.load_mode,
+            "only_active_skills": self.only_active_skills,
+            "pool": self.pool,
+            "user_turns": [
+                [[list(c) for c in calls] for calls in turn] for turn in self.user_turns
+            ],
+        }
+
+
+LOAD = ("skill_load", {"skill_name": "weather-tools"})
+FORECAST = (WEATHER_TOOLS[1], {"city": "Paris"})
+CURRENT = (WEATHER_TOOLS[0], {"city": "Paris"})
+NARROW = ("skill_select_tools", {"skill_name": "weather-tools", "tools": [WEATHER_TOOLS[1]]})
+
+CONVERSATIONS = [
+    Conversation("once", [[[LOAD], [FORECAST], [CURRENT]], [[FORECAST]]]),
+    Conversation("once-narrowed", [[[LOAD, NARROW], [CURRENT]]]),
+    Conversation("once-reloaded", [[[LOAD], [FORECAST], [LOAD], [NARROW], [FORECAST]]]),
+    Conversation("turn", [[[LOAD], [FORECAST], [CURRENT]], [[FORECAST]]], load_mode="turn"),
+    Conversation("once-all-loaded-skills", [[[LOAD], [FORECAST]]], only_active_skills=False),
+]
+
+#: What the step-by-step oracle answered for ``once`` before it kept the invocation's state
+#: delta across model steps (it emptied the delta after each step): the request after the
+#: forecast (the third of the user turn) offered no pool tool.  The real runner offers them.
+OLD_ORACLE_ONCE_THIRD_REQUEST_POOL_TOOLS: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def runner_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    spec = {
+        "roots": [str(EXAMPLE_SKILLS)],
+        "conversations": [c.oracle_spec() for c in CONVERSATIONS],
+    }
+    return run_oracle(RUNNER_ORACLE, spec, tmp_path_factory.mktemp("runner-oracle-tmp"))
+
+
+def converse(session: SkillSession, conversation: Conversation) -> dict[str, Any]:
+    """``conversation`` through ``session`` as an agent loop drives it, recorded as the runner
+    oracle records it."""
+    messages: list[dict[str, Any]] = []
+    requests, responses = [], []
+    for turn, script in enumerate(conversation.user_turns):
+        messages.append({"role": "user", "content": f"message {turn}"})
+        for calls in [*script, None]:
+            request = session.build_request(messages)
+            requests.append(
+                {"user_turn": turn, "tools": request.tool_names, "loaded": request.loaded_skills}
+            )
+            if calls is None:
+                messages.append({"role": "assistant", "content": "done"})
+                break
+            ids = [f"call-{len(requests)}-{i}" for i in range(len(calls))]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(args)},
+                        }
+                        for call_id, (name, args) in zip(ids, calls, strict=True)
+                    ],
+                }
+            )
+            for call_id, (name, args) in zip(ids, calls, strict=True):
+                outcome = session.call(name, args)
+                responses.append({"name": name, "response": json.loads(outcome.content())})
+                messages.append(outcome.to_message(call_id))
+    return {"requests": requests, "responses": responses}
+
+
+def pool_view(records: dict[str, Any], pool: list[str]) -> list[tuple[int, list[str], list[str]]]:
+    return [
+        (r["user_turn"], sorted(t for t in r["tools"] if t in pool), r["loaded"])
+        for r in records["requests"]
+    ]
+
+
+def response_view(response: dict[str, Any]) -> Any:
+    """A failed call as its status alone (the wording differs on purpose), else the content."""
+    if response.get("status") == "failed" or set(response) == {"error"}:
+        return "failed"
+    return reference_result(response)
+
+
+@pytest.mark.parametrize("conversation", CONVERSATIONS, ids=[c.id for c in CONVERSATIONS])
+def test_conversations_match_the_reference_runner(
+    conversation, runner_results, parity_roots, tmp_path
+):
+    theirs = runner_results[conversation.id]
+    pool = ToolPool([stub_tool(name) for name in conversation.pool])
+    with SkillSession(
+        SkillRepository([EXAMPLE_SKILLS]),
+        runtime=create_runtime("local", work_root=tmp_path),
+        tool_pool=pool,
+        dynamic_tools=True,
+        only_active_skills=conversation.only_active_skills,
+        load_mode=conversation.load_mode,
+    ) as session:
+        ours = converse(session, conversation)
+    ours_responses = [(r["name"], response_view(r["response"])) for r in ours["responses"]]
+    their_responses = [(r["name"], response_view(r["response"])) for r in theirs["responses"]]
+    if conversation.id == "once-all-loaded-skills":
+        # Without only_active_skills, 1.2.0 drops a shown skill's tools at once: the forecast
+        # it offered one request earlier is refused.  We keep them for the user turn.
+        assert their_responses[-1] == (WEATHER_TOOLS[1], "failed")
+        assert ours_responses[-1] == (WEATHER_TOOLS[1], {"tool": WEATHER_TOOLS[1], "city": "Paris"})
+        assert ours_responses[:-1] == their_responses[:-1]
+        return
+    assert pool_view(ours, conversation.pool) == pool_view(theirs, conversation.pool)
+    assert ours_responses == their_responses
+
+
+def test_the_old_oracle_was_wrong_about_once_mode(runner_results):
+    """The real runner keeps a shown skill's tools for the user turn; the step-by-step oracle
+    said the third request offered none, and the project followed it."""
+    once = runner_results["once"]
+    third = once["requests"][2]
+    assert third["user_turn"] == 0 and third["loaded"] == []
+    offered = sorted(t for t in third["tools"] if t in WEATHER_TOOLS)
+    assert offered == sorted(WEATHER_TOOLS)
+    assert offered != OLD_ORACLE_ONCE_THIRD_REQUEST_POOL_TOOLS
+    assert [r["response"] for r in once["responses"][1:3]] == [
+        {"tool": WEATHER_TOOLS[1], "city": "Paris"},
+        {"tool": WEATHER_TOOLS[0], "city": "Paris"},
+    ]

@@ -4,9 +4,13 @@ Only the pool tools that loaded skills declare and have selected reach the
 model.  With ``only_active_skills`` (the reference default), the skills
 whose loaded or tools key was written during the current turn are the only
 ones considered; when no skill was touched this turn, every loaded skill
-counts.  A selected tool the pool does not hold is reported as a
-:class:`~pytest_agent_skills.protocol.prompt.MissingTool`, never dropped
-silently.
+counts.  In once mode a skill shown and unloaded during the turn
+(:attr:`~pytest_agent_skills.protocol.state.SessionState.shown_once`) still
+offers every tool it declares until the turn ends, as in 1.2.0 (there it counts
+as active; we count it without ``only_active_skills`` too, where 1.2.0 drops its
+tools and refuses their calls).  A selected tool the pool does not hold is
+reported as a :class:`~pytest_agent_skills.protocol.prompt.MissingTool`, never
+dropped silently.
 """
 
 from __future__ import annotations
@@ -28,12 +32,14 @@ class Exposure:
 def skills_considered(
     state: SessionState, loaded: list[str], *, only_active_skills: bool
 ) -> list[str]:
-    """Of the ``loaded`` skills (:meth:`SessionState.loaded_skills`), those considered."""
+    """Of the ``loaded`` skills (:meth:`SessionState.loaded_skills`) and those shown once
+    this turn, the skills considered."""
+    shown = sorted(name for name in state.shown_once if name not in loaded)
     if only_active_skills:
         active = [name for name in loaded if state.touched_this_turn(name)]
-        if active:
-            return active
-    return loaded
+        if active or shown:
+            return active + shown
+    return loaded + shown
 
 
 def selected_tool_names(repository: SkillRepository, state: SessionState, skill: str) -> list[str]:

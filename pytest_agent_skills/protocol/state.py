@@ -16,6 +16,8 @@ Load modes (1.2.0's ``SkillLoadModeNames``; ``turn`` is its default and ours):
 - ``turn``: the loaded skills and their selections are cleared when the next
   user message starts a turn;
 - ``once``: a loaded skill is shown in one request, then its keys are cleared;
+  the tools it declares stay offered until the user turn ends (see
+  :attr:`SessionState.shown_once`);
 - ``session``: the keys persist for the whole conversation and lose their
   ``temp:`` prefix (``skill:loaded:<name>``), as 1.2.0 writes them.
 
@@ -131,6 +133,11 @@ class SessionState:
     #: Keys written since :meth:`begin_turn` (what 1.2.0 calls the
     #: invocation's state delta; ``only_active_skills`` looks at it).
     turn_keys: set[str] = field(default_factory=set)
+    #: Skills a once-mode request showed, then unloaded, since :meth:`begin_turn`.  1.2.0
+    #: clears their keys in the invocation's delta, where a cleared tools key still marks the
+    #: skill active and an absent selection means every declared tool: their tools stay
+    #: offered and callable until the next user message (see :mod:`.dynamic`).
+    shown_once: set[str] = field(default_factory=set)
     keys: StateKeys = field(default_factory=StateKeys)
 
     def get(self, key: str) -> str | None:
@@ -151,6 +158,7 @@ class SessionState:
 
     def begin_turn(self) -> None:
         self.turn_keys.clear()
+        self.shown_once.clear()
 
     def remove(self, keys: list[str]) -> dict[str, None]:
         """Delete committed ``keys`` that are present; the removal as a delta (key -> None)."""
@@ -172,7 +180,9 @@ class SessionState:
         )
 
     def offload(self, skills: list[str]) -> dict[str, None]:
-        """Once mode: the keys of ``skills``, just shown in a request, removed."""
+        """Once mode: the keys of ``skills``, just shown in a request, removed; the skills
+        noted in :attr:`shown_once`."""
+        self.shown_once.update(skills)
         return self.remove([key for skill in skills for key in self.keys.of_skill(skill)])
 
     def loaded_skills(self) -> list[str]:

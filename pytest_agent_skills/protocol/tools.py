@@ -143,8 +143,11 @@ def _skill(context: ToolContext, raw_name: str, parameter: str = "skill_name") -
 
 
 def _loaded_skill(context: ToolContext, raw_name: str) -> Skill:
+    """The skill ``raw_name``, loaded - or shown once this turn: once mode unloads a skill
+    after one request, and its selections still count until the turn ends (as in 1.2.0)."""
     skill = _skill(context, raw_name)
-    if not context.state.is_loaded(skill.name):
+    state = context.state
+    if not state.is_loaded(skill.name) and skill.name not in state.shown_once:
         raise ToolCallError(
             SKILL_NOT_LOADED,
             f"skill {skill.name!r} is not loaded. Call skill_load with"

@@ -6,8 +6,8 @@ document on stdin::
     {"roots": [...], "work_root": "...", "sequences": [
         {"id": "...", "dynamic": false, "only_active_skills": true, "pool": ["tool", ...],
          "load_mode": "turn",  (null: the reference's default, nothing configured)
-         "steps": [{"call": "skill_load", "args": {...}}, {"turn": true}, {"request": true},
-                   {"user_turn": true}]}]}
+         "steps": [{"call": "skill_load", "args": {...}}, {"model_step": true},
+                   {"request": true}, {"user_turn": true}]}]}
 
 and prints one JSON document: for each sequence, one record per step.  A
 call gives the result as the model would see it (non-dict results wrapped as
@@ -19,15 +19,23 @@ The skills package is imported once (it takes seconds) and every sequence runs
 in this process.
 
 Each sequence is a conversation with one session in the reference's
-``InMemorySessionService``.  A ``turn`` step appends the pending state delta to
-the session as an event (the end of one model step); a ``user_turn`` step does
-that, then starts a new invocation as ``Runner.run_async`` does for the next
-user message: the session fetched again from the service (which never keeps
-``temp:`` keys), a new ``AgentContext`` and ``InvocationContext``.  Every
-invocation opens with one LLM request (a real agent asks the model before any
-tool call), which is where the ``turn`` load mode clears.  The load mode is set
-the way the reference reads it: in the agent context's skill config (copied,
-never the shared ``DEFAULT_SKILL_CONFIG``) and for the request processor.
+``InMemorySessionService``.  A call of a pool tool goes through the
+framework's ``ToolsProcessor`` as a model's call does: the tools are resolved
+again at the call, and a tool the tool sets do not offer then is answered with
+its ``tool_not_found`` error.  A ``model_step`` step ends one model step as the
+runner does: the invocation's state delta is appended to the session as an
+event, and the delta stays what it is - the reference keeps one
+``EventActions`` for the whole invocation, so what its tools and request
+processors read from ``state_delta`` (the skills ``only_active_skills``
+counts, the keys once mode cleared) lasts until the next user message.  A
+``user_turn`` step appends the delta too, then starts a new invocation as
+``Runner.run_async`` does for the next user message: the session fetched again
+from the service (which never keeps ``temp:`` keys), a new ``AgentContext`` and
+``InvocationContext`` with an empty delta.  Every invocation opens with one LLM
+request (a real agent asks the model before any tool call), which is where the
+``turn`` load mode clears.  The load mode is set the way the reference reads
+it: in the agent context's skill config (copied, never the shared
+``DEFAULT_SKILL_CONFIG``) and for the request processor.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ from typing import Any
 from pydantic import BaseModel
 from trpc_agent_sdk.agents import LlmAgent
 from trpc_agent_sdk.agents.core._skill_processor import SkillsRequestProcessor
+from trpc_agent_sdk.agents.core._tools_processor import ToolsProcessor
 from trpc_agent_sdk.context import AgentContext, InvocationContext
 from trpc_agent_sdk.events import Event, EventActions
 from trpc_agent_sdk.models import LlmRequest
@@ -54,6 +63,7 @@ from trpc_agent_sdk.skills import (
 )
 from trpc_agent_sdk.skills._skill_config import DEFAULT_SKILL_CONFIG, set_skill_config
 from trpc_agent_sdk.tools import FunctionTool
+from trpc_agent_sdk.types import FunctionCall
 
 
 def stub_tool(name: str) -> FunctionTool:
@@ -100,15 +110,18 @@ class Sequence:
             available_tools=[stub_tool(name) for name in spec.get("pool", [])],
             only_active_skills=spec.get("only_active_skills", True),
         )
+        self.dynamic = dynamic
         ctx = await self.invocation()
         tools = {tool.name: tool for tool in await self.toolset.get_tools(ctx)}
         records = []
         for step in spec["steps"]:
-            if "call" in step:
+            if "call" in step and step["call"] not in tools:
+                records.append(await self.model_call(ctx, step["call"], step.get("args", {})))
+            elif "call" in step:
                 records.append(await self.call(ctx, tools, step["call"], step.get("args", {})))
-            elif step.get("turn"):
+            elif step.get("model_step"):
                 await self.commit(ctx)
-                records.append({"turn": True})
+                records.append({"model_step": True})
             elif step.get("user_turn"):
                 await self.commit(ctx)
                 ctx = await self.invocation()
@@ -145,14 +158,29 @@ class Sequence:
         return SkillsRequestProcessor(self.repository, load_mode=self.load_mode)
 
     async def commit(self, ctx: InvocationContext) -> None:
-        """The pending state delta appended to the session as one event."""
+        """The invocation's state delta appended to the session as one event, as the runner
+        appends each tool event (which carries the whole delta); the delta itself stays."""
         event = Event(
             invocation_id=ctx.invocation_id,
             author="oracle",
             actions=EventActions(state_delta=dict(ctx.actions.state_delta)),
         )
         await self.service.append_event(ctx.session, event)
-        ctx.actions.state_delta.clear()
+
+    async def model_call(self, ctx: InvocationContext, name: str, args: dict[str, Any]) -> dict:
+        """A call of a pool tool, answered as the framework answers a model's call."""
+        processor = ToolsProcessor([self.toolset, self.dynamic])
+        call = FunctionCall(id=f"call-{name}", name=name, args=args)
+        events = [event async for event in processor.execute_tools_async([call], ctx)]
+        (part,) = [p for e in events for p in e.content.parts if p.function_response]
+        result = jsonable(part.function_response.response)
+        return {
+            "call": name,
+            "result": result,
+            "is_error": isinstance(result, dict) and result.get("status") == "failed",
+            "delta": {},
+            "state": jsonable(state_view(merged(ctx))),
+        }
 
     async def call(
         self, ctx: InvocationContext, tools: dict[str, Any], name: str, args: dict[str, Any]
