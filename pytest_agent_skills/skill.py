@@ -250,19 +250,13 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
         values = parsed.front_matter.values if parsed.front_matter else {}
         return ReferenceReading(_stringified(values), parsed.body)
     text = parsed.source
-    carriage_returns = "\r" in text
-    if carriage_returns:
-        text = text.replace("\r\n", "\n")
-        carriage_returns = "\r" in text  # a lone one, which our reading made a line end
+    if "\r" in text:  # the reference reads SKILL.md with universal newlines, as we do
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
     if end < 0:
         return ReferenceReading({}, text)
     # Whether the reference's body (text[end + 5:]) is ours, without copying a long body.
-    if (
-        len(text) - end - 5 == len(parsed.body)
-        and not carriage_returns
-        and text.endswith(parsed.body)
-    ):
+    if len(text) - end - 5 == len(parsed.body) and text.endswith(parsed.body):
         # The same split as ours (the common case): our YAML data is the reference's.
         values = parsed.front_matter.values if parsed.front_matter else {}
         return ReferenceReading(_stringified(values), parsed.body)

@@ -285,3 +285,29 @@ def test_example_docs_skill_request_at_every_step():
         request = session.build_request([USER])
         assert request.system == base + "\n\n" + expected(selected), arguments
         assert request.loaded_skills == ["release-notes"]
+
+
+def test_carriage_returns_in_docs_and_body_are_line_ends_in_the_prompt(tmp_path):
+    """CRLF, a lone CR and a mix of them all reach the model as \\n, as the reference reads
+    the files (universal newlines); the files themselves are left as they are."""
+    skill = tmp_path / "skills" / "cr-notes"
+    (skill / "docs").mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(
+        b"---\r\nname: cr-notes\r\ndescription: CR line ends.\r\n---\r\nOne.\rTwo.\r\n"
+    )
+    (skill / "docs" / "crlf.md").write_bytes(b"a\r\nb\r\n")
+    (skill / "docs" / "cr.md").write_bytes(b"a\rb\r")
+    (skill / "docs" / "mixed.md").write_bytes(b"a\r\nb\rc\n\r")
+    session = SkillSession(SkillRepository([tmp_path / "skills"]))
+    call_ok(session, "skill_load", {"skill_name": "cr-notes", "include_all_docs": True})
+    system = session.build_request([USER]).system
+    assert "\r" not in system
+    assert system.endswith(
+        "\n[Loaded] cr-notes\n\nOne.\nTwo.\n\n"
+        "Docs loaded: docs/cr.md, docs/crlf.md, docs/mixed.md\n"
+        "\n[Doc] docs/cr.md\n\na\nb\n\n"
+        "\n[Doc] docs/crlf.md\n\na\nb\n\n"
+        "\n[Doc] docs/mixed.md\n\na\nb\nc\n\n\n"
+        "Tools selected: none\n"
+    )
+    assert (skill / "docs" / "mixed.md").read_bytes() == b"a\r\nb\rc\n\r"

@@ -481,6 +481,25 @@ SEQUENCES = [
             REQUEST,
         ],
     ),
+    # --- CR/LF line ends, which the reference reads as \n (universal newlines) ------------
+    Sequence(
+        "crlf-docs",
+        [
+            call("skill_list_docs", skill_name="crlf-docs"),
+            call(
+                "skill_load",
+                skill_name="crlf-docs",
+                docs=["docs/crlf.md", "docs/lone-cr.md", "docs/mixed.txt"],
+            ),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "crlf-include-all-docs",
+        [call("skill_load", skill_name="crlf-docs", include_all_docs=True), REQUEST],
+        dynamic=True,
+    ),
+    Sequence("lone-cr-body", [call("skill_load", skill_name="lone-cr-body"), REQUEST]),
     # --- load modes over several user messages --------------------------------------------------
     Sequence(
         "turn-mode-user-turns",
@@ -615,6 +634,18 @@ READING_SKILLS: dict[str, dict[str, str]] = {
     "typed-yes": {"SKILL.md": "---\nname: typed-yes\ndescription: yes\n---\nYes body.\n"},
     "numbered": {"SKILL.md": "---\nname: 123\ndescription: 1.50\n---\nNumber body.\n"},
     "bom-skill": {"SKILL.md": "\ufeff---\nname: bommed\ndescription: Has a BOM.\n---\nBOM body.\n"},
+    "crlf-docs": {
+        "SKILL.md": "---\r\nname: crlf-docs\r\ndescription: Docs with CR line ends.\r\n---\r\n"
+        "Body one.\r\n\r\nTools:\r\n- find_place\r\n\r\nBody two.\r\n",
+        "docs/crlf.md": "# CRLF\r\n\r\none\r\ntwo\r\n",
+        "docs/lone-cr.md": "# Lone CR\r\rone\rtwo\r",
+        "docs/mixed.txt": "a\r\nb\rc\nd\r\n\r\n\re",
+        "scripts/run.sh": "#!/bin/sh\r\necho hi\r\n",
+    },
+    "lone-cr-body": {
+        "SKILL.md": "---\nname: lone-cr-body\ndescription: A body with lone CRs.\n---\n"
+        "line one\rline two\r\rline three\n",
+    },
     "cafe-notes": {
         "SKILL.md": "---\nname: cafe-notes\ndescription: Docs named in Unicode.\n---\nSee docs.\n",
         "docs/café.md": "Café au lait.\n",

@@ -88,8 +88,11 @@ def loaded_skill_text(skill: Skill, docs: list[str], tools: list[str]) -> str:
 
 
 def _doc_text(skill: Skill, path: str) -> str:
+    """The text of a selected doc as 1.2.0 shows it: read with universal newlines (``\r\n``
+    and a lone ``\r`` are ``\n``)."""
     try:
-        return skill.read_text(path)
+        text = skill.read_text(path)
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     except UnicodeDecodeError:
         # 1.2.0 drops such files from the resources; we list them, so say why there is no text.
         return f"(not shown: {path} is not UTF-8 text)"
