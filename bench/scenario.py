@@ -20,7 +20,7 @@ the machine hits all alike):
 
     python bench/scenario.py [rounds]
 
-Goal (issue 14): the scenario through the SDK within 1.3x the SDK floor (median against
+Goal: the scenario through the SDK within 1.3x the SDK floor (median against
 median), plain (``sdk``) and streamed (``sdk-stream``, against the streamed floor); one
 client and one keep-alive connection per conversation (the connections the SDK path
 opens are counted).  The SDK path does the protocol's work too, which the SDK floor does
@@ -385,7 +385,7 @@ def main() -> None:
         f"10-turn scenario, {rounds} rounds round robin, skill_run command time excluded"
         f" (load average {load_before:.2f} before, {load_after:.2f} after)"
     )
-    print(f"goal (issue 14): the scenario through the SDK <= {GOAL}x the SDK floor, median/median")
+    print(f"goal: the scenario through the SDK <= {GOAL}x the SDK floor, median/median")
     pairs = (("sdk", "SDK floor"), ("sdk-stream", "SDK floor, streamed"))
     for path, floor in pairs:
         goal = median[path] / median[floor]

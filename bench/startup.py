@@ -7,7 +7,7 @@ each loading ours as a user's run does (from its ``pytest11`` entry point, one s
 installed distributions paid by the floor too):
 
 * pytest alone: every other installed plugin blocked (``-p no:NAME``), ours blocked too in the
-  floor (the issue's goal: at most 1.15 times this);
+  floor (the goal: at most 1.15 times this);
 * the installed plugins of this environment, ours blocked in the floor.
 
 Bytecode is written and a warm-up run fills the caches first, as on a user's machine (an

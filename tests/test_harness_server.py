@@ -1,6 +1,6 @@
 """The loopback server keeps connections alive: a conversation through the openai client
-uses one TCP connection (issue 14's SDK speed); plain, streamed and chunked requests, unknown
-routes and stop() behave on a kept-alive connection."""
+uses one TCP connection (what keeps the SDK path fast); plain, streamed and chunked requests,
+unknown routes and stop() behave on a kept-alive connection."""
 
 from __future__ import annotations
 

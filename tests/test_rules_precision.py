@@ -1,4 +1,4 @@
-"""Issue 11's patterns from real skill repositories: each false positive is gone, each true
+"""Patterns from real skill repositories: each false positive is gone, each true
 positive stays, on realistic SKILL.md files, with exact lines."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every key of the scenario format (SCENARIOS.md), through pytest: for each, a scenario
+"""Every key of the scenario format (docs/scenarios.md), through pytest: for each, a scenario
 where it holds (passes) and one where it does not (fails with a pinned message)."""
 
 from __future__ import annotations

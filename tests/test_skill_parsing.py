@@ -96,7 +96,7 @@ def test_messages_say_how_to_fix() -> None:
     )
 
 
-# The reference's Tools: grammar, one row per case of REFERENCE-BEHAVIOUR.md §1.
+# The reference's Tools: grammar (trpc-agent-py 1.2.0), one row per case.
 @pytest.mark.parametrize(
     ("body", "tools"),
     [

@@ -91,7 +91,7 @@ _rule(
     "config",
 )
 
-# How the tRPC runtime reads the body's Tools: section (REFERENCE-BEHAVIOUR.md §1): only under
+# How the tRPC runtime reads the body's Tools: section (trpc-agent-py 1.2.0): only under
 # a profile that targets that runtime; elsewhere 'tools:' is just text (often fenced YAML).
 _rule("tools-empty", "tools", W, "a Tools: section declares no tool", "reference", TRPC)
 _rule("tools-header-text", "tools", W, "text after 'Tools:' is ignored", "reference", TRPC)

@@ -1,5 +1,5 @@
 """Front-matter field rules: the field set, name, description, license, compatibility,
-metadata and allowed-tools (Agent Skills specification, SKILL-RULES.md §1)."""
+metadata and allowed-tools (the Agent Skills specification)."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def jsonable(value: Any) -> Any:
 
 
 def model_view(value: Any) -> Any:
-    """The function response content the model receives (see REFERENCE-BEHAVIOUR §2)."""
+    """The function response content the model receives."""
     value = jsonable(value)
     return value if isinstance(value, dict) else {"result": value}
 
