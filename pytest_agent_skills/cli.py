@@ -7,7 +7,7 @@ its job), 2 usage errors (bad arguments, a path that does not exist, a bad
 configuration value).
 
 ``validate`` reads the same configuration as the pytest plugin: the ``skills_*``
-options of the configuration file pytest would use for the paths
+options of the configuration file pytest would use for each path
 (``pyproject.toml``'s ``[tool.pytest.ini_options]`` or ``[tool.pytest]``,
 ``pytest.ini``, ``tox.ini``, ``setup.cfg``) and the ``SKILLS_*`` environment
 variables, with the same precedence (command line > environment > file).
@@ -16,20 +16,19 @@ variables, with the same precedence (command line > environment > file).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import AgentSkillsError
 from .redaction import mask_urls
 
 if TYPE_CHECKING:
-    from .config.file_settings import FileSettings
+    from .config.scopes import Scope, Scopes
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -127,48 +126,24 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file, not stdout")
 
 
-def validate_settings(args: argparse.Namespace) -> FileSettings:
-    """The plugin's settings as ``agent-skills validate`` sees them: its flags, then the
-    environment, then the configuration file pytest would read for the paths."""
-    from .config import roots, sources, validation  # noqa: F401 - they declare the settings
-    from .config.file_settings import FileSettings
-    from .settings import ConfigFile
-
-    flags = {ini: getattr(args, dest) for ini, dest in VALIDATE_FLAGS.items()}
-    return FileSettings(ConfigFile.locate(args.paths or ["."]), flags)
+def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the validate flags set (ini name -> value, None when not given)."""
+    return {ini: getattr(args, dest) for ini, dest in VALIDATE_FLAGS.items()}
 
 
 def _run_validate(args: argparse.Namespace) -> int:
-    from .config.sources import source_options
-    from .config.validation import validation_options
+    from .config.scopes import Scopes
     from .rules import FORMATTERS, validate_paths
-    from .sources import resolve_root, use_options
 
     if args.output is not None:
         _check_output(args.output)
-    setting = validate_settings(args)
-    options = validation_options(setting)
-    refresh = bool(setting("skills_refresh"))
-    specs = list(args.paths) or [".", *setting("skills_roots")]
-    paths: list[Path] = []
-    with use_options(source_options(setting, Path.cwd())):
-        for index, spec in enumerate(specs):
-            configured = not args.paths and index > 0  # a skills_roots entry of the file
-            # A configured root is relative to the file's folder; shown relative to here.
-            local = Path(os.path.relpath(setting.base_dir / spec)) if configured else Path(spec)
-            if "://" in spec or (local.is_file() and local.name.lower() != "skill.md"):
-                # URLs and local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
-                base = setting.base_dir if configured else None
-                paths.append(resolve_root(spec, refresh=refresh, base_dir=base))
-            elif local.exists():
-                # Local paths are used as given, so reports show them as the user wrote them.
-                paths.append(local)
-            elif configured:
-                raise UsageError(f"{setting.config.path}: skills_roots: {spec}: no such folder")
-            else:
-                raise UsageError(f"{spec}: no such file or folder")
-        reports = validate_paths(paths, options)
+    # Each path is checked with the configuration pytest would read for it.
+    scopes = Scopes(_validate_flags(args))
+    targets = _given_targets(args.paths, scopes) if args.paths else _selected_targets(scopes)
+    options = {path: scope.validation for path, scope in targets.items()}
+    reports = validate_paths(targets, options.__getitem__)
     if not reports:
+        specs = args.paths or [".", *scopes.for_path(".").settings("skills_roots")]
         raise UsageError(
             f"no skill found under {mask_urls(', '.join(specs))} (a skill is a folder holding"
             " SKILL.md)"
@@ -186,6 +161,56 @@ def _run_validate(args: argparse.Namespace) -> int:
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
+
+
+def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
+    """The paths and URLs on the command line, each with the scope of its configuration (a
+    URL's: the current folder's)."""
+    targets: dict[Path, Scope] = {}
+    for spec in specs:
+        url = "://" in spec
+        scope = scopes.for_path("." if url else spec)
+        local = Path(spec)
+        if url or (local.is_file() and local.name.lower() != "skill.md"):
+            # URLs and local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
+            targets.setdefault(_resolved_root(spec, scope, None), scope)
+        elif local.exists():
+            # Local paths are used as given, so reports show them as the user wrote them.
+            targets.setdefault(local, scope)
+        else:
+            raise UsageError(f"{spec}: no such file or folder")
+    return targets
+
+
+def _selected_targets(scopes: Scopes) -> dict[Path, Scope]:
+    """What a bare ``pytest`` here collects: the skills under its test paths (``testpaths``
+    from the rootdir, else this folder; ``norecursedirs`` not entered), then the
+    ``skills_roots`` (relative to the configuration file's folder, shown relative to here)."""
+    from .config.selection import DEFAULT_NORECURSEDIRS, SkillWalk, ini_args, test_paths
+
+    scope = scopes.for_path(".")
+    config = scope.settings.config
+    walk = SkillWalk(ini_args(config, "norecursedirs", DEFAULT_NORECURSEDIRS))
+    targets: dict[Path, Scope] = {}
+    for start in test_paths(config, scopes.invocation_dir):
+        for skill_file in walk.skill_files(Path(start)):
+            targets.setdefault(skill_file, scope)
+    base_dir = scope.settings.base_dir
+    for spec in scope.settings("skills_roots"):
+        local = Path(os.path.relpath(base_dir / spec))
+        if "://" in spec or (local.is_file() and local.name.lower() != "skill.md"):
+            targets.setdefault(_resolved_root(spec, scope, base_dir), scope)
+        elif local.exists():
+            targets.setdefault(local, scope)
+        else:
+            raise UsageError(f"{config.path}: skills_roots: {spec}: no such folder")
+    return targets
+
+
+def _resolved_root(spec: str, scope: Scope, base_dir: Path | None) -> Path:
+    from .sources.resolve import resolve_root
+
+    return resolve_root(spec, refresh=scope.refresh, base_dir=base_dir, options=scope.sources)
 
 
 def _check_output(path: Path) -> None:
@@ -220,6 +245,8 @@ def _configure_rule(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_rule(args: argparse.Namespace) -> int:
+    import difflib
+
     from .rules import RULES
     from .rules.docs import rule_doc
 
@@ -298,19 +325,31 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; with ``command``, only that one's arguments are added
+    (the others' would load what they describe: rule tables, the image builder)."""
     parser = argparse.ArgumentParser(prog="agent-skills", description="Tools for Agent Skills.")
     parser.add_argument("--version", action="version", version=f"agent-skills {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in COMMANDS:
-        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
-        command.configure(sub)
-        sub.set_defaults(run=command.run, parser=sub)
+    for each in COMMANDS:
+        sub = subparsers.add_parser(each.name, help=each.help, description=each.help)
+        if command is None or each.name == command:
+            each.configure(sub)
+        sub.set_defaults(run=each.run, parser=sub)
     return parser
 
 
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs (its first word that is not an option), if it names one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if any(each.name == first for each in COMMANDS) else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = _command_named(argv)
+    # No subcommand named (--help, --version, a typo): argparse answers from the names alone.
+    parser = build_parser(command) if command else build_parser("")
     args = parser.parse_args(argv)
     run: Callable[[argparse.Namespace], int] = args.run
     try:

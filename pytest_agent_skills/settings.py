@@ -18,7 +18,7 @@ documentation check can read the table without pytest's machinery.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -360,12 +360,11 @@ def _settings_cache(config: Any) -> dict[str, Any]:
 
 
 class ConfigFile:
-    """The pytest configuration file that pytest would use for some paths, read without pytest's
-    start-up (no plugins, no conftest), for the ``agent-skills`` command.
+    """A pytest configuration file and its values (``path`` None: no file), read without
+    pytest's start-up (no plugins, no conftest), for the ``agent-skills`` command.
 
-    The file is found by pytest's own search (``pytest.ini``, ``pyproject.toml`` with
-    ``[tool.pytest.ini_options]`` or ``[tool.pytest]``, ``tox.ini``, ``setup.cfg``...), from
-    the common ancestor of the paths upwards.
+    :class:`~pytest_agent_skills.config.locate.ConfigLocator` finds the file pytest would use
+    for a path, as pytest's own search does.
     """
 
     # A plain class, not a dataclass: this module loads with every pytest run, the CLI alone
@@ -373,21 +372,6 @@ class ConfigFile:
     def __init__(self, path: Path | None, values: Mapping[str, Any]) -> None:
         self.path = path
         self.values = values
-
-    @classmethod
-    def locate(cls, paths: Sequence[str | Path], invocation_dir: Path | None = None) -> ConfigFile:
-        from _pytest.config.findpaths import locate_config
-
-        invocation_dir = invocation_dir or Path.cwd()
-        local = [Path(path) for path in paths if "://" not in str(path)]
-        try:
-            found = locate_config(invocation_dir, [invocation_dir / path for path in local])
-        except Exception as error:  # pytest's UsageError for a malformed file
-            raise ConfigurationError(str(error)) from None
-        inipath, raw = found[1], found[2]
-        # pytest 9 wraps each value (with its origin); pytest 8 gives the value itself.
-        values = {name: getattr(item, "value", item) for name, item in raw.items()}
-        return cls(inipath, values)
 
     @property
     def base_dir(self) -> Path | None:

@@ -4,6 +4,7 @@ pytest and the CLI agree on one repository."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -206,3 +207,89 @@ def test_the_hook_runs_on_every_commit_and_validates_the_configured_repository(
     failed = subprocess.run(command, cwd=repo, capture_output=True, text=True, env=environment)
     assert failed.returncode == 1
     assert ".claude/skills/guide/SKILL.md:5: error [reference-missing]" in failed.stdout
+
+
+# --- with no path, the CLI checks what a bare pytest collects -------------------------------------
+
+
+def collected_by_pytest(pytester: pytest.Pytester, *arguments: str) -> set[str]:
+    result = pytester.runpytest("--co", "-q", "-p", "no:cacheprovider", *arguments)
+    return {
+        line.split("::")[0] for line in result.outlines if line.split("::")[0].endswith("SKILL.md")
+    }
+
+
+def checked_by_the_cli(capsys: pytest.CaptureFixture[str]) -> set[str]:
+    capsys.readouterr()
+    main(["validate", "--format", "json", "--exit-zero"])
+    document = json.loads(capsys.readouterr().out)
+    return {str(Path(skill["path"]) / "SKILL.md") for skill in document["skills"]}
+
+
+SELECTION_LAYOUT = (
+    "skills/alpha",
+    "skills/legacy/old",  # a norecursedirs folder
+    "skills/build/built",  # build/ is in pytest's default norecursedirs only
+    "skills/env/inside",  # a virtual environment: never walked
+    "plugins/one/skills/p1",
+    "plugins/two/skills/p2",
+    "docs/examples/not-tested",  # outside testpaths
+    ".claude/skills/configured",  # only through skills_roots
+    "node_modules/pkg/vendored",
+)
+
+
+def make_selection_repo(path: Path, config: str) -> None:
+    for folder in SELECTION_LAYOUT:
+        write_skill(path / Path(folder).parent, Path(folder).name)
+    (path / "skills" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (path / "pyproject.toml").write_text(config, encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[tool.pytest.ini_options]\n"
+        'testpaths = ["skills", "plugins/*/skills"]\n'
+        'norecursedirs = ["legacy", ".*"]\n'
+        'skills_roots = [".claude/skills"]\n',
+        "[tool.pytest.ini_options]\ntestpaths = [\"skills\"]\n",
+        '[tool.pytest.ini_options]\nskills_roots = [".claude/skills"]\n',
+        '[tool.pytest.ini_options]\nnorecursedirs = "node_*  legacy"\ntestpaths = "skills docs"\n',
+        '[tool.pytest.ini_options]\ntestpaths = ["no-such-folder"]\n',
+    ],
+    ids=["testpaths-globs-norecursedirs-roots", "testpaths", "roots", "ini-texts", "no-match"],
+)
+def test_with_no_path_the_cli_checks_what_pytest_collects(
+    pytester: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    config: str,
+) -> None:
+    make_selection_repo(pytester.path, config)
+    expected = collected_by_pytest(pytester)
+    assert expected  # the layout holds skills pytest collects
+    monkeypatch.chdir(pytester.path)
+    assert checked_by_the_cli(capsys) == expected
+
+
+def test_below_the_rootdir_both_take_the_current_folder(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # testpaths apply only to a run from the rootdir; elsewhere pytest walks the current folder.
+    make_selection_repo(pytester.path, '[tool.pytest.ini_options]\ntestpaths = ["skills"]\n')
+    below = subprocess.run(
+        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"],
+        cwd=pytester.path / "plugins",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    expected = {  # node ids are relative to the rootdir
+        line.split("::")[0]
+        for line in below.stdout.splitlines()
+        if line.split("::")[0].endswith("SKILL.md")
+    }
+    assert expected == {"plugins/one/skills/p1/SKILL.md", "plugins/two/skills/p2/SKILL.md"}
+    monkeypatch.chdir(pytester.path / "plugins")
+    assert {f"plugins/{path}" for path in checked_by_the_cli(capsys)} == expected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -182,18 +182,32 @@ def _skill_folders(
 
 
 def validate_paths(
-    paths: Iterable[Path], options: ValidationOptions = DEFAULT_OPTIONS
+    paths: Iterable[Path],
+    options: ValidationOptions | Callable[[Path], ValidationOptions] = DEFAULT_OPTIONS,
 ) -> list[SkillReport]:
-    """Validate every skill under ``paths`` (in the order given), duplicates included."""
+    """Validate every skill under ``paths`` (in the order given), duplicates included.
+
+    ``options`` are the options of every skill, or a function giving those of the skills
+    found under each path (e.g. each path's own configuration file); the first path a skill
+    is found under decides.
+    """
     listings = FolderListings()  # each folder listed once in this run: by the walk, for the rules
-    directories: dict[tuple[int, int], Path] = {}
+    directories: dict[tuple[int, int], tuple[Path, ValidationOptions]] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
+        chosen = options(path) if callable(options) else options
         for directory, identity in _skill_folders(path, listings):
-            directories.setdefault(identity, directory)
-    skills = [Skill.load(directory, listings) for directory in directories.values()]
-    duplicates = duplicate_name_findings_by_file(skills, options)
+            directories.setdefault(identity, (directory, chosen))
+    skills = [Skill.load(directory, listings) for directory, _chosen in directories.values()]
+    chosen_options = [chosen for _directory, chosen in directories.values()]
+    # Each set of options weighs the name clashes of its own skills (one set: the common case).
+    distinct = {id(chosen): chosen for chosen in chosen_options}
+    duplicates_by_options = {
+        key: duplicate_name_findings_by_file(skills, chosen) for key, chosen in distinct.items()
+    }
     reports = []
-    for skill in skills:  # (no duplicate names is the common case: no path hashed for it)
+    for skill, chosen in zip(skills, chosen_options, strict=True):
+        duplicates = duplicates_by_options[id(chosen)]
+        # (no duplicate names is the common case: no path hashed for it)
         found = duplicates.get(skill.skill_file, _NO_FINDINGS) if duplicates else _NO_FINDINGS
-        reports.append(_report(skill, options, found))
+        reports.append(_report(skill, chosen, found))
     return reports

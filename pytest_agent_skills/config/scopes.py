@@ -1,0 +1,62 @@
+"""What each configuration file decides for the paths it covers, for a command given many
+paths: located once per folder (:class:`~.locate.ConfigLocator`), built once per file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import roots  # noqa: F401 - declares skills_roots and skills_refresh, which scopes read
+from .file_settings import FileSettings
+from .locate import ConfigLocator
+from .sources import source_options
+from .validation import validation_options
+
+if TYPE_CHECKING:
+    from ..rules import ValidationOptions
+    from ..settings import ConfigFile
+    from ..sources.options import SourceOptions
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The settings of one configuration file (with the command's flags) and the options
+    they build."""
+
+    settings: FileSettings
+    validation: ValidationOptions
+    sources: SourceOptions
+
+    @property
+    def refresh(self) -> bool:
+        return bool(self.settings("skills_refresh"))
+
+
+class Scopes:
+    """The :class:`Scope` of each path: the configuration file pytest would read for it.
+
+    ``flags`` (ini name -> value, None when not given) beat the environment and every file.
+    A bad value raises :class:`~pytest_agent_skills.errors.ConfigurationError` when the first
+    path its file covers is asked for.
+    """
+
+    def __init__(self, flags: Mapping[str, Any], invocation_dir: Path | None = None) -> None:
+        self.invocation_dir = invocation_dir or Path.cwd()
+        self.flags = dict(flags)
+        self.locator = ConfigLocator(self.invocation_dir)
+        self._by_file: dict[int, Scope] = {}
+
+    def for_path(self, path: str | Path) -> Scope:
+        return self.of(self.locator.locate(path))
+
+    def of(self, config: ConfigFile) -> Scope:
+        scope = self._by_file.get(id(config))
+        if scope is None:
+            values = FileSettings(config, self.flags)
+            scope = Scope(
+                values, validation_options(values), source_options(values, self.invocation_dir)
+            )
+            self._by_file[id(config)] = scope
+        return scope
