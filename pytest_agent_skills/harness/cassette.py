@@ -15,6 +15,7 @@ records everything again.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import math
@@ -446,12 +447,7 @@ class CassetteBackend:
         url = upstream.endpoint
         deadline = Deadline(upstream.total_timeout)
         try:
-            with deadline, httpbounds.client(
-                # A connection is cut by the deadline only once made: connecting may not outlast it.
-                connect_timeout=min(upstream.timeout, upstream.total_timeout),
-                read_timeout=upstream.total_timeout,
-                headers=headers,
-            ) as client, client.stream(
+            with deadline, self._upstream_client(upstream, headers) as client, client.stream(
                 "POST", url, json=body, extensions={"trace": deadline.trace}
             ) as response:
                 content = bytearray()
@@ -480,6 +476,18 @@ class CassetteBackend:
                     UpstreamTimeoutError,
                 ) from None
             raise self._upstream_error(url, f"could not be reached: {error}") from None
+
+    def _upstream_client(
+        self, upstream: Upstream, headers: dict[str, str]
+    ) -> contextlib.AbstractContextManager[Any]:
+        """The httpx client of one exchange with the upstream, closed after it (a subclass
+        may hand out one shared, kept-alive client instead)."""
+        return httpbounds.client(
+            # A connection is cut by the deadline only once made: connecting may not outlast it.
+            connect_timeout=min(upstream.timeout, upstream.total_timeout),
+            read_timeout=upstream.total_timeout,
+            headers=headers,
+        )
 
     def _upstream_error(
         self, url: str, what: str, kind: type[ModelError] = ModelError

@@ -1,0 +1,210 @@
+"""benchmark.json and benchmark.md: every run, the summary per configuration (mean, sample
+standard deviation, min, max), the delta, and whether each eval meets its bar."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .results import RunResult
+
+WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
+
+
+@dataclass(frozen=True)
+class BenchmarkInfo:
+    """benchmark.json's ``metadata``, and the bars."""
+
+    skill_name: str
+    skill_path: str
+    executor_model: str
+    grader_model: str
+    timestamp: str
+    configurations: tuple[str, ...]
+    runs_per_configuration: int
+    min_pass_rate: float
+
+
+def stats(values: Sequence[float], digits: int) -> dict[str, float]:
+    """``{mean, stddev, min, max}``; the sample standard deviation (0 for one value)."""
+    if not values:
+        return {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
+    return {
+        "mean": round(statistics.fmean(values), digits),
+        "stddev": round(statistics.stdev(values), digits) if len(values) > 1 else 0.0,
+        "min": round(min(values), digits),
+        "max": round(max(values), digits),
+    }
+
+
+def _summary(runs: Sequence[RunResult]) -> dict[str, dict[str, float]]:
+    return {
+        "pass_rate": stats([run.pass_rate for run in runs], 4),
+        "time_seconds": stats([run.time_seconds for run in runs], 3),
+        "tokens": stats([float(run.tokens) for run in runs], 1),
+    }
+
+
+Summary = dict[str, dict[str, float]]
+
+
+def _delta(first: Summary, second: Summary) -> dict[str, str]:
+    def signed(name: str, spec: str) -> str:
+        return format(first[name]["mean"] - second[name]["mean"], "+" + spec)
+
+    return {
+        "pass_rate": signed("pass_rate", ".2f"),
+        "time_seconds": signed("time_seconds", ".1f"),
+        "tokens": signed("tokens", ".0f"),
+    }
+
+
+def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """Per eval: each configuration's pass rate, the delta, and whether the eval meets its
+    bar (the mean pass rate with the skill at least ``min_pass_rate``; with a baseline, a
+    delta that is not negative)."""
+    verdicts = []
+    for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
+        mine = [run for run in runs if run.key.eval_id == eval_id]
+        rates = {
+            name: stats([run.pass_rate for run in mine if run.key.configuration == name], 4)
+            for name in info.configurations
+        }
+        first, second = info.configurations
+        delta = rates[first]["mean"] - rates[second]["mean"]
+        problems = []
+        if rates[WITH_SKILL]["mean"] < info.min_pass_rate:
+            problems.append(
+                f"the mean pass rate with the skill {rates[WITH_SKILL]['mean']:.2f} is below"
+                f" {info.min_pass_rate:.2f}"
+            )
+        if second == BASELINE and delta < 0:
+            problems.append(f"the skill does worse than the baseline ({delta:+.2f})")
+        errors = sum(1 for run in mine if run.error)
+        verdicts.append(
+            {
+                "eval_id": eval_id,
+                "eval_name": mine[0].eval_name,
+                "pass_rate": rates,
+                "delta": format(delta, "+.2f"),
+                "errors": errors,
+                "meets_bar": not problems,
+                "problems": problems,
+            }
+        )
+    return verdicts
+
+
+def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, Any]:
+    """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
+    summary: dict[str, Any] = {
+        name: _summary([run for run in runs if run.key.configuration == name])
+        for name in info.configurations
+    }
+    first, second = info.configurations
+    summary["delta"] = _delta(summary[first], summary[second])
+    return {
+        "metadata": {
+            "skill_name": info.skill_name,
+            "skill_path": info.skill_path,
+            "executor_model": info.executor_model,
+            "grader_model": info.grader_model,
+            "timestamp": info.timestamp,
+            "evals_run": list(dict.fromkeys(run.key.eval_id for run in runs)),
+            "runs_per_configuration": info.runs_per_configuration,
+            "configurations": list(info.configurations),
+            "min_pass_rate": info.min_pass_rate,
+        },
+        "runs": [run.benchmark_entry() for run in runs],
+        "run_summary": summary,
+        "evals": eval_verdicts(info, runs),
+        "notes": notes(info, runs),
+    }
+
+
+def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
+    """What a reader should notice: errors, and expectations that do not tell the
+    configurations apart."""
+    found = []
+    errored = [run for run in runs if run.error]
+    if errored:
+        kinds = sorted({run.error.kind for run in errored if run.error})
+        found.append(
+            f"{len(errored)} of {len(runs)} runs failed ({', '.join(kinds)}): counted as"
+            " errors, never as passes"
+        )
+    texts = dict.fromkeys(item.text for run in runs for item in run.expectations)
+    for text in texts:
+        verdicts = {
+            item.passed
+            for run in runs
+            if not run.error
+            for item in run.expectations
+            if item.text == text
+        }
+        if verdicts == {True} and len(info.configurations) > 1:
+            found.append(
+                f"Expectation {text!r} passes in every run of every configuration: it may not"
+                " tell the skill's value"
+            )
+    return found
+
+
+def benchmark_markdown(document: dict[str, Any]) -> str:
+    """benchmark.md: the summary and every run as tables a person reads."""
+    meta = document["metadata"]
+    configurations = meta["configurations"]
+    lines = [
+        f"# Benchmark: {meta['skill_name']}",
+        "",
+        f"Model {meta['executor_model']}, grader {meta['grader_model']},"
+        f" {meta['runs_per_configuration']} runs per configuration, {meta['timestamp']}.",
+        "",
+        "| configuration | pass rate | time (s) | tokens |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name in configurations:
+        part = document["run_summary"][name]
+        lines.append(
+            f"| {name} | {_spread(part['pass_rate'], '.2f')} |"
+            f" {_spread(part['time_seconds'], '.1f')} | {_spread(part['tokens'], '.0f')} |"
+        )
+    delta = document["run_summary"]["delta"]
+    lines.append(f"| delta | {delta['pass_rate']} | {delta['time_seconds']} | {delta['tokens']} |")
+    header = "| eval | " + " | ".join(configurations) + " | delta | bar |"
+    lines += ["", header, "| --- " * (len(configurations) + 3) + "|"]
+    for verdict in document["evals"]:
+        rates = " | ".join(_spread(verdict["pass_rate"][name], ".2f") for name in configurations)
+        bar = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
+        lines.append(
+            f"| {verdict['eval_id']} {verdict['eval_name']} | {rates} | {verdict['delta']}"
+            f" | {bar} |"
+        )
+    lines += ["", run_table(document["runs"])]
+    if document["notes"]:
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def run_table(runs: Sequence[dict[str, Any]]) -> str:
+    """The per-run table (also the failure text of a pytest eval item)."""
+    lines = [
+        "| eval | configuration | run | passed | time (s) | tokens | tool calls | error |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        result = run["result"]
+        error = run.get("error")
+        shown = f"{error['kind']}: {error['message'].splitlines()[0][:120]}" if error else ""
+        lines.append(
+            f"| {run['eval_id']} | {run['configuration']} | {run['run_number']} |"
+            f" {result['passed']}/{result['total']} | {result['time_seconds']:.1f} |"
+            f" {result['tokens']} | {result['tool_calls']} | {shown} |"
+        )
+    return "\n".join(lines)
+
+
+def _spread(part: dict[str, float], spec: str) -> str:
+    return f"{format(part['mean'], spec)} ± {format(part['stddev'], spec)}"

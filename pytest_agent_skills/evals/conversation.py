@@ -1,0 +1,143 @@
+"""One conversation of an eval run: a skill session, the agent loop, the real ``openai``
+client talking to the loopback server, which answers from the run's cassette."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import AgentSkillsError
+from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
+from ..harness.loop import AgentLoop
+from ..harness.runner import ServedModel
+from ..harness.trajectory import Trajectory
+from ..harness.turns import ModelTurn
+from .options import EvalOptions
+from .transport import RunCassette, UpstreamPool
+
+
+@dataclass(frozen=True)
+class ModelAccess:
+    """What every run of an eval shares: the options and the pool of upstream connections."""
+
+    options: EvalOptions
+    pool: UpstreamPool
+
+    def cassette(
+        self, path: Path, substitutions: Mapping[str, str] | Callable[[], Mapping[str, str]]
+    ) -> RunCassette:
+        """The cassette backend of one run at ``path``, this machine's paths matched by their
+        stable names."""
+        return RunCassette(
+            path,
+            self.pool,
+            mode=self.options.record_mode,
+            matcher=Matcher(
+                ignored_fields=DEFAULT_IGNORED_FIELDS | set(self.options.match_ignore),
+                substitutions=substitutions,
+            ),
+            redactor=self.options.redactor(),
+        )
+
+
+@dataclass(frozen=True)
+class ConversationSpec:
+    """One conversation to have: the skills, the user message, the files in work/inputs/."""
+
+    repository: Any
+    prompt: str
+    cassette: Path
+    inputs: Mapping[str, bytes]
+    #: Stable names of this machine's paths (the skill roots), for matching and for the grader.
+    roots: Mapping[str, str]
+    #: Stop the conversation once the model loads this skill (a trigger eval).
+    stop_on_load: str | None = None
+
+
+@dataclass
+class Conversed:
+    """What a conversation gave: its trajectory, the cassette's counts, and its failure."""
+
+    trajectory: Trajectory
+    cassette: RunCassette
+    error: AgentSkillsError | None
+    triggered: bool = False
+
+
+class _LoadWatch:
+    """A model that ends the conversation when the model calls ``skill_load`` for a skill:
+    a trigger eval wants to know whether it loads it, not what it does then."""
+
+    def __init__(self, model: ServedModel, skill: str) -> None:
+        self.model = model
+        self.skill = skill
+        self.triggered = False
+
+    def complete(self, request: dict[str, Any]) -> ModelTurn:
+        turn: ModelTurn = self.model.complete(request)
+        if any(loads(call.name, call.arguments, self.skill) for call in turn.tool_calls):
+            self.triggered = True
+            return ModelTurn(text="", origin=turn.origin)
+        return turn
+
+    def finish(self) -> None:
+        self.model.finish()
+
+
+def loads(name: str, arguments: Any, skill: str) -> bool:
+    """Whether a tool call (``arguments`` as JSON text or parsed) loads ``skill``."""
+    if name != "skill_load":
+        return False
+    if isinstance(arguments, str):
+        import json
+
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return False
+    if not isinstance(arguments, dict):
+        return False
+    named = arguments.get("skill_name", arguments.get("skill", ""))
+    return str(named).strip() == skill
+
+
+def converse(access: ModelAccess, spec: ConversationSpec) -> Conversed:
+    """Have the conversation of ``spec``; a harness failure (the endpoint, the cassette, the
+    turn limit) is returned in :attr:`Conversed.error` with the trajectory up to it."""
+    from ..protocol import SkillSession
+
+    options = access.options
+    session = SkillSession(spec.repository, inputs=spec.inputs, load_mode=options.load_mode)
+
+    def machine_paths() -> dict[str, str]:
+        workspace = session.workspace
+        paths = dict(spec.roots)
+        if workspace is not None:
+            paths[str(workspace.path)] = "<workspace>"
+        return paths
+
+    cassette = access.cassette(spec.cassette, machine_paths)
+    trajectory = Trajectory(spec.prompt)
+    error: AgentSkillsError | None = None
+    watch: _LoadWatch | None = None
+    with contextlib.ExitStack() as stack:
+        stack.callback(session.close)
+        try:
+            if spec.inputs:
+                # Staged before the first model turn, as a skill-creator executor sees them.
+                session._ensure_workspace()
+            served = ServedModel(cassette, model_name=options.model, stream=False)
+            stack.callback(served.close)
+            model: ServedModel | _LoadWatch = served
+            if spec.stop_on_load is not None:
+                model = watch = _LoadWatch(served, spec.stop_on_load)
+            loop = AgentLoop(session, model, model_name=options.model, max_turns=options.max_turns)
+            trajectory = loop.run(spec.prompt)
+        except AgentSkillsError as failure:
+            error = failure
+            trajectory = getattr(failure, "trajectory", None) or trajectory
+            cassette.save_partial()
+    return Conversed(trajectory, cassette, error, watch is not None and watch.triggered)

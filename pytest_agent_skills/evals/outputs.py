@@ -1,0 +1,68 @@
+"""The eval output folder: benchmark.json, benchmark.md, triggers.json, and each run's
+grading.json, timing.json, metrics.json, transcript.json and outputs/ (then report.html).
+
+Each file is written whole or not at all (a temporary file renamed over it); a run's
+folder is replaced as a whole, so no file of an earlier run survives in it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .benchmark import benchmark_markdown
+from .results import RunResult
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def write_bytes(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(content)
+    os.replace(temporary, path)
+
+
+def write_benchmark(out_dir: Path, document: dict[str, Any], runs: Sequence[RunResult]) -> None:
+    """benchmark.json, benchmark.md and every run's folder under ``out_dir``."""
+    for run in runs:
+        write_run(out_dir / run.key.run_dir, run)
+    write_json(out_dir / "benchmark.json", document)
+    write_bytes(out_dir / "benchmark.md", benchmark_markdown(document).encode("utf-8"))
+
+
+def write_run(folder: Path, run: RunResult) -> None:
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    write_json(folder / "grading.json", run.grading())
+    write_json(folder / "timing.json", run.timing)
+    write_json(folder / "metrics.json", run.metrics)
+    write_json(folder / "transcript.json", run.transcript)
+    outputs = folder / "outputs"
+    outputs.mkdir()
+    for name, content in run.outputs.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            continue  # never outside the run's folder (captured files have plain names)
+        write_bytes(outputs / relative, content)
+
+
+def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
+    write_json(out_dir / "triggers.json", document)
+
+
+def write_report_if_available(out_dir: Path) -> Path | None:
+    """report.html, when the report writer is installed."""
+    try:
+        from .report import write_report  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None
+    written: Path = write_report(out_dir)
+    return written

@@ -1,0 +1,229 @@
+"""One eval run: the conversation, its code-checked and grader-graded expectations, its
+timings; recorded beside its cassettes so that a replay gives the same result.
+
+Each run has three files in the cassette folder: ``run-<n>.json`` (the conversation),
+``run-<n>.grader.json`` (the grading) and ``run-<n>.run.json`` (the wall times as
+recorded, and a failure of the endpoint the cassettes cannot replay).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import AgentSkillsError
+from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
+from .conversation import ConversationSpec, ModelAccess, converse
+from .grader import Graded, GradingError, GradingRequest, files_text, grade, transcript_text
+from .results import RunError, RunKey, RunResult, metrics_json, transcript_json
+from .spec import EvalCase
+from .transport import StoppedError
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """One run to make: which eval, in which configuration (its skills), its number."""
+
+    key: RunKey
+    case: EvalCase
+    repository: Any
+    skill_dir: Path
+    #: Stable names of the skill roots' paths.
+    roots: Mapping[str, str]
+    #: The folder of this eval's and configuration's cassettes.
+    cassettes: Path
+
+    def cassette(self, suffix: str) -> Path:
+        return self.cassettes / f"run-{self.key.run_number}{suffix}"
+
+
+def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
+    """Make one run; every failure is recorded in the result, never raised."""
+    record = _read_record(plan.cassette(".run.json"))
+    if access.options.record_mode == "none" and (record.get("error") or {}).get("kind") == "model":
+        return _recorded_failure(plan, record)
+    inputs = {Path(name).name: (plan.skill_dir / name).read_bytes() for name in plan.case.files}
+    prompt = plan.case.prompt
+    if inputs:
+        prompt += "\n\nInput files (in work/inputs/): " + ", ".join(sorted(inputs))
+    started, clock = _now(), time.perf_counter()
+    conversed = converse(
+        access,
+        ConversationSpec(plan.repository, prompt, plan.cassette(".json"), inputs, plan.roots),
+    )
+    executor_seconds = time.perf_counter() - clock
+    executor_end = _now()
+    trajectory = conversed.trajectory
+    paths = dict(plan.roots)
+    if trajectory.workspace is not None:
+        paths[str(trajectory.workspace)] = "<workspace>"
+    outputs = {
+        name[len("out/") :]: content
+        for name, content in trajectory.files.items()
+        if name.startswith("out/")
+    }
+    transcript = transcript_text(trajectory, paths)
+    error = _error(conversed.error)
+    graded: dict[int, Graded] = {}
+    grader_seconds, grader_start = 0.0, _now()
+    grader_recorded = False
+    if error is None:
+        graded = _checked_by_code(plan.case, trajectory)
+        strings = plan.case.graded
+        if strings:
+            clock = time.perf_counter()
+            request = GradingRequest(
+                tuple(strings),
+                transcript,
+                files_text(outputs, paths),
+                plan.cassette(".grader.json"),
+            )
+            try:
+                by_grader, _ = grade(access, request)
+            except AgentSkillsError as failure:
+                error = _error(failure)
+                grader_recorded = True
+            else:
+                texts = iter(by_grader)
+                for index, item in enumerate(plan.case.expectations):
+                    if isinstance(item, str):
+                        graded[index] = next(texts)
+            grader_seconds = time.perf_counter() - clock
+    expectations = tuple(
+        graded.get(index) or _not_graded(item, error)
+        for index, item in enumerate(plan.case.expectations)
+    )
+    timing = {
+        "total_tokens": conversed.cassette.tokens,
+        "duration_ms": round(executor_seconds * 1000),
+        "total_duration_seconds": round(executor_seconds + grader_seconds, 3),
+        "executor_start": started,
+        "executor_end": executor_end,
+        "executor_duration_seconds": round(executor_seconds, 3),
+        "grader_start": grader_start,
+        "grader_end": _now(),
+        "grader_duration_seconds": round(grader_seconds, 3),
+    }
+    recorded = conversed.cassette.recorded > 0 or grader_recorded
+    if record.get("timing") and not recorded:
+        timing = record["timing"]  # a replay: the wall times as recorded
+    elif access.options.record_mode != "none" and (error is None or error.kind != "interrupted"):
+        _write_record(plan.cassette(".run.json"), timing, error, conversed.cassette.tokens)
+    usage = {
+        "prompt_tokens": conversed.cassette.prompt_tokens,
+        "completion_tokens": conversed.cassette.completion_tokens,
+        "total_tokens": conversed.cassette.tokens,
+    }
+    transcript_data = transcript_json(plan.key, prompt, trajectory, error, usage)
+    return RunResult(
+        key=plan.key,
+        eval_name=plan.case.title,
+        prompt=prompt,
+        expectations=expectations,
+        error=error,
+        timing=timing,
+        tokens=conversed.cassette.tokens,
+        usage=usage,
+        transcript=transcript_data,
+        metrics=metrics_json(trajectory, outputs, len(transcript)),
+        outputs=outputs,
+    )
+
+
+def interrupted(plan: RunPlan) -> RunResult:
+    """The result of a run the eval was stopped before."""
+    error = RunError("interrupted", "the eval was stopped (Ctrl-C) before this run finished")
+    return RunResult(
+        key=plan.key,
+        eval_name=plan.case.title,
+        prompt=plan.case.prompt,
+        expectations=tuple(_not_graded(item, error) for item in plan.case.expectations),
+        error=error,
+        timing={},
+    )
+
+
+def _checked_by_code(case: EvalCase, trajectory: Any) -> dict[int, Graded]:
+    from ..harness.expect import check
+
+    graded = {}
+    for index, item in enumerate(case.expectations):
+        if isinstance(item, str):
+            continue
+        failures = check(trajectory, item)
+        evidence = (
+            "; ".join(f"{failure.key}: {failure.message}" for failure in failures)
+            if failures
+            else "checked by code: met"
+        )
+        graded[index] = Graded(_expectation_text(item), not failures, evidence)
+    return graded
+
+
+def _expectation_text(item: str | Mapping[str, Any]) -> str:
+    return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+
+
+def _not_graded(item: str | Mapping[str, Any], error: RunError | None) -> Graded:
+    why = f"not graded: the run failed ({error.kind}): {error.message}" if error else ""
+    return Graded(_expectation_text(item), False, why[:2000])
+
+
+def _error(failure: BaseException | None) -> RunError | None:
+    if failure is None:
+        return None
+    if isinstance(failure, StoppedError):
+        return RunError("interrupted", str(failure))
+    if isinstance(failure, GradingError):
+        return RunError("grading", str(failure))
+    if isinstance(failure, ModelError) and not isinstance(
+        failure, (CassetteMissError, NoCassetteError)
+    ):
+        return RunError("model", str(failure))
+    message = str(failure)
+    if isinstance(failure, (CassetteMissError, NoCassetteError)):
+        message += (
+            "\nThe skill or the eval changed since the recording (or it was never recorded):"
+            " re-record with `agent-skills eval SKILL_DIR --record new` (and an upstream)."
+        )
+    return RunError("harness", message)
+
+
+def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> RunResult:
+    """A run whose endpoint failed while it was recorded: replayed as that failure."""
+    error = RunError("model", str(record["error"].get("message", "")))
+    return RunResult(
+        key=plan.key,
+        eval_name=plan.case.title,
+        prompt=plan.case.prompt,
+        expectations=tuple(_not_graded(item, error) for item in plan.case.expectations),
+        error=error,
+        timing=dict(record.get("timing") or {}),
+        tokens=int(record.get("tokens", 0)),
+    )
+
+
+def _read_record(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_record(path: Path, timing: dict[str, Any], error: RunError | None, tokens: int) -> None:
+    document = {"timing": timing, "tokens": tokens, "error": error.to_json() if error else None}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
