@@ -309,6 +309,18 @@ def _run_docker_image(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _configure_eval(parser: argparse.ArgumentParser) -> None:
+    from .evals.command import configure
+
+    configure(parser)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    from .evals.command import run
+
+    return run(args)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate", "check SKILL.md files against the rules", _configure_validate, _run_validate
@@ -321,6 +333,13 @@ COMMANDS: tuple[Command, ...] = (
         " python3; debootstrap, as root, once)",
         _configure_docker_image,
         _run_docker_image,
+    ),
+    Command(
+        "eval",
+        "run a skill's evals/evals.json with and without the skill (or its evals/triggers.json"
+        " with --triggers), graded; replayed from cassettes, or recorded with --record",
+        _configure_eval,
+        _run_eval,
     ),
 )
 

@@ -33,6 +33,7 @@ GLUE_PLUGINS = (
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.sources_options",
+    "pytest_agent_skills.glue.evals",
 )
 
 #: The modules declaring settings, in the order pytest loads them: the shared roots first

@@ -148,7 +148,9 @@ class FakeEndpoint:
         if len(tools_done) == 1:
             command = "python3 scripts/stats.py work/inputs/data.csv"
             arguments = json.dumps({"skill": "csv-stats", "command": command})
-            return self._turn(ModelTurn(tool_calls=(ToolCall("call_2", "skill_run", arguments),)), body)
+            return self._turn(
+                ModelTurn(tool_calls=(ToolCall("call_2", "skill_run", arguments),)), body
+            )
         found = re.search(r"mean ([0-9.]+)", tools_done[-1]["content"] or "")
         mean = found.group(1) if found else "unknown"
         return self._turn(ModelTurn(text=f"The script computed the mean: {mean}"), body)

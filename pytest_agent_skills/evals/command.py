@@ -1,0 +1,120 @@
+"""``agent-skills eval SKILL_DIR``: run a skill's evals (or its trigger queries), write the
+output folder, exit 0 when every eval meets its bar, 1 when one falls short, 2 on usage
+errors, 130 when stopped by Ctrl-C (what finished is written)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
+
+#: The plugin setting each flag sets (ini name -> argparse dest).
+EVAL_FLAGS = {
+    "skills_eval_runs": "runs",
+    "skills_eval_jobs": "jobs",
+    "skills_record": "record",
+    "skills_upstream_url": "upstream_url",
+    "skills_model": "model",
+    "skills_grader_model": "grader_model",
+    "skills_eval_min_pass_rate": "min_pass_rate",
+    "skills_eval_threshold": "threshold",
+    "skills_eval_cassettes": "cassettes",
+    "skills_eval_attempts": "attempts",
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
+    parser.add_argument("--out", type=Path, default=Path("evals-out"), help="output folder")
+    parser.add_argument(
+        "--triggers",
+        action="store_true",
+        help="measure the trigger rate of evals/triggers.json instead of running evals.json",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="compare against this earlier version of the skill instead of without it",
+    )
+    parser.add_argument(
+        "--eval", type=int, action="append", dest="only", metavar="ID", help="only this eval"
+    )
+    parser.add_argument("--runs", type=int, metavar="N", help="runs per configuration (3)")
+    parser.add_argument("--jobs", type=int, metavar="J", help="runs at once (4)")
+    parser.add_argument(
+        "--record",
+        choices=("none", "once", "new", "all"),
+        help="cassette record mode (none: replay offline, the default)",
+    )
+    parser.add_argument("--upstream-url", metavar="BASE_URL", help="endpoint to record from")
+    parser.add_argument("--model", help="model name of the agent")
+    parser.add_argument("--grader-model", metavar="MODEL", help="model of the grader")
+    parser.add_argument("--min-pass-rate", type=float, metavar="RATE", help="bar (1.0)")
+    parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
+    parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
+    parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..config.file_settings import FileSettings
+    from ..settings import ConfigFile, load_all
+    from .benchmark import run_table
+    from .options import eval_options
+    from .outputs import write_benchmark, write_report_if_available, write_triggers
+    from .runner import EvalRequest, run_benchmark, run_triggers
+
+    load_all()
+    flags: dict[str, Any] = {ini: getattr(args, dest) for ini, dest in EVAL_FLAGS.items()}
+    values = FileSettings(ConfigFile.locate([args.skill_dir]), flags)
+    request = EvalRequest(
+        args.skill_dir,
+        eval_options(values),
+        baseline=args.baseline,
+        only=tuple(args.only or ()),
+        progress=None if args.quiet else sys.stderr,
+    )
+    out: Path = args.out
+    if args.triggers:
+        triggers = run_triggers(request)
+        write_triggers(out, triggers.document)
+        write_report_if_available(out)
+        for result in triggers.document["results"]:
+            verdict = "pass" if result["pass"] else "FAIL"
+            print(
+                f"{verdict}  rate {result['trigger_rate']:.2f} ({result['triggers']}/"
+                f"{result['runs']}), should{'' if result['should_trigger'] else ' not'}"
+                f" trigger: {result['query']}"
+            )
+        summary = triggers.document["summary"]
+        print(f"{summary['passed']}/{summary['total']} trigger queries pass; wrote {out}")
+        if triggers.interrupted:
+            return EXIT_INTERRUPTED
+        return EXIT_OK if summary["failed"] == 0 else EXIT_SHORT
+    outcome = run_benchmark(request)
+    write_benchmark(out, outcome.document, outcome.runs)
+    write_report_if_available(out)
+    short = [verdict for verdict in outcome.document["evals"] if not verdict["meets_bar"]]
+    for verdict in outcome.document["evals"]:
+        rates = ", ".join(
+            f"{name} {part['mean']:.2f}±{part['stddev']:.2f}"
+            for name, part in verdict["pass_rate"].items()
+        )
+        shown = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
+        print(f"eval {verdict['eval_id']} {verdict['eval_name']}: {rates} ({shown})")
+    errors = [run for run in outcome.document["runs"] if run["error"]]
+    if errors:
+        print(run_table(errors), file=sys.stderr)
+        print(
+            f"first error ({errors[0]['run_dir']}):\n{errors[0]['error']['message']}",
+            file=sys.stderr,
+        )
+    print(f"wrote {out / 'benchmark.json'}")
+    if outcome.interrupted:
+        print("interrupted: the runs that finished are written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_SHORT if short else EXIT_OK

@@ -1,0 +1,162 @@
+"""pytest glue of skill evals: a skill's ``evals/evals.json`` is one item per eval, its
+``evals/triggers.json`` one item; each replays from the eval cassettes by default and fails
+below the bars with the per-run table (the library is :mod:`pytest_agent_skills.evals`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import settings
+from ..errors import AgentSkillsError, ConfigurationError
+from ..evals.options import EVAL_SETTINGS
+from ..filenames import SKILL_FILE
+
+EVALS_NAME, TRIGGERS_NAME = "evals.json", "triggers.json"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_to_parser(parser, EVAL_SETTINGS)
+
+
+def _is_eval_file(path: Path) -> bool:
+    return (
+        path.name in (EVALS_NAME, TRIGGERS_NAME)
+        and path.parent.name == "evals"
+        and (path.parent.parent / SKILL_FILE).is_file()
+    )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    if not _is_eval_file(file_path):
+        return None
+    kind = EvalsFile if file_path.name == EVALS_NAME else TriggersFile
+    return kind.from_parent(parent, path=file_path)
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """The eval files of skills under the skill roots (dot-folders pytest does not walk)."""
+    from .roots import root_files, selected_root_files
+
+    collected = {item.path.resolve() for item in items if isinstance(item, _EvalItem)}
+    for path in selected_root_files(session, _root_eval_files(root_files(config).skills)):
+        if path.resolve() not in collected:
+            kind = EvalsFile if path.name == EVALS_NAME else TriggersFile
+            items.extend(session.genitems(kind.from_parent(session, path=path)))
+
+
+def _root_eval_files(skills: list[tuple[Path, Path]]) -> Iterator[tuple[Path, Path]]:
+    for root, skill_file in skills:
+        for name in (EVALS_NAME, TRIGGERS_NAME):
+            path = skill_file.parent / "evals" / name
+            if os.path.isfile(path):
+                yield root, path
+
+
+def _request(node: pytest.Item, only: tuple[int, ...] = ()) -> Any:
+    from ..evals.options import eval_options
+    from ..evals.runner import EvalRequest
+
+    try:
+        options = eval_options(settings.PluginSettings(node.config))
+    except ConfigurationError as error:
+        raise pytest.UsageError(str(error)) from None
+    return EvalRequest(node.path.parent.parent, options, only=only)
+
+
+class EvalFailed(AgentSkillsError):
+    """An eval below its bar; the message is the failure text."""
+
+
+class EvalsFile(pytest.File):
+    """A skill's ``evals/evals.json``: one item per eval."""
+
+    def collect(self) -> list[pytest.Item]:
+        from ..evals.spec import EvalFileError, load_evals
+        from ..skill import Skill
+
+        try:
+            evals = load_evals(self.path.parent.parent, Skill.load(self.path.parent.parent).name)
+        except (EvalFileError, AgentSkillsError) as error:
+            raise self.CollectError(str(error)) from None
+        return [
+            EvalItem.from_parent(self, name=f"eval {case.id}: {case.title}", eval_id=case.id)
+            for case in evals.evals
+        ]
+
+
+class TriggersFile(pytest.File):
+    """A skill's ``evals/triggers.json``: one item for all its queries."""
+
+    def collect(self) -> list[pytest.Item]:
+        return [TriggersItem.from_parent(self, name="triggers")]
+
+
+class _EvalItem(pytest.Item):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, AgentSkillsError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.name
+
+
+class EvalItem(_EvalItem):
+    """One eval: its runs in every configuration, replayed; fails below the bars."""
+
+    def __init__(self, *, eval_id: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.eval_id = eval_id
+
+    def runtest(self) -> None:
+        from ..evals.benchmark import run_table
+        from ..evals.runner import run_benchmark
+
+        outcome = run_benchmark(_request(self, (self.eval_id,)))
+        verdict = outcome.document["evals"][0]
+        if verdict["meets_bar"] and not outcome.interrupted:
+            return
+        rates = ", ".join(
+            f"{name} {part['mean']:.2f} ± {part['stddev']:.2f}"
+            for name, part in verdict["pass_rate"].items()
+        )
+        lines = [
+            f"eval {self.eval_id} ({verdict['eval_name']}) is below its bar: "
+            + "; ".join(verdict["problems"]),
+            f"pass rate: {rates}; delta {verdict['delta']}",
+            run_table(outcome.document["runs"]),
+        ]
+        errors = [run for run in outcome.document["runs"] if run["error"]]
+        if errors:
+            first = errors[0]
+            lines.append(f"first error ({first['run_dir']}): {first['error']['message']}")
+        raise EvalFailed("\n".join(lines))
+
+
+class TriggersItem(_EvalItem):
+    """Every query of ``evals/triggers.json``: fails when one misses its bar."""
+
+    def runtest(self) -> None:
+        from ..evals.runner import run_triggers
+
+        outcome = run_triggers(_request(self))
+        failed = [result for result in outcome.document["results"] if not result["pass"]]
+        if not failed:
+            return
+        lines = [f"{len(failed)} of {len(outcome.document['results'])} trigger queries miss:"]
+        for result in failed:
+            should = "should" if result["should_trigger"] else "should not"
+            lines.append(
+                f"- {result['query']!r} {should} trigger: rate {result['trigger_rate']:.2f}"
+                f" ({result['triggers']}/{result['runs']} runs loaded the skill"
+                f"{', ' + str(result['errors']) + ' errors' if result['errors'] else ''})"
+            )
+            lines.extend(f"  error: {message}" for message in result["error_messages"][:1])
+        raise EvalFailed("\n".join(lines))
