@@ -82,8 +82,11 @@ START_UP_MODULES = [
     "pytest_agent_skills.config.sources",
     "pytest_agent_skills.config.validation",
     "pytest_agent_skills.errors",
+    "pytest_agent_skills.evals",
+    "pytest_agent_skills.evals.options",  # the eval settings; imports no harness
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",
+    "pytest_agent_skills.glue.evals",
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
     "pytest_agent_skills.glue.roots",
