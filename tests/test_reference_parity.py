@@ -3,7 +3,7 @@
 The reference runs in its own virtualenv (``tests/reference/reference_venv.py``), driven by
 ``tests/reference/oracle.py`` in one process for all sequences.  Each step is compared:
 results as the model sees them, the state delta and the merged state (1.2.0's ``True`` mapped
-to the seed's ``"1"``, its ``loaded_order`` key dropped), the overview lines and the
+to the documented ``"1"``, its ``loaded_order`` key dropped), the overview lines and the
 loaded-skill text of the system message, the tools the dynamic tool set exposes, and the state
 after each request and at each new user message (the load modes clear it there).  The
 documented differences (docs/protocol.md, "Divergences") are asserted as such, each on the last
@@ -719,7 +719,7 @@ def stub_tool(name: str) -> Callable[..., dict[str, Any]]:
 
 
 def reference_value(value: Any) -> Any:
-    """A reference state value in the seed's form: ``True`` -> ``"1"``."""
+    """A reference state value in the documented form: ``True`` -> ``"1"``."""
     return "1" if value is True else value
 
 

@@ -1,12 +1,12 @@
-"""Session state of the skill protocol: the seed's ``temp:skill:*`` keys, and the load modes.
+"""Session state of the skill protocol: the documented ``temp:skill:*`` keys, and the load modes.
 
 Tools never write the session state directly: each call returns a *state
 delta* that the session merges after the call, exactly as the reference
 framework merges ``actions.state_delta``.  Readers (the tools themselves,
 prompt assembly, dynamic tool exposure) always look at the state merged
-with the pending delta, as the seed's best practices ask.
+with the pending delta, as the reference's documented best practices ask.
 
-Values follow the seed, not 1.2.0: ``loaded`` is the string ``"1"`` (1.2.0
+Values follow the reference's documentation, not 1.2.0: ``loaded`` is the string ``"1"`` (1.2.0
 stores ``True``); keys are not scoped by agent name (1.2.0's legacy form,
 used when the agent has no name).  Selections are JSON arrays written as the
 reference writes them (``json.dumps``: non-ASCII escaped, duplicates kept).

@@ -209,7 +209,7 @@ def _skill_load(context: ToolContext, arguments: dict[str, Any]) -> str:
         context.write(keys.docs(name), Selection(names=tuple(docs)).encode())
     elif not reload or context.state.get(keys.docs(name)) is None:
         context.write(keys.docs(name), Selection().encode())
-    # The first load selects every declared tool; a reload keeps the selection (the seed:
+    # The first load selects every declared tool; a reload keeps the selection (as documented:
     # "tool selection persists until modified by skill_select_tools").
     if skill.tools and (not reload or context.state.get(keys.tools(name)) is None):
         context.write(keys.tools(name), Selection(names=tuple(skill.tools)).encode())
