@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from ._lazy import cached_attribute
-from .skill import BASE_DIR_PLACEHOLDER
+from .filenames import BASE_DIR_PLACEHOLDER
 
 #: Info-string languages of a fenced block that holds Markdown text (an example, not instructions).
 MARKDOWN_LANGUAGES = frozenset({"markdown", "md", "mdx", "gfm", "commonmark"})
@@ -50,9 +50,10 @@ _PLAIN_DESTINATION = re.compile(
     r"[ \t]*\n?[ \t]*([^\s()<>\\&]+)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
 )
 _LOOSE_DESTINATION = re.compile(r"\s*<?([^)\s>]*)")
-#: A bare path from the '/' after its first folder: more folders, then a file name with an
-#: extension ('scripts/run.py', 'assets/a/b.tar.gz').
-_PATH_AFTER_SLASH = re.compile(r"/(?:[\w-]+/)*[\w.-]*\w\.[A-Za-z0-9]+(?![\w/])")
+#: A bare path from the '/' after its first folder: more folders (whose names may hold dots:
+#: 'v1.2.3/', 'UiPath.DataService.Activities/'), then a file name with an extension
+#: ('scripts/run.py', 'assets/a/b.tar.gz').
+_PATH_AFTER_SLASH = re.compile(r"/(?:[\w-][\w.-]*/)*[\w.-]*\w\.[A-Za-z0-9]+(?![\w/])")
 _BRACKET_END = re.compile(r"\][(:]")
 #: A line that may be a reference definition: label (not a footnote's '^'), ':', destination,
 #: then the end of the line or a title.
@@ -671,7 +672,9 @@ def _inline_tokens(md: Any, content: str, env: dict[str, Any]) -> list[tuple[Any
     if _STATE_CLASS is None:
         from markdown_it.rules_inline import StateInline
 
-        class PositionedState(StateInline):  # type: ignore[misc]
+        class PositionedState(StateInline):
+            starts: list[tuple[Any, int]]
+
             def push(self, ttype: str, tag: str, nesting: Any) -> Any:
                 token = super().push(ttype, tag, nesting)
                 self.starts.append((token, self.pos))
@@ -684,7 +687,8 @@ def _inline_tokens(md: Any, content: str, env: dict[str, Any]) -> list[tuple[Any
     md.inline.tokenize(state)
     for rule in md.inline.ruler2.getRules(""):
         rule(state)
-    return state.starts
+    starts: list[tuple[Any, int]] = state.starts
+    return starts
 
 
 def _read_inline(

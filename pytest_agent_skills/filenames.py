@@ -2,6 +2,9 @@
 them before any skill or scenario needs parsing), and how a file name is shown."""
 
 SKILL_FILE = "SKILL.md"
+#: What the runtime replaces with the skill folder in a skill's texts: what follows it is a path
+#: from the skill root.
+BASE_DIR_PLACEHOLDER = "__BASE_DIR__"
 SCENARIO_SUFFIX = ".scenario.yaml"
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from enum import Enum
-from typing import Any
 
 _NOT_NAMES = frozenset({"", ".", ".."})
 
@@ -29,7 +28,6 @@ class Kind(Enum):
     UNSETTLED = "unsettled"
 
 
-_UNLISTED: Any = object()
 _UNSETTLED = (Kind.UNSETTLED, None)
 _ABSENT = (Kind.ABSENT, None)
 _FOLDER = (Kind.FOLDER, None)
@@ -43,9 +41,9 @@ class FolderListings:
 
     def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
         """The entries of ``folder`` by name; None when it cannot be listed."""
-        found = self._folders.get(folder, _UNLISTED)
-        if found is not _UNLISTED:
-            return found
+        if folder in self._folders:
+            return self._folders[folder]
+        found: dict[str, os.DirEntry[str]] | None
         try:
             with os.scandir(folder) as scan:
                 found = {entry.name: entry for entry in scan}

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import AgentSkillsError
+from .filenames import SKILL_FILE
 from .listings import FolderListings
-from .skill import SKILL_FILE, Skill
+from .skill import Skill
 
 
 class UnknownSkillError(AgentSkillsError, LookupError):

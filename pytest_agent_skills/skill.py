@@ -28,7 +28,7 @@ import yaml
 from . import yamlguard
 from ._lazy import cached_attribute
 from .errors import LocatedError
-from .filenames import SKILL_FILE
+from .filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 from .listings import FolderListings
@@ -37,7 +37,6 @@ from .plainyaml import read_plain
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
 
-BASE_DIR_PLACEHOLDER = "__BASE_DIR__"
 DOC_SUFFIXES = frozenset({".md", ".txt"})
 SCRIPT_SUFFIXES = frozenset(
     {
@@ -328,7 +327,7 @@ def _compose(
     except yamlguard.AliasExpansionError as error:
         problem(
             "frontmatter-yaml",
-            first_line + error.problem_mark.line,
+            first_line + (error.problem_mark.line if error.problem_mark is not None else 0),
             f"the front matter is refused: {error.problem}. Write the values out instead of"
             " repeating aliases.",
         )

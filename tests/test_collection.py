@@ -207,6 +207,26 @@ def test_duplicate_names_across_roots(pytester: pytest.Pytester) -> None:
     )
 
 
+def test_a_skill_md_without_a_name_owns_no_name(pytester: pytest.Pytester) -> None:
+    """Fragments under skill-flavors/ (collected before skills/) have a SKILL.md without front
+    matter or without a name: the real skills of those folder names are not duplicates; two
+    real skills declaring one name still are."""
+    from test_rules import write_flavoured_repository
+
+    write_flavoured_repository(pytester.path)
+    result = run(pytester)
+    result.stdout.fnmatch_lines(
+        [
+            "skill-flavors/csv/SKILL.md:1: error [[]name-missing[]] *",
+            "skill-flavors/pdf/SKILL.md:1: error [[]frontmatter-missing[]] *",
+            "vendor/csv/SKILL.md:2: error [[]name-duplicate[]] skill 'csv' is also defined in"
+            " */skills/csv/SKILL.md, which wins*",
+        ]
+    )
+    assert "\nskills/csv/SKILL.md:" not in result.stdout.str()  # no finding on the real skills
+    assert "\nskills/pdf/SKILL.md:" not in result.stdout.str()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

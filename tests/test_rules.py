@@ -424,6 +424,33 @@ def test_duplicate_names_across_roots_first_root_wins(tmp_path: Path) -> None:
     assert finding.path == second / "SKILL.md"
 
 
+def write_flavoured_repository(root: Path) -> None:
+    """A repository whose ``skill-flavors/`` (sorted before ``skills/``) holds fragments with a
+    SKILL.md but no front matter or no name, beside two real skills declaring one name."""
+    fragment = "# PDF, the short flavour\n\nPaste this under the pdf skill's body.\n"
+    (root / "skill-flavors" / "pdf").mkdir(parents=True)
+    (root / "skill-flavors" / "pdf" / "SKILL.md").write_text(fragment, encoding="utf-8")
+    write_skill(root / "skill-flavors", "csv", front="description: The csv flavour.\n")
+    write_skill(root / "skills", "csv")
+    write_skill(root / "skills", "pdf", front="name: pdf\ndescription: Reads PDFs. Use for PDFs.\n")
+    write_skill(root / "vendor", "csv")
+
+
+def test_a_skill_md_without_a_name_neither_wins_nor_loses_a_name(tmp_path: Path) -> None:
+    write_flavoured_repository(tmp_path)
+    rules = {
+        report.skill.directory.relative_to(tmp_path).as_posix(): [f.rule for f in report.findings]
+        for report in validate_paths([tmp_path])
+    }
+    assert rules == {
+        "skill-flavors/csv": ["name-missing"],
+        "skill-flavors/pdf": ["frontmatter-missing"],
+        "skills/csv": [],
+        "skills/pdf": [],
+        "vendor/csv": ["name-duplicate"],  # two skills declaring 'csv': the second is blamed
+    }
+
+
 def test_validate_paths_accepts_a_skill_md_a_skill_folder_and_a_root(tmp_path: Path) -> None:
     write_skill(tmp_path, "a")
     write_skill(tmp_path, "b")

@@ -14,7 +14,16 @@ from pytest_agent_skills import bodyscan
 from pytest_agent_skills.rules import ValidationOptions, validate, validate_paths
 from pytest_agent_skills.skill import Skill
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+#: The public corpus beside the repository (``../shared/corpus``), or beside a folder holding
+#: the repository's worktrees.
+CORPUS = next(
+    (
+        folder / "shared" / "corpus"
+        for folder in Path(__file__).resolve().parents[1:]
+        if (folder / "shared" / "corpus").is_dir()
+    ),
+    Path(__file__).resolve().parents[2] / "shared" / "corpus",
+)
 
 
 def skill(
@@ -248,6 +257,120 @@ def test_a_placeholder_script_name_is_no_reference(tmp_path: Path) -> None:
         {"scripts/phase_diagram.py": ""},
     )
     assert findings(directory) == [("reference-missing", 8)]  # structure_converter.py
+
+
+def missing_targets(directory: Path) -> list[tuple[str, int]]:
+    """(target, line) of each reference-missing finding."""
+    return [
+        (re.search(r"refers to '([^']+)'", finding.message).group(1), finding.line or 0)
+        for finding in validate(Skill.load(directory))
+        if finding.rule == "reference-missing"
+    ]
+
+
+def test_folder_names_with_dots_are_part_of_the_path(tmp_path: Path) -> None:
+    """Versioned folders and .NET package names (UiPath.DataService.Activities) as folder
+    names, in links and in inline paths: the path is the whole one, found or missing."""
+    body = (
+        "Read [the 1.2.3 notes](references/v1.2.3/o.md) and\n"
+        "`references/activity-docs/UiPath.DataService.Activities/overview.md`; the one-dot\n"
+        "folder too: `references/v1.2/o.md`.\n\n"
+        "The 2.0 notes are gone: [notes](references/v2.0.1/o.md), and so is\n"
+        "`references/activity-docs/UiPath.Mail.Activities/overview.md`.\n"
+    )
+    directory = skill(
+        tmp_path,
+        "uipath-docs",
+        "Answers UiPath activity questions. Use for UiPath.",
+        body,
+        {
+            "references/v1.2.3/o.md": "# 1.2.3\n",
+            "references/v1.2/o.md": "# 1.2\n",
+            "references/activity-docs/UiPath.DataService.Activities/overview.md": "# DS\n",
+        },
+    )
+    assert missing_targets(directory) == [
+        ("references/v2.0.1/o.md", 9),
+        ("references/activity-docs/UiPath.Mail.Activities/overview.md", 10),
+    ]
+
+
+# A guide to writing skills, as skill-writing skills are: it names files a skill might have
+# or create; its own tools and docs are real references.
+SKILL_AUTHOR = """# Skill author
+
+Skills keep code in `scripts/`, docs in `references/` and templates in `assets/`.
+
+## Scripts
+
+- **When to add one**: the same code gets rewritten for every request
+- **Example**: `scripts/resize_image.py` for image resizing
+- **Examples**: `references/pricing.md` for price tables, `references/contracts.md` for terms
+
+Example: for a `sheet-report` skill that answers "what were sales last week?", the plan shows:
+
+1. Each request re-reads the table layout
+2. A `references/tables.md` file describing the tables would save that work
+
+Open the matching guide (e.g., `references/guides/charts.md`) and copy its template.
+For example, a deploy skill could keep `assets/deploy-template.yaml`.
+
+Examples:
+- `references/faq.md`
+- `assets/logo.svg`
+
+Run the examples:
+- `python scripts/demo.py`
+
+Save the chart as `assets/chart.png`, then check the skill:
+
+```bash
+python scripts/check_skill.py path/to/skill -o assets/report.json
+python scripts/check_skill.py --help > assets/help.txt
+python scripts/lint_skill.py --output assets/lint.json
+```
+
+Every script prints its usage: `python scripts/script_name.py --help`.
+
+## Check your skill
+
+Read [the layout rules](reference/layout.md) first, then `references/checklist.md`.
+"""
+
+
+def test_example_paths_in_a_skill_writing_guide_are_not_references(tmp_path: Path) -> None:
+    directory = skill(
+        tmp_path,
+        "skill-author",
+        "Helps write Agent Skills. Use when asked to create a skill.",
+        SKILL_AUTHOR,
+        {"scripts/check_skill.py": "", "references/layout.md": "# Layout\n"},
+    )
+    # The examples, the file to create, the outputs and the placeholder give nothing; the
+    # script the examples list names, the tool the commands run, a link to 'reference/'
+    # (the folder is 'references/') and a doc named plainly stay errors.
+    assert missing_targets(directory) == [
+        ("scripts/demo.py", 28),
+        ("scripts/lint_skill.py", 35),
+        ("reference/layout.md", 42),
+        ("references/checklist.md", 42),
+    ]
+
+
+def test_a_lead_in_makes_only_its_own_sentence_an_example(tmp_path: Path) -> None:
+    body = (
+        "Charts are drawn from templates (e.g. `assets/bar.json`). Load `assets/line.json`.\n"
+        "To add a new chart, see `references/charts.md`.\n"
+        "Generate the report with `scripts/report.py`.\n\n"
+        "```bash\n# Save results to a file\npython scripts/fetch.py --all\n```\n"
+    )
+    directory = skill(tmp_path, "charts", "Draws charts. Use for charts.", body)
+    assert missing_targets(directory) == [
+        ("assets/line.json", 5),
+        ("references/charts.md", 6),
+        ("scripts/report.py", 7),
+        ("scripts/fetch.py", 11),
+    ]
 
 
 #: Every finding on the public corpus but the size guidance (body-too-long, body-tokens) and

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
+from ..filenames import SKILL_FILE
 from ..files import (
     FileReadError,
     NotRegularFileError,
@@ -28,8 +29,9 @@ from ..files import (
     user_ids,
 )
 from ..listings import FolderListings, Kind
-from ..skill import SKILL_FILE, Skill
+from ..skill import Skill
 from ._base import Hit
+from ._illustrations import is_illustration
 from ._options import ValidationOptions
 
 #: Folders the spec names; bare paths under them (or under any folder the skill has) are references.
@@ -263,20 +265,6 @@ def _parsed(
 _offset = operator.attrgetter("offset")
 
 
-#: File names that stand for any file in prose ("each script has help: `python
-#: scripts/script_name.py --help`"): not a reference to a file of that name.
-_PLACEHOLDER = re.compile(
-    r"(?:script|file|tool|skill|module|your)[_-]?name|your[_-][\w-]+|x{3,}|placeholder", re.I
-)
-
-
-def _placeholder(reference: Reference) -> bool:
-    if reference.kind != "path":
-        return False
-    stem = reference.target.rsplit("/", 1)[-1].split(".", 1)[0]
-    return _PLACEHOLDER.fullmatch(stem) is not None
-
-
 def _problem(target: _Target) -> bool:
     return target.outside or target.missing or target.refused is not None
 
@@ -305,7 +293,7 @@ def check_references(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
         elif target.refused is not None:
             message = f"the body refers to {reference.target!r}, which {target.refused.reason}"
             yield Hit("reference-unreadable", reference.line, message)
-        elif not _placeholder(reference):
+        elif not is_illustration(text.text, reference):
             yield Hit(
                 "reference-missing",
                 reference.line,

@@ -7,10 +7,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..filenames import SKILL_FILE
 from ..findings import Finding, Severity
 from ..listings import FolderListings
 from ..repository import skill_folders
-from ..skill import SKILL_FILE, Skill
+from ..skill import Skill
 from ._base import Hit, RuleFunction
 from ._body import check_body
 from ._catalogue import CHECKS, RULES
@@ -117,12 +118,16 @@ def duplicate_name_findings(
 ) -> list[Finding]:
     """A ``name-duplicate`` finding on every skill whose name an earlier skill already has.
 
-    The first skill in ``skills`` order wins, as in :class:`SkillRepository`.  Exemptions
-    are not applied here (see :func:`duplicate_name_findings_by_file`).
+    The first skill in ``skills`` order wins, as in :class:`SkillRepository`.  Only a skill
+    whose front matter declares a name takes part: a SKILL.md without one (a fragment, a
+    template, a file that does not parse) fails its own checks, and neither wins a name nor
+    loses one.  Exemptions are not applied here (see :func:`duplicate_name_findings_by_file`).
     """
     first: dict[str, Skill] = {}
     hits: list[Finding] = []
     for skill in skills:
+        if not _declares_name(skill):
+            continue
         winner = first.setdefault(skill.name, skill)
         if winner is skill:
             continue
@@ -134,6 +139,15 @@ def duplicate_name_findings(
         severity = RULES["name-duplicate"].severity
         hits.append(Finding("name-duplicate", severity, message, skill.skill_file, line))
     return _apply(hits, options)
+
+
+def _declares_name(skill: Skill) -> bool:
+    """Whether the front matter gives the skill a name (not the folder-name fallback)."""
+    front_matter = skill.front_matter
+    if front_matter is None:
+        return False
+    name = front_matter.values.get("name")
+    return name is not None and bool(str(name).strip())
 
 
 def duplicate_name_findings_by_file(
