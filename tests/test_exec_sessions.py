@@ -276,6 +276,30 @@ def test_input_the_process_does_not_read_is_reported(
     assert chunk.status == "running"
 
 
+def test_stdin_given_at_the_start_that_the_process_never_reads_is_reported(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(interactive, "WRITE_TIMEOUT_SECONDS", 0.5)  # 5 s in earnest
+    size = 8 * 1024 * 1024
+
+    session = workspace.exec(greeter(), "exec sleep 600", stdin="x" * size)
+    first = session.poll(10)
+    later = session.poll(10)
+    workspace.exec_sessions.kill(session.id)
+    [last] = poll_until(session, exited)
+
+    [warning] = first.warnings
+    written = re.fullmatch(
+        rf"only (\d+) of {size} bytes of input were written within 0.5s: the process is not"
+        " reading its stdin",
+        warning,
+    )
+    assert written is not None, warning
+    assert 0 < int(written[1]) < size
+    assert later.warnings == ()  # said once
+    assert last.result is not None and last.result.warnings[0] == warning
+
+
 def test_a_closed_workspace_starts_no_session(runtime: Runtime, tmp_path: Path) -> None:
     workspace = runtime.create_workspace("exec-closed")
     workspace.close()

@@ -75,7 +75,7 @@ def _session(context: ToolContext, arguments: dict[str, Any]) -> ExecSession:
     workspace = context.existing_workspace()
     try:
         if workspace is None:
-            raise UnknownSessionError(f"unknown session_id: {session_id}")
+            raise UnknownSessionError.about(session_id)
         return workspace.exec_sessions.get(session_id)
     except UnknownSessionError as error:
         raise _unknown(context, error) from None

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
+from ..excerpt import excerpt
 from .errors import WorkspacePathError
 from .globbing import is_inside
 
@@ -33,11 +34,11 @@ def relative_parts(relative: str | PurePosixPath, what: str) -> list[str]:
     """The components of a workspace-relative path; ``..``, absolute paths and NUL refused."""
     text = str(relative)
     if "\0" in text:
-        raise WorkspacePathError(f"{what} {text!r} must not contain NUL bytes")
+        raise WorkspacePathError(f"{what} {excerpt(text)} must not contain NUL bytes")
     path = PurePosixPath(text)
     if path.is_absolute() or ".." in path.parts:
         raise WorkspacePathError(
-            f"{what} {text!r} must be a relative path inside the workspace, without '..'"
+            f"{what} {excerpt(text)} must be a relative path inside the workspace, without '..'"
         )
     return [part for part in path.parts if part not in ("", ".")]
 
@@ -76,7 +77,7 @@ def _enter(fd: int, part: str, *, create: bool, shown: str, what: str, root: Pat
         except OSError as error:
             if error.errno in (errno.ELOOP, errno.ENOTDIR):
                 raise WorkspacePathError(
-                    f"{what}: {shown!r} in the workspace {str(root)!r} is a symlink or not a"
+                    f"{what}: {excerpt(shown)} in the workspace {str(root)!r} is a symlink or not a"
                     " folder; the workspace never follows a link there"
                 ) from None
             raise
@@ -97,10 +98,10 @@ def write_file(
     """
     parts = relative_parts(relative, what)
     if not parts:
-        raise WorkspacePathError(f"{what} {str(relative)!r} must name a file")
+        raise WorkspacePathError(f"{what} {excerpt(str(relative))} must name a file")
     *folders, name = parts
     with open_folder(root, "/".join(folders), create=True, what=what) as folder:
-        _write_new(folder, name, content, mode, limit, f"{what} {str(relative)!r}")
+        _write_new(folder, name, content, mode, limit, f"{what} {excerpt(str(relative))}")
     return root.joinpath(*parts)
 
 

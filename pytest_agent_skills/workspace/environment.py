@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from ..excerpt import excerpt
 from .errors import WorkspaceError
 from .process import TAG_VARIABLE
 
@@ -36,9 +37,11 @@ def build_environment(
     environment.update(workspace_vars)
     for key, value in (extra or {}).items():
         if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise WorkspaceError(f"invalid environment variable name {key!r} in env")
+            raise WorkspaceError(f"invalid environment variable name {excerpt(key)} in env")
         if not isinstance(value, str) or "\0" in value:
-            raise WorkspaceError(f"environment variable {key!r} must be a string without NUL bytes")
+            raise WorkspaceError(
+                f"environment variable {excerpt(key)} must be a string without NUL bytes"
+            )
         if key == TAG_VARIABLE:
             raise WorkspaceError(
                 f"env cannot set {TAG_VARIABLE}: the workspace sets it to find every process of"

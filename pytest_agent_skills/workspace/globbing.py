@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from ..excerpt import excerpt
+
 #: Upper bound on directory entries examined per pattern.
 MAX_SCANNED_ENTRIES = 200_000
 _MAGIC = re.compile(r"[*?[]")
@@ -86,8 +88,8 @@ def iter_matches(
         real = os.path.realpath(folder)
         if not is_inside(real, allowed):
             warnings.append(
-                f"output_files pattern {pattern!r}: folder {relative!r} resolves outside the"
-                f" workspace to {real!r}; not searched"
+                f"output_files pattern {excerpt(pattern)}: folder {excerpt(relative)} resolves"
+                f" outside the workspace to {real!r}; not searched"
             )
             continue
         if real in visited or not os.path.isdir(folder):
@@ -101,7 +103,7 @@ def iter_matches(
             scanned += 1
             if scanned > MAX_SCANNED_ENTRIES:
                 warnings.append(
-                    f"output_files pattern {pattern!r}: stopped after {MAX_SCANNED_ENTRIES}"
+                    f"output_files pattern {excerpt(pattern)}: stopped after {MAX_SCANNED_ENTRIES}"
                     " entries; use a narrower pattern"
                 )
                 yield from sorted(matches)

@@ -32,9 +32,10 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ..excerpt import excerpt
 from .capture import BoundedCapture, drop_partial_tail
 from .errors import WorkspaceError
 from .process import ProcessOutcome
@@ -72,6 +73,12 @@ _SELECTION_PHRASES = ("enter the number", "choose a number", "select a number")
 
 class UnknownSessionError(WorkspaceError):
     """No session with that id in this workspace (never started, or killed)."""
+
+    @classmethod
+    def about(cls, session_id: str) -> UnknownSessionError:
+        """The error for ``session_id``, echoed as the reference does when short, cut when
+        long (a model may send anything)."""
+        return cls(f"unknown session_id: {excerpt(session_id, quoted=False)}")
 
 
 class ProcessGoneError(Exception):
@@ -401,6 +408,9 @@ class ExecSession:
         self._result: RunResult | None = None
         self._result_reported = False
         self._lock = threading.RLock()
+        #: Warnings of the ``stdin`` given at the start: the next chunk's and the result's.
+        self._stdin_warnings: tuple[str, ...] = ()
+        self._stdin_warnings_shown = False
 
     @property
     def status(self) -> str:
@@ -421,13 +431,15 @@ class ExecSession:
         (also when the workspace closed before anything asked for it)."""
         with self._lock:
             if self._result is None and self._stream.finished and not self._workspace.closed:
-                self._result = self._workspace.finish_run(
+                result = self._workspace.finish_run(
                     self._prepared,
                     self._stream.outcome(),
                     self._collect.output_files,
                     self._collect.save_as_artifacts,
                     self._collect.omit_inline_content,
                 )
+                warnings = (*self._stdin_warnings, *result.warnings)
+                self._result = replace(result, warnings=warnings)
             return self._result
 
     def poll(self, yield_ms: int | None = None, lines: int = 0) -> ExecChunk:
@@ -448,6 +460,12 @@ class ExecSession:
         with self._lock:
             warnings = self.send((chars + "\n" if submit else chars).encode("utf-8"))
             return self._chunk(yield_ms or DEFAULT_IO_YIELD_MS, lines, warnings)
+
+    def send_stdin(self, data: bytes) -> None:
+        """Write the ``stdin`` the session was started with; its warnings (the process does
+        not read it, ...) come with the next chunk and stay in the result's."""
+        with self._lock:
+            self._stdin_warnings = self.send(data)
 
     def send(self, data: bytes) -> tuple[str, ...]:
         """Write ``data`` to stdin; warnings when it was not (all) written."""
@@ -474,6 +492,9 @@ class ExecSession:
             self._stream.wait(deadline, lines)
             taken = self._stream.take(lines)
             notes = list(warnings)
+            if not self._stdin_warnings_shown:
+                self._stdin_warnings_shown = True
+                notes[:0] = self._stdin_warnings
             if taken.dropped:
                 notes.append(
                     f"{taken.dropped} bytes of output were dropped before a call read them"
@@ -542,7 +563,7 @@ class ExecSessions:
         with self._lock:
             session = self._sessions.get(session_id)
         if session is None:
-            raise UnknownSessionError(f"unknown session_id: {session_id}")
+            raise UnknownSessionError.about(session_id)
         return session
 
     def kill(self, session_id: str) -> str:
@@ -550,7 +571,7 @@ class ExecSessions:
         with self._lock:
             session = self._sessions.pop(session_id, None)
         if session is None:
-            raise UnknownSessionError(f"unknown session_id: {session_id}")
+            raise UnknownSessionError.about(session_id)
         return session.kill()
 
     def ids(self) -> list[str]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..excerpt import excerpt
 from .errors import WorkspacePathError
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -104,7 +105,8 @@ class Layout:
         real_ok = any(real.is_relative_to(folder) for folder in (real_root, *sources))
         if not (lexical_ok and real_ok):
             raise WorkspacePathError(
-                f"{what} {text!r} resolves to {str(real)!r}, outside the workspace"
+                f"{what} {excerpt(text)} resolves to {excerpt(str(real))}, outside the"
+                " workspace"
                 f" {str(self.root)!r};"
                 " use a path relative to the skill folder or one starting with $WORK_DIR,"
                 " $OUTPUT_DIR or $SKILLS_DIR"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..excerpt import excerpt
 from .capture import decode_head
 from .confined import open_inside
 from .globbing import is_inside, iter_matches
@@ -71,8 +72,8 @@ def collect_outputs(
             name = _name_inside(real, real_root, outside)
             if name is None:
                 collection.warnings.append(
-                    f"output file {match!r} (pattern {pattern!r}) resolves outside the workspace"
-                    f" to {str(real)!r}; not collected"
+                    f"output file {excerpt(match)} (pattern {excerpt(pattern)}) resolves outside"
+                    f" the workspace to {str(real)!r}; not collected"
                 )
                 continue
             if real in seen:
@@ -111,12 +112,15 @@ def _relative_pattern(
     if os.path.isabs(text):
         absolute = os.path.normpath(text)
         if not is_inside(absolute, [real_root]):
-            warnings.append(f"output_files pattern {pattern!r} is outside the workspace; ignored")
+            warnings.append(
+                f"output_files pattern {excerpt(pattern)} is outside the workspace; ignored"
+            )
             return None
         text = os.path.relpath(absolute, real_root)
     if not text or ".." in Path(text).parts:
         warnings.append(
-            f"output_files pattern {pattern!r} climbs out of the workspace with '..'; ignored"
+            f"output_files pattern {excerpt(pattern)} climbs out of the workspace with '..';"
+            " ignored"
         )
         return None
     return text

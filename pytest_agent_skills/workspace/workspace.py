@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, BinaryIO
 
+from ..excerpt import excerpt
 from ..skill import Skill
 from .confined import (
     open_folder,
@@ -255,7 +256,7 @@ class Workspace:
         session = ExecSession(session_id, self, prepared, stream, process, collect)
         self.exec_sessions.add(session)
         if stdin:
-            session.send(stdin.encode("utf-8"))
+            session.send_stdin(stdin.encode("utf-8"))
         return session
 
     def prepare_run(
@@ -349,7 +350,7 @@ class Workspace:
         except KeyError:
             known = ", ".join(sorted(self.staged)) or "(none)"
             raise WorkspaceError(
-                f"skill {name!r} is not staged in this workspace (staged: {known});"
+                f"skill {excerpt(name)} is not staged in this workspace (staged: {known});"
                 " pass the Skill object to run() or call stage_skill() first"
             ) from None
 
@@ -377,7 +378,8 @@ class Workspace:
                 return resolved
         if not resolved.is_dir():
             raise WorkspaceError(
-                f"cwd {cwd!r} ({resolved}) is not an existing folder of the staged skill"
+                f"cwd {excerpt(cwd)} ({excerpt(str(resolved), quoted=False)}) is not an existing"
+                " folder of the staged skill"
             )
         return resolved
 
@@ -594,12 +596,12 @@ def input_name(relative: object) -> str:
     """``relative`` as the name of a file under work/inputs; a WorkspaceError when it cannot
     be one (not a string, NUL bytes, empty, absolute, or with ``..``)."""
     if not isinstance(relative, str):
-        raise WorkspacePathError(f"input name {relative!r} must be a string")
+        raise WorkspacePathError(f"input name {excerpt(relative)} must be a string")
     check_text("input name", relative)
     path = PurePosixPath(relative)
     if not relative.strip() or path.is_absolute() or ".." in path.parts:
         raise WorkspacePathError(
-            f"input name {relative!r} must name a file inside work/inputs"
+            f"input name {excerpt(relative)} must name a file inside work/inputs"
             " (a relative path without '..')"
         )
     return path.as_posix()
@@ -633,7 +635,9 @@ def _output_patterns(patterns: Sequence[str] | str) -> list[str]:
     patterns = [patterns] if isinstance(patterns, str) else list(patterns)
     for pattern in patterns:
         if "\0" in pattern:
-            raise WorkspacePathError(f"output_files pattern {pattern!r} must not contain NUL bytes")
+            raise WorkspacePathError(
+                f"output_files pattern {excerpt(pattern)} must not contain NUL bytes"
+            )
     return patterns
 
 
@@ -645,10 +649,13 @@ def _timeout_seconds(timeout: float | None) -> float:
     if timeout is None or timeout == 0:
         return DEFAULT_TIMEOUT_SECONDS
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-        raise WorkspaceError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        raise WorkspaceError(
+            f"timeout must be a positive number of seconds, got {excerpt(timeout)}"
+        )
     if not timeout <= MAX_TIMEOUT_SECONDS:
         raise WorkspaceError(
-            f"timeout must be at most {MAX_TIMEOUT_SECONDS} seconds (one day), got {timeout!r}"
+            f"timeout must be at most {MAX_TIMEOUT_SECONDS} seconds (one day),"
+            f" got {excerpt(timeout)}"
         )
     return float(timeout)
 
