@@ -133,7 +133,7 @@ def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_validate(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
-    from .rules import FORMATTERS, validate_paths
+    from .rules import FORMATTERS, to_sarif, validate_paths
 
     if args.output is not None:
         _check_output(args.output)
@@ -148,7 +148,10 @@ def _run_validate(args: argparse.Namespace) -> int:
             f"no skill found under {mask_urls(', '.join(specs))} (a skill is a folder holding"
             " SKILL.md)"
         )
-    text = FORMATTERS[args.format](reports)
+    if args.format == "sarif":  # URIs from the repository root, wherever this runs from
+        text = to_sarif(reports, base=_repository_root(scopes))
+    else:
+        text = FORMATTERS[args.format](reports)
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -205,6 +208,16 @@ def _selected_targets(scopes: Scopes) -> dict[Path, Scope]:
         else:
             raise UsageError(f"{config.path}: skills_roots: {spec}: no such folder")
     return targets
+
+
+def _repository_root(scopes: Scopes) -> Path:
+    """SARIF's ``%SRCROOT%``: the folder of the configuration file pytest reads here (the
+    rootdir), else the nearest folder holding ``.git``, else the current folder."""
+    config_dir = scopes.for_path(".").settings.config.base_dir
+    if config_dir is not None:
+        return config_dir
+    here = Path.cwd()
+    return next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), here)
 
 
 def _resolved_root(spec: str, scope: Scope, base_dir: Path | None) -> Path:

@@ -145,6 +145,11 @@ def test_text_report_in_line_order_and_exit_one_on_errors(
         " move it under 'metadata:' (e.g. metadata: {author: \"...\"}) or remove it.",
         "skills/warned/SKILL.md:5: warning [body-empty] SKILL.md has no instructions after the"
         " front matter. Add the steps the agent should follow, with examples.",
+        "findings per rule (count, skills, severity, rule):",
+        "  1 1  error    field-unknown",
+        "  1 1  error    name-charset",
+        "  1 1  error    name-directory",
+        "  1 1  warning  body-empty",
         "3 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed",
     ]
 
@@ -446,3 +451,74 @@ def test_an_unknown_rule_points_at_the_rules_command(capsys: pytest.CaptureFixtu
         "agent-skills rule: error: unknown rule id 'name-charst'; did you mean 'name-charset'?"
         " 'agent-skills rules' lists every rule"
     )
+
+
+def test_the_text_report_ends_with_counts_per_rule_most_frequent_error_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A repository where one rule fails often, in a few skills, another once, a warning a lot.
+    monkeypatch.chdir(tmp_path)
+    for index in range(3):
+        write_skill(
+            tmp_path / "skills",
+            f"linker-{index}",
+            body="Read [a](docs/a.md), [b](docs/b.md).\n" if index else "Read [a](docs/a.md).\n",
+        )
+    write_skill(tmp_path / "skills", "Upper")
+    for index in range(4):
+        write_skill(tmp_path / "skills", f"empty-{index}", body="")
+    status, out, _ = run(capsys, "validate", "skills", "--rule-severity", "body-empty=warning")
+    assert status == 1
+    lines = out.splitlines()
+    start = lines.index("findings per rule (count, skills, severity, rule):")
+    assert lines[start + 1 :] == [
+        "  5 3  error    reference-missing",
+        "  1 1  error    name-charset",
+        "  4 4  warning  body-empty",
+        "8 skill(s) checked: 6 error(s), 4 warning(s); 4 skill(s) failed",
+    ]
+
+
+def test_no_finding_no_counts(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "validate", "skills/good")
+    assert status == 0
+    assert out == "1 skill(s) checked: 0 error(s), 0 warning(s); 0 skill(s) failed\n"
+
+
+@pytest.mark.parametrize("marker", ["pyproject.toml", ".git"])
+def test_sarif_uris_are_relative_to_the_repository_root_wherever_it_runs(
+    tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, marker: str
+) -> None:
+    if marker == ".git":
+        (tree / ".git").mkdir()
+    else:
+        (tree / marker).write_text("[tool.pytest.ini_options]\n")
+    write_skill(tree / "skills" / "nested" / "deeper", "Inner")
+    monkeypatch.chdir(tree / "skills" / "nested")
+    for arguments in (["deeper"], [str(tree / "skills" / "nested" / "deeper" / "Inner")]):
+        status, out, _ = run(capsys, "validate", "--format", "sarif", *arguments)
+        assert status == 1
+        document = json.loads(out)
+        jsonschema.validate(document, SARIF_SUBSET_SCHEMA)
+        run_ = document["runs"][0]
+        assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tree.as_uri() + "/"}}
+        locations = {
+            json.dumps(result["locations"][0]["physicalLocation"]["artifactLocation"])
+            for result in run_["results"]
+        }
+        assert locations == {
+            json.dumps(
+                {"uri": "skills/nested/deeper/Inner/SKILL.md", "uriBaseId": "%SRCROOT%"}
+            )
+        }
+
+
+def test_sarif_outside_any_repository_is_relative_to_the_current_folder(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "validate", "--format", "sarif", "skills/bad")
+    assert status == 1
+    run_ = json.loads(out)["runs"][0]
+    assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tree.as_uri() + "/"}}
+    uri = run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "skills/bad/SKILL.md"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -293,3 +294,13 @@ def test_below_the_rootdir_both_take_the_current_folder(
     assert expected == {"plugins/one/skills/p1/SKILL.md", "plugins/two/skills/p2/SKILL.md"}
     monkeypatch.chdir(pytester.path / "plugins")
     assert {f"plugins/{path}" for path in checked_by_the_cli(capsys)} == expected
+
+
+def test_the_readme_s_pre_commit_entry_pins_a_commit_of_this_hook() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- pre-commit-config:begin")[1].split("<!-- pre-commit-config:end")[0]
+    text = block.split("```yaml\n")[1].split("```")[0]
+    (repository,) = yaml.safe_load(text)["repos"]
+    assert re.fullmatch(r"[0-9a-f]{40}", str(repository["rev"])), repository["rev"]
+    assert [hook["id"] for hook in repository["hooks"]] == [hook()["id"]]
+    assert "rev: <tag>" not in readme

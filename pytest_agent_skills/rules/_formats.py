@@ -35,12 +35,35 @@ def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
     }
 
 
+def rule_statistics(reports: Sequence[SkillReport]) -> list[str]:
+    """Counts per rule and severity, as ruff's ``--statistics`` gives them: errors first, each
+    severity's most frequent rule first, with the number of skills it is found in."""
+    findings: dict[tuple[Severity, str], int] = {}
+    skills: dict[tuple[Severity, str], int] = {}
+    for report in reports:
+        for key in {(finding.severity, finding.rule) for finding in report.findings}:
+            skills[key] = skills.get(key, 0) + 1
+        for finding in report.findings:
+            key = (finding.severity, finding.rule)
+            findings[key] = findings.get(key, 0) + 1
+    if not findings:
+        return []
+    order = sorted(findings, key=lambda key: (key[0] is not Severity.ERROR, -findings[key], key))
+    width = len(str(max(findings.values())))
+    lines = ["findings per rule (count, skills, severity, rule):"]
+    for severity, rule in order:
+        count, affected = findings[severity, rule], skills[severity, rule]
+        lines.append(f"  {count:>{width}} {affected:>{width}}  {severity!s:<7}  {rule}")
+    return lines
+
+
 def to_text(reports: Sequence[SkillReport]) -> str:
     lines = [
         finding.format()
         for report in reports
         for finding in sorted(report.findings, key=lambda finding: finding.line or 0)
     ]
+    lines += rule_statistics(reports)
     counts = summary(reports)
     failed = sum(not report.ok for report in reports)
     suppressed = f", {counts['suppressed']} suppressed" if counts["suppressed"] else ""
