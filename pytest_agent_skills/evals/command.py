@@ -62,7 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..config.file_settings import FileSettings
-    from ..settings import ConfigFile, load_all
+    from ..config.locate import ConfigLocator
+    from ..settings import load_all
     from .benchmark import run_table
     from .options import eval_options
     from .outputs import write_benchmark, write_report_if_available, write_triggers
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
     load_all()
     flags: dict[str, Any] = {ini: getattr(args, dest) for ini, dest in EVAL_FLAGS.items()}
-    values = FileSettings(ConfigFile.locate([args.skill_dir]), flags)
+    values = FileSettings(ConfigLocator(Path.cwd()).locate(args.skill_dir), flags)
     request = EvalRequest(
         args.skill_dir,
         eval_options(values),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +59,18 @@ class ConversationSpec:
 
 @dataclass
 class Conversed:
-    """What a conversation gave: its trajectory, the cassette's counts, and its failure."""
+    """What a conversation gave: its trajectory, its failure, the tokens the endpoint
+    reported, the interactions recorded."""
 
     trajectory: Trajectory
-    cassette: RunCassette
     error: AgentSkillsError | None
     triggered: bool = False
+    usage: dict[str, int] = field(default_factory=dict)
+    recorded: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.usage.get("total_tokens", 0)
 
 
 class _LoadWatch:
@@ -119,13 +125,14 @@ def converse(access: ModelAccess, spec: ConversationSpec) -> Conversed:
             paths[str(workspace.path)] = "<workspace>"
         return paths
 
-    cassette = access.cassette(spec.cassette, machine_paths)
     trajectory = Trajectory(spec.prompt)
     error: AgentSkillsError | None = None
     watch: _LoadWatch | None = None
+    cassette: RunCassette | None = None
     with contextlib.ExitStack() as stack:
         stack.callback(session.close)
         try:
+            cassette = access.cassette(spec.cassette, machine_paths)
             if spec.inputs:
                 # Staged before the first model turn, as a skill-creator executor sees them.
                 session._ensure_workspace()
@@ -139,5 +146,14 @@ def converse(access: ModelAccess, spec: ConversationSpec) -> Conversed:
         except AgentSkillsError as failure:
             error = failure
             trajectory = getattr(failure, "trajectory", None) or trajectory
-            cassette.save_partial()
-    return Conversed(trajectory, cassette, error, watch is not None and watch.triggered)
+            if cassette is not None:
+                cassette.save_partial()
+    if cassette is None:
+        return Conversed(trajectory, error)
+    usage = {
+        "prompt_tokens": cassette.prompt_tokens,
+        "completion_tokens": cassette.completion_tokens,
+        "total_tokens": cassette.tokens,
+    }
+    triggered = watch is not None and watch.triggered
+    return Conversed(trajectory, error, triggered, usage, cassette.recorded)

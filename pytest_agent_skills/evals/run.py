@@ -100,7 +100,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         for index, item in enumerate(plan.case.expectations)
     )
     timing = {
-        "total_tokens": conversed.cassette.tokens,
+        "total_tokens": conversed.tokens,
         "duration_ms": round(executor_seconds * 1000),
         "total_duration_seconds": round(executor_seconds + grader_seconds, 3),
         "executor_start": started,
@@ -110,16 +110,12 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         "grader_end": _now(),
         "grader_duration_seconds": round(grader_seconds, 3),
     }
-    recorded = conversed.cassette.recorded > 0 or grader_recorded
+    recorded = conversed.recorded > 0 or grader_recorded
     if record.get("timing") and not recorded:
         timing = record["timing"]  # a replay: the wall times as recorded
     elif access.options.record_mode != "none" and (error is None or error.kind != "interrupted"):
-        _write_record(plan.cassette(".run.json"), timing, error, conversed.cassette.tokens)
-    usage = {
-        "prompt_tokens": conversed.cassette.prompt_tokens,
-        "completion_tokens": conversed.cassette.completion_tokens,
-        "total_tokens": conversed.cassette.tokens,
-    }
+        _write_record(plan.cassette(".run.json"), timing, error, conversed.tokens)
+    usage = conversed.usage
     transcript_data = transcript_json(plan.key, prompt, trajectory, error, usage)
     return RunResult(
         key=plan.key,
@@ -128,7 +124,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         expectations=expectations,
         error=error,
         timing=timing,
-        tokens=conversed.cassette.tokens,
+        tokens=conversed.tokens,
         usage=usage,
         transcript=transcript_data,
         metrics=metrics_json(trajectory, outputs, len(transcript)),
