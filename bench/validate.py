@@ -1,45 +1,46 @@
-"""Benchmark: validating real and generated skills, ours vs skills-ref, and pytest collection cost.
+"""Benchmark: ``agent-skills validate`` as users run it, against skills-ref 0.1.1, whole processes.
 
-Prints, for the public corpus in ../shared/corpus (144 skills with long bodies; --corpus) and
-for N = 3,000 generated skills (--sizes):
-- the time our validator takes (load + every rule, references included) and the time
-  skills-ref 0.1.1's ``validate()`` takes over the same skill folders, each in its own process
-  (one process per validator and set, alternating, best of --processes): ``warm`` is the best of
-  the rounds inside a process, ``cold`` its first round (lazy imports included); the ratio
-  skills-ref / ours (goal >= 10x on both sets). Both processes get the same folder list (one
-  walk before the timing), import their validator before the timing and keep nothing from
-  one round to the next (each validate_paths call lists and reads the folders again);
-- the same ratio on equal work: our checks without the references check (which reads every
-  body for links and paths, resolves them and reads the Markdown files they name: skills-ref
-  checks no reference), a secondary figure beside the goal's;
-- microseconds per skill for ours at each N (goal: flat as N grows);
-- the cost per collected skill under ``pytest --collect-only`` against the pytest floor, the
-  same number of trivial test files (goal <= 2x); the start-up time of pytest on an empty
-  folder is measured in the same run and subtracted from both.
+    python bench/validate.py [--corpus DIR] [--sizes 3000] [--linear 1000 10000] [--runs 3]
 
-The machine's load average is printed before and after: other work slows both validators.
+Measured in this run, interleaved, best of --runs, every side a process of its own with its
+start-up and imports included:
 
-Run: python bench/validate.py [--corpus DIR] [--sizes 3000] [--collect-sizes 1000 5000]
-[--breakdown] (--breakdown also prints where our time goes on the corpus, stage by stage)
+* ours given every ``SKILL.md`` as one argument each (what pre-commit passes) and given the one
+  folder holding them (what CI runs): ``agent-skills validate ...`` as a subprocess;
+* skills-ref's ``validate()`` called in one Python process over the same skill folders (found
+  by a walk inside that process);
+* the bare interpreter (``python -c pass``): the floor both pay.
+
+Inputs: the public corpus (--corpus, default ../shared/corpus beside the checkout) and N
+generated skills (--sizes; each with a doc and a script it links, every tenth one with a bad
+name).  Prints wall times (and the CPU time of each process, which a busy machine disturbs
+less), the ratios skills-ref / ours (goal: >= 10x on the generated skills both ways, >= 3x on
+the corpus, where we also check every referenced file and skills-ref checks none), where our
+time goes (interpreter, imports, discovery, parsing, checks, output), and the time per skill
+above the start-up floor at each --linear size (goal: flat, i.e. linear in the skills).  The
+load average is printed before and after: other work slows every side.
+
+Bytecode is written and each command runs once before the timing, as on a user's machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
-ROUNDS = 5
+#: The corpus beside the checkout (``../shared/corpus``) or beside its parent (a worktree).
+CORPUS_CANDIDATES = (REPO.parent / "shared" / "corpus", REPO.parent.parent / "shared" / "corpus")
 
 SKILL_TEMPLATE = """---
 name: {name}
@@ -61,9 +62,19 @@ Tools:
 - search
 """
 
+SKILLS_REF = """
+import sys
+from pathlib import Path
+from skills_ref.validator import validate
+root = Path(sys.argv[1])
+folders = sorted({path.parent for path in root.rglob("SKILL.md")})
+failed = sum(bool(validate(folder)) for folder in folders)
+print(len(folders), failed)
+"""
+
 
 def generate(root: Path, count: int) -> list[Path]:
-    """``count`` skill folders; every tenth one has a bad name (Upper_Case)."""
+    """``count`` skill folders under ``root``; every tenth one has a bad name (Upper_Case)."""
     directories = []
     for index in range(count):
         name = f"skill-{index:05d}" if index % 10 else f"Skill_{index:05d}"
@@ -77,265 +88,246 @@ def generate(root: Path, count: int) -> list[Path]:
     return directories
 
 
-def _child(validator: str, root: Path) -> None:
-    """In a process of its own: time ``validator`` over every skill under ``root``; print JSON."""
-    from pytest_agent_skills.repository import find_skill_dirs
+def environment() -> dict[str, str]:
+    """This environment, bytecode written (as an installed package has it), this checkout's
+    package first, no SKILLS_* setting of the caller."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return env
 
-    directories = sorted(find_skill_dirs(root))
-    if validator == "ours":
-        from pytest_agent_skills.rules import validate_paths
 
-        def run() -> int:
-            return sum(not report.ok for report in validate_paths(directories))
-    elif validator == "ours-without-references":
-        from pytest_agent_skills.listings import FolderListings
-        from pytest_agent_skills.rules import CHECKS, check_findings, skill_dirs
-        from pytest_agent_skills.skill import Skill
+def ours(*arguments: str) -> list[str]:
+    """The ``agent-skills`` command, as the console script runs it."""
+    entry = "import sys; from pytest_agent_skills.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", entry, "validate", "--exit-zero", *arguments]
 
-        checks = [check for check in CHECKS if check != "references"]
 
-        def run() -> int:
-            listings, failed = FolderListings(), 0
-            for folder in (found for path in directories for found in skill_dirs(path, listings)):
-                skill = Skill.load(folder, listings)
-                findings = [kept for check in checks for kept in check_findings(skill, check)[0]]
-                failed += any(finding.is_error for finding in findings)
-            return failed
-    else:
-        from skills_ref.validator import validate
+class Clock:
+    """Runs commands, keeps the best wall and CPU time of each label."""
 
-        def run() -> int:
-            return sum(bool(validate(directory)) for directory in directories)
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.env = environment()
+        self.wall: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.outputs: dict[str, str] = {}
 
-    times, failed = [], 0
-    for _ in range(ROUNDS):
-        gc.collect()
+    def run(self, label: str, command: list[str]) -> None:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        failed = run()
-        times.append(time.perf_counter() - start)
-    print(json.dumps({"cold": times[0], "warm": min(times[1:]), "failed": failed,
-                      "skills": len(directories)}))
-
-
-def breakdown(root: Path) -> None:
-    """Where our validator's time goes over ``root``, in this process: each stage of a run
-    (walk, load, each check over every skill), best of ``2 * ROUNDS`` runs.  A diagnostic: the
-    ratios above are the figures."""
-    from pytest_agent_skills.listings import FolderListings
-    from pytest_agent_skills.repository import find_skill_dirs
-    from pytest_agent_skills.rules import CHECKS, check_findings, skill_dirs
-    from pytest_agent_skills.skill import Skill
-
-    directories = sorted(find_skill_dirs(root))
-    best: dict[str, float] = {}
-    for _ in range(2 * ROUNDS):
-        gc.collect()
-        times = {}
-        start = time.perf_counter()
-        listings = FolderListings()
-        found = [folder for path in directories for folder in skill_dirs(path, listings)]
-        times["walk (find the skill folders)"] = time.perf_counter() - start
-        start = time.perf_counter()
-        skills = [Skill.load(folder, listings) for folder in found]
-        times["load (read and parse SKILL.md)"] = time.perf_counter() - start
-        for check in CHECKS:
-            start = time.perf_counter()
-            for skill in skills:
-                check_findings(skill, check)
-            times[f"check {check}"] = time.perf_counter() - start
-        for stage, elapsed in times.items():
-            best[stage] = min(best.get(stage, elapsed), elapsed)
-    print(f"\nwhere our time goes on {root.name} ({len(directories)} skills, one process, best of"
-          f" {2 * ROUNDS} runs per stage; stages sum to a little less than a run):")
-    for stage, elapsed in best.items():
-        print(f"  {stage:<34} {elapsed * 1e3:7.2f} ms")
-
-
-def measure(validator: str, root: Path) -> dict:
-    command = [sys.executable, __file__, "--child", validator, str(root)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{validator} failed on {root}:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout)
-
-
-def compare(
-    label: str, root: Path, processes: int, have_reference: bool, ratios: list[str]
-) -> float:
-    """One line: ours and skills-ref over ``root``, alternating processes, best of each."""
-    ours, theirs = [], []
-    equal_work = []
-    for _ in range(processes):
-        ours.append(measure("ours", root))
-        if have_reference:
-            theirs.append(measure("skills-ref", root))
-            equal_work.append(measure("ours-without-references", root))
-    best = min(ours, key=lambda run: run["warm"])
-    cold = min(run["cold"] for run in ours)
-    skills = best["skills"]
-    line = (
-        f"{label:<22} {skills:>6} {best['warm'] * 1e3:>9.1f} {cold * 1e3:>9.1f}"
-        f" {best['warm'] / skills * 1e6:>9.1f}"
-    )
-    if have_reference:
-        if any(run["skills"] != skills for run in theirs):
-            raise RuntimeError(f"{label}: skills-ref did not validate the same {skills} folders")
-        floor = min(run["warm"] for run in theirs)
-        floor_cold = min(run["cold"] for run in theirs)
-        line += (
-            f" {floor * 1e3:>13.1f} {floor_cold * 1e3:>9.1f} {floor / best['warm']:>6.1f}x"
-            f" {floor_cold / cold:>6.1f}x"
+        done = subprocess.run(
+            command, cwd=self.cwd, env=self.env, capture_output=True, text=True, check=False
         )
-        ratios.append(
-            f"{label}: ours {best['warm'] * 1e3:.1f} ms, skills-ref {floor * 1e3:.1f} ms:"
-            f" {floor / best['warm']:.1f}x warm, {floor_cold / cold:.1f}x cold (goal >= 10x)"
-        )
-        same = min(run["warm"] for run in equal_work)
-        ratios.append(
-            f"{label}, the same work as skills-ref (our checks without the references check,"
-            f" which skills-ref has no counterpart of): ours {same * 1e3:.1f} ms:"
-            f" {floor / same:.1f}x warm"
-        )
-    print(line, flush=True)
-    return best["warm"] / skills
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise RuntimeError(f"{label} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        self.wall[label] = min(self.wall.get(label, wall), wall)
+        self.cpu[label] = min(self.cpu.get(label, cpu), cpu)
+        self.outputs[label] = done.stdout
 
 
 def load_average() -> str:
     try:
         one, five, fifteen = os.getloadavg()
-    except OSError:  # not every system has one
+    except OSError:
         return "load average unknown"
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min)"
 
 
-def pytest_collect(folder: Path, *extra: str) -> float:
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "--collect-only",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        *extra,
-    ]
-    command += ["-p", "no:hypothesispytest", "-p", "no:benchmark", "--rootdir", str(folder)]
-    start = time.perf_counter()
-    done = subprocess.run(
-        [*command, str(folder)], cwd=folder, capture_output=True, text=True, check=False
+def commands(root: Path, with_reference: bool) -> dict[str, list[str]]:
+    skill_files = sorted(str(path) for path in root.rglob("SKILL.md"))
+    variants = {
+        "interpreter": [sys.executable, "-c", "pass"],
+        "ours, paths": ours(*skill_files),
+        "ours, folder": ours(str(root)),
+    }
+    if with_reference:
+        variants["skills-ref"] = [sys.executable, "-c", SKILLS_REF, str(root)]
+    return variants
+
+
+def measure(root: Path, runs: int, with_reference: bool) -> Clock:
+    clock = Clock(root.parent)
+    variants = commands(root, with_reference)
+    for label, command in variants.items():  # warm-up: bytecode, file system caches
+        clock.run(label, command)
+    clock.wall.clear()
+    clock.cpu.clear()
+    for _ in range(runs):
+        for label, command in variants.items():
+            clock.run(label, command)
+    return clock
+
+
+def compare(label: str, root: Path, runs: int, with_reference: bool, goal: float) -> list[str]:
+    clock = measure(root, runs, with_reference)
+    skills = sum(1 for _ in root.rglob("SKILL.md"))
+    print(f"\n{label}: {skills} skills, best of {runs} (wall ms / CPU ms)")
+    for name in clock.wall:
+        print(f"  {name:<16} {clock.wall[name] * 1e3:9.1f} {clock.cpu[name] * 1e3:9.1f}")
+    lines = []
+    if with_reference:
+        floor = clock.wall["skills-ref"]
+        for side in ("ours, paths", "ours, folder"):
+            ratio = floor / clock.wall[side]
+            cpu_ratio = clock.cpu["skills-ref"] / clock.cpu[side]
+            verdict = "holds" if ratio >= goal else "below the goal"
+            lines.append(
+                f"{label}, {side}: skills-ref {floor * 1e3:.1f} ms / ours"
+                f" {clock.wall[side] * 1e3:.1f} ms = {ratio:.1f}x (CPU {cpu_ratio:.1f}x;"
+                f" goal >= {goal:g}x: {verdict})"
+            )
+        print(f"  skills-ref found {clock.outputs['skills-ref'].split()[0]} skill folders")
+    return lines
+
+
+# --- where our time goes -------------------------------------------------------------------------
+
+
+def _breakdown_child(root: Path) -> None:
+    """In a process of its own: the stages of one ``validate ROOT`` (imports as the CLI loads
+    them), printed as JSON in ms."""
+    started = time.perf_counter()
+    from pytest_agent_skills.config.scopes import Scopes
+    from pytest_agent_skills.listings import FolderListings
+    from pytest_agent_skills.rules import (
+        CHECKS,
+        check_findings,
+        skill_dirs,
+        to_text,
+        validate_paths,
     )
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 5):
-        output = done.stdout[-2000:] + done.stderr[-2000:]
-        raise RuntimeError(f"pytest failed in {folder}:\n{output}")
-    return elapsed
+    from pytest_agent_skills.skill import Skill
+
+    stages: dict[str, float] = {"imports": time.perf_counter() - started}
+
+    def stage(name: str, work: Callable[[], object]) -> object:
+        gc.collect()
+        start = time.perf_counter()
+        result = work()
+        stages[name] = time.perf_counter() - start
+        return result
+
+    listings = FolderListings()
+    scopes = Scopes({})
+    stage("configuration", lambda: scopes.for_path(root))
+    folders = stage("discovery", lambda: skill_dirs(root, listings))
+    assert isinstance(folders, list)
+    skills = stage("parsing", lambda: [Skill.load(folder, listings) for folder in folders])
+    assert isinstance(skills, list)
+    stage(
+        "checks",
+        lambda: [check_findings(skill, check) for skill in skills for check in CHECKS],
+    )
+    reports = validate_paths([root])
+    stage("output (text)", lambda: to_text(reports))
+    print(json.dumps({name: seconds * 1e3 for name, seconds in stages.items()}))
 
 
-def trivial_tests(root: Path, count: int) -> None:
-    for index in range(count):
-        (root / f"test_{index:05d}.py").write_text("def test_ok():\n    pass\n")
+def breakdown(root: Path, clock_interpreter: float) -> None:
+    env = environment()
+    command = [sys.executable, __file__, "--breakdown-child", str(root)]
+    best: dict[str, float] = {}
+    for _ in range(3):
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        for name, ms in json.loads(done.stdout).items():
+            best[name] = min(best.get(name, ms), ms)
+    print(f"  where ours goes on {root.name} (one folder; best of 3 processes, ms):")
+    print(f"    {'interpreter start':<20} {clock_interpreter * 1e3:8.1f}")
+    for name, ms in best.items():
+        print(f"    {name:<20} {ms:8.1f}")
 
 
-def best_of(runs: int, function, *args) -> float:
-    return min(function(*args) for _ in range(runs))
+# --- linear in the skills ------------------------------------------------------------------------
+
+
+def linearity(sizes: list[int], runs: int) -> None:
+    print(
+        f"\nlinear in the skills: ours, ms per 1,000 skills above ours on one skill (start-up and"
+        f" imports), best of {runs}"
+    )
+    per_skill: dict[str, list[float]] = {"ours, paths": [], "ours, folder": []}
+    for size in sizes:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-validate-"))
+        try:
+            root = workdir / "skills"
+            generate(root, size)
+            clock = measure(root, runs, with_reference=False)
+            single = Clock(workdir)
+            for _ in range(runs + 1):
+                single.run("one skill", ours(str(root / "skill-00001")))
+            floor = single.wall["one skill"]
+            cells = []
+            for side, values in per_skill.items():
+                values.append(max(clock.wall[side] - floor, 1e-9) / size * 1e6)
+                cells.append(f"{side} {values[-1]:7.1f}")
+            print(f"  {size:>6} skills: " + "  ".join(cells), flush=True)
+        finally:
+            shutil.rmtree(workdir)
+    for side, values in per_skill.items():
+        if len(values) > 1:
+            print(
+                f"  {side}: per skill at {sizes[-1]:,} / at {sizes[0]:,} ="
+                f" {values[-1] / values[0]:.2f} (goal: about 1, linear)"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--sizes", type=int, nargs="*", default=[3000])
-    parser.add_argument("--processes", type=int, default=3, help="processes per validator")
-    parser.add_argument("--collect-sizes", type=int, nargs="*", default=[1000, 5000])
-    parser.add_argument(
-        "--breakdown", action="store_true", help="also print where our time goes on the corpus"
-    )
-    parser.add_argument("--child", nargs=2, metavar=("VALIDATOR", "ROOT"), help=argparse.SUPPRESS)
+    parser.add_argument("--linear", type=int, nargs="*", default=[1000, 10000])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each command")
+    parser.add_argument("--breakdown-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        _child(args.child[0], Path(args.child[1]))
+    if args.breakdown_child:
+        _breakdown_child(args.breakdown_child)
         return
-    have_reference = importlib.util.find_spec("skills_ref") is not None
-    if not have_reference:
+    try:
+        import skills_ref  # noqa: F401
+    except ImportError:
+        with_reference = False
         print("skills-ref is not installed (pip install -e '.[test]'): no ratio")
-
-    print(f"cpus: {os.cpu_count()}, {load_average()} (other work slows both validators)")
-    print(f"validation, one process per validator and set, best of {args.processes} processes;")
-    print(f"in each process {ROUNDS} rounds over the same folders: warm = best round, cold = first")
-    print(
-        f"{'set':<22} {'skills':>6} {'ours ms':>9} {'cold ms':>9} {'us/skill':>9}"
-        f" {'skills-ref ms':>13} {'cold ms':>9} {'ratio':>7} {'cold':>7}"
-    )
-    ratios: list[str] = []
-    if args.corpus.is_dir():
-        label = "corpus" if args.corpus.name == "corpus" else f"corpus {args.corpus.name}"
-        compare(label, args.corpus, args.processes, have_reference, ratios)
     else:
-        print(f"corpus not found at {args.corpus}: skipped (--corpus DIR)")
-    per_skill = []
+        with_reference = True
+    print(f"cpus: {os.cpu_count()}, {load_average()} (other work slows every side)")
+    ratios: list[str] = []
+    corpus = args.corpus or next((c for c in CORPUS_CANDIDATES if c.is_dir()), None)
+    if corpus is not None and corpus.is_dir():
+        clock_lines = compare("corpus", corpus, args.runs, with_reference, goal=3)
+        ratios += clock_lines
+        breakdown(corpus, measure_interpreter())
+    else:
+        print("corpus not found (--corpus DIR): skipped")
     for size in args.sizes:
         workdir = Path(tempfile.mkdtemp(prefix="bench-validate-"))
         try:
-            generate(workdir, size)
-            label = f"generated {size:,}"
-            per_skill.append(compare(label, workdir, args.processes, have_reference, ratios))
+            root = workdir / "skills"
+            generate(root, size)
+            ratios += compare(f"generated {size:,}", root, args.runs, with_reference, goal=10)
+            breakdown(root, measure_interpreter())
         finally:
             shutil.rmtree(workdir)
-    if len(per_skill) > 1:
-        print(
-            "ours, time per skill at the largest N / at the smallest N:"
-            f" {per_skill[-1] / per_skill[0]:.2f}"
-        )
-    print("ratio = skills-ref ms / ours ms (warm rounds; 'cold': first rounds, lazy imports in)")
-    for line in ratios:
-        print(line)
-    print(f"after validation: {load_average()}")
-    if args.breakdown and args.corpus.is_dir():
-        breakdown(args.corpus)
-
-    if args.collect_sizes:
-        print("\npytest --collect-only: ms per collected file above pytest's start-up (best of 3)")
-        print(
-            f"{'N':>6} {'trivial':>8} {'SKILL.md':>9} {'ratio':>6} {'+docs,scripts':>14}"
-            f" {'ratio':>6} {'walk only':>10} {'plugin':>7} {'ratio':>6}"
-        )
-        for size in args.collect_sizes:
-            collect_row(size)
-        print("trivial: N test files (1 test each); SKILL.md: N skill folders holding only")
-        print("SKILL.md; +docs,scripts: N skill folders with docs/guide.md and scripts/run.py;")
-        print("walk only: that tree with --skills-validate=false (pytest's own directory walk);")
-        print("plugin: the difference, our share. Each skill is collected as 7 check items.")
+    if ratios:
+        print("\nratio = skills-ref wall time / ours (whole processes, best of each)")
+        for line in ratios:
+            print(line)
+    if args.linear:
+        linearity(args.linear, args.runs)
+    print(f"\nafter: {load_average()}")
 
 
-def collect_row(size: int) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="bench-collect-"))
-    try:
-        folders = {name: workdir / name for name in ("empty", "trivial", "flat", "full")}
-        for folder in folders.values():
-            folder.mkdir()
-        trivial_tests(folders["trivial"], size)
-        generate(folders["full"], size)
-        for index in range(size):
-            skill = folders["flat"] / f"skill-{index:05d}"
-            skill.mkdir()
-            text = SKILL_TEMPLATE.format(name=skill.name, index=index)
-            (skill / "SKILL.md").write_text(text)
-        startup = best_of(3, pytest_collect, folders["empty"])
-
-        def per_file(folder: Path, *extra: str) -> float:
-            return (best_of(3, pytest_collect, folder, *extra) - startup) / size * 1e3
-
-        trivial = per_file(folders["trivial"])
-        flat = per_file(folders["flat"])
-        full = per_file(folders["full"])
-        walk = per_file(folders["full"], "--skills-validate=false")
-        print(
-            f"{size:>6} {trivial:>8.3f} {flat:>9.3f} {flat / trivial:>5.2f}x {full:>14.3f}"
-            f" {full / trivial:>5.2f}x {walk:>10.3f} {full - walk:>7.3f}"
-            f" {(full - walk) / trivial:>5.2f}x",
-            flush=True,
-        )
-    finally:
-        shutil.rmtree(workdir)
+def measure_interpreter() -> float:
+    env = environment()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 if __name__ == "__main__":
