@@ -40,6 +40,8 @@ def test_the_example_suite_passes_in_every_runtime(
         "tests/test_invoice_totals.py::test_totals_per_customer PASSED",
         "tests/test_agent.py::test_the_recorded_agent_totals_the_invoices PASSED",
         ".claude/skills/invoice-totals/evals/totals.scenario.yaml::totals for two customers PASSED",
+        ".claude/skills/invoice-totals/evals/evals.json::eval 1: total of one customer PASSED",
+        ".claude/skills/invoice-totals/evals/triggers.json::triggers PASSED",
         "cassettes: 0 recorded (0 interactions), 1 replayed (4 interactions),"
         " 0 unused interaction(s)",
         "invoice-totals: loaded by 2 of the 4 scenario(s) that offered it",
