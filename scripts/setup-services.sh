@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts the services the workspace tests need, on a fresh Debian 12 machine, as root:
-#   - packages docker.io, bubblewrap, debootstrap (skipped when already installed);
+#   - packages docker.io, bubblewrap, debootstrap, and chromium with chromium-driver for the
+#     headless-browser tests of the HTML reports (each skipped when already installed);
 #   - dockerd (started in the background when `docker info` does not answer);
 #   - the offline Docker test image, by `agent-skills docker-image` (debootstrap minbase + python3,
 #     then `docker import`), cached in /var/cache/pytest-agent-skills so a second run on the same
@@ -23,6 +24,8 @@ missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)  # a docker client alone (no engine) is not enough
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if [ "${#missing[@]}" -gt 0 ]; then
     log "installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
@@ -63,4 +66,4 @@ fi
 # left alone, and an image of that name that the builder did not make is never replaced.
 python3 -m pytest_agent_skills.cli docker-image --image "$IMAGE" \
     || die "agent-skills docker-image failed (see above)"
-log "ready: docker $(docker version --format '{{.Server.Version}}'), bwrap $(bwrap --version | cut -d' ' -f2), image $IMAGE"
+log "ready: docker $(docker version --format '{{.Server.Version}}'), bwrap $(bwrap --version | cut -d' ' -f2), $(chromium --version 2>/dev/null | cut -d' ' -f1-2), image $IMAGE"

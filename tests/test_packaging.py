@@ -23,6 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGED = (
     "pytest_agent_skills/schemas/scenario.schema.json",
     "pytest_agent_skills/rules/rules.md",
+    "pytest_agent_skills/evals/report.css",
+    "pytest_agent_skills/evals/report.js",
 )
 
 

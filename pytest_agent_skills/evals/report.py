@@ -1,0 +1,43 @@
+"""``report.html`` of an eval output folder: the page a person reads after ``agent-skills eval``.
+
+:func:`write_report` reads ``benchmark.json`` with its run folders and/or ``triggers.json``
+(EVALS.md's names), renders one self-contained page (style and script inline, no request
+ever leaves it) and replaces ``report.html`` atomically, so a reader never sees half a page.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .report_input import ReportError, read_folder
+from .report_page import render_page
+
+__all__ = ["REPORT_NAME", "ReportError", "write_report"]
+
+REPORT_NAME = "report.html"
+
+
+def write_report(out_dir: Path) -> Path:
+    """Read the eval output folder, write ``out_dir / "report.html"`` atomically, return its path.
+
+    Raises :class:`ReportError` (naming the file, and the line for bad JSON) on a folder it
+    cannot read; ``report.html`` is then left as it was.
+    """
+    out_dir = Path(out_dir)
+    page = render_page(read_folder(out_dir))
+    target = out_dir / REPORT_NAME
+    try:
+        handle, temporary = tempfile.mkstemp(dir=out_dir, prefix=f".{REPORT_NAME}.", suffix=".tmp")
+    except OSError as error:
+        raise ReportError(target, None, f"cannot be written: {error.strerror or error}") from error
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(page)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target

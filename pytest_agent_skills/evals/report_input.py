@@ -1,0 +1,561 @@
+"""Reading an eval output folder into plain values the report renders.
+
+The folder is the one EVALS.md describes: ``benchmark.json`` with its run folders
+(``eval-<id>/<configuration>/run-<n>/`` holding ``grading.json``, ``transcript.json`` and
+``outputs/``) and/or ``triggers.json``. A file that is there must be well-formed: bad JSON or
+a field of the wrong type is a :class:`ReportError` naming the file, the field and (for JSON
+syntax) the line. A run folder or transcript that is absent is shown as absent, since an
+interrupted run may leave none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import LocatedError
+
+# What one page inlines: enough to read a run, never a page that a browser chokes on.
+OUTPUT_TEXT_LIMIT = 20_000  # characters of one output file shown
+OUTPUT_FILES_LIMIT = 200  # output files listed per run
+OUTPUTS_BUDGET = 2_000_000  # characters of output files inlined in the whole page
+_SNIFF_BYTES = 4 * OUTPUT_TEXT_LIMIT + 4
+
+ERROR_KINDS = ("model", "grading", "harness", "interrupted")
+_CONFIGURATION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+class ReportError(LocatedError):
+    """The eval output folder cannot be read: ``path[:line]: what is wrong``."""
+
+
+@dataclass(frozen=True)
+class RunError:
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    text: str
+    passed: bool
+    evidence: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str  # as the model sent them (JSON text, pretty-printed when it parses)
+    result: str | None  # the tool message's content; None when no result was recorded
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class Transcript:
+    prompt: str
+    messages: tuple[Message, ...]
+    final_text: str
+    error: RunError | None
+    total_tokens: int | None
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    path: str  # relative to the run's outputs/, with "/"
+    size: int
+    kind: str  # "text", "binary", "symlink", "over-budget"
+    text: str = ""  # shown content (text files), at most OUTPUT_TEXT_LIMIT characters
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Run:
+    eval_id: int
+    eval_name: str
+    configuration: str
+    run_number: int
+    pass_rate: float
+    passed: int
+    total: int
+    time_seconds: float
+    tokens: int
+    tool_calls: int
+    errors: int
+    error: RunError | None
+    expectations: tuple[Expectation, ...]
+    notes: tuple[str, ...]
+    run_dir: str
+    found: bool  # the run folder exists
+    transcript: Transcript | None
+    outputs: tuple[OutputFile, ...]
+    outputs_omitted: int  # files past OUTPUT_FILES_LIMIT
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None or self.errors > 0
+
+    @property
+    def counted_pass_rate(self) -> float:
+        """The pass rate the summaries use: an errored run is never a pass."""
+        return 0.0 if self.is_error else self.pass_rate
+
+
+@dataclass(frozen=True)
+class Stat:
+    mean: float
+    stddev: float
+    min: float
+    max: float
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    metadata: dict[str, str]  # shown as is, in file order
+    runs: tuple[Run, ...]
+    summary: dict[str, dict[str, Stat]]  # configuration -> metric -> figures, file order
+    delta: dict[str, str]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TriggerResult:
+    query: str
+    should_trigger: bool
+    trigger_rate: float
+    triggers: int
+    runs: int
+    passed: bool
+
+
+@dataclass(frozen=True)
+class Triggers:
+    skill_name: str
+    description: str
+    threshold: float | None
+    results: tuple[TriggerResult, ...]
+    total: int
+    passed: int
+    failed: int
+
+
+@dataclass(frozen=True)
+class ReportFolder:
+    path: Path
+    benchmark: Benchmark | None
+    triggers: Triggers | None
+
+
+@dataclass
+class _Budget:
+    """Characters of output files the page may still inline."""
+
+    left: int
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A JSON value with where it came from, so a wrong field names its file and path."""
+
+    value: Any
+    file: Path
+    where: str
+
+    def fail(self, message: str) -> ReportError:
+        return ReportError(self.file, None, f"{self.where or 'the top level'}: {message}")
+
+    def _expect(self, types: type | tuple[type, ...], what: str) -> Any:
+        value = self.value
+        if isinstance(value, bool) and bool not in (
+            types if isinstance(types, tuple) else (types,)
+        ):
+            raise self.fail(f"expected {what}, found {_describe(value)}")
+        if not isinstance(value, types):
+            raise self.fail(f"expected {what}, found {_describe(value)}")
+        return value
+
+    def child(self, key: str | int) -> _Node:
+        if isinstance(key, int):
+            return _Node(self._expect(list, "a list")[key], self.file, f"{self.where}[{key}]")
+        where = f"{self.where}.{key}" if self.where else key
+        return _Node(self._expect(dict, "an object").get(key), self.file, where)
+
+    def has(self, key: str) -> bool:
+        return isinstance(self.value, dict) and self.value.get(key) is not None
+
+    def obj(self) -> _Node:
+        self._expect(dict, "an object")
+        return self
+
+    def items(self) -> Iterator[_Node]:
+        values = self._expect(list, "a list")
+        for index in range(len(values)):
+            yield self.child(index)
+
+    def text(self) -> str:
+        return str(self._expect(str, "a string"))
+
+    def integer(self) -> int:
+        return int(self._expect(int, "an integer"))
+
+    def number(self) -> float:
+        return float(self._expect((int, float), "a number"))
+
+    def flag(self) -> bool:
+        return bool(self._expect(bool, "true or false"))
+
+    def opt_text(self, key: str, default: str = "") -> str:
+        return self.child(key).text() if self.has(key) else default
+
+    def opt_int(self, key: str, default: int = 0) -> int:
+        return self.child(key).integer() if self.has(key) else default
+
+    def opt_number(self, key: str, default: float = 0.0) -> float:
+        return self.child(key).number() if self.has(key) else default
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "nothing (null or absent)"
+    return f"{type(value).__name__} {json.dumps(value)[:60]}"
+
+
+def _load_json(path: Path) -> _Node:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ReportError(path, None, f"cannot be read: {error.strerror or error}") from error
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise ReportError(path, line, "is not UTF-8 text") from error
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ReportError(
+            path, error.lineno, f"is not valid JSON: {error.msg} (column {error.colno})"
+        ) from error
+    return _Node(value, path, "")
+
+
+def read_folder(out_dir: Path) -> ReportFolder:
+    """Everything the report shows, read from ``out_dir``; :class:`ReportError` if it cannot be."""
+    out_dir = Path(out_dir)
+    if not out_dir.is_dir():
+        raise ReportError(out_dir, None, "is not a folder (the eval output folder, --out)")
+    benchmark_file = out_dir / "benchmark.json"
+    triggers_file = out_dir / "triggers.json"
+    if not benchmark_file.exists() and not triggers_file.exists():
+        raise ReportError(
+            out_dir,
+            None,
+            "holds neither benchmark.json nor triggers.json: run `agent-skills eval` "
+            "with --out pointing here first",
+        )
+    budget = _Budget(OUTPUTS_BUDGET)
+    benchmark = (
+        _read_benchmark(out_dir, benchmark_file, budget) if benchmark_file.exists() else None
+    )
+    triggers = _read_triggers(triggers_file) if triggers_file.exists() else None
+    return ReportFolder(out_dir, benchmark, triggers)
+
+
+def _read_benchmark(out_dir: Path, path: Path, budget: _Budget) -> Benchmark:
+    root = _load_json(path).obj()
+    metadata: dict[str, str] = {}
+    if root.has("metadata"):
+        for key, value in root.child("metadata").obj().value.items():
+            metadata[str(key)] = value if isinstance(value, str) else json.dumps(value)
+    runs = tuple(_read_run(out_dir, node, budget) for node in root.child("runs").items())
+    seen: dict[tuple[int, str, int], str] = {}
+    for run, node in zip(runs, root.child("runs").items(), strict=True):
+        key = (run.eval_id, run.configuration, run.run_number)
+        if key in seen:
+            raise node.fail(
+                f"eval {run.eval_id} {run.configuration} run {run.run_number} is listed twice "
+                f"(first at {seen[key]})"
+            )
+        seen[key] = node.where
+    summary: dict[str, dict[str, Stat]] = {}
+    delta: dict[str, str] = {}
+    if root.has("run_summary"):
+        for name, node in _object_items(root.child("run_summary").obj()):
+            if name == "delta":
+                delta = {key: value.text() for key, value in _object_items(node.obj())}
+            else:
+                summary[name] = {key: _read_stat(value) for key, value in _object_items(node.obj())}
+    notes = tuple(node.text() for node in root.child("notes").items()) if root.has("notes") else ()
+    return Benchmark(metadata, runs, summary, delta, notes)
+
+
+def _object_items(node: _Node) -> Iterator[tuple[str, _Node]]:
+    for key in node.value:
+        yield str(key), node.child(str(key))
+
+
+def _read_stat(node: _Node) -> Stat:
+    node.obj()
+    return Stat(
+        node.opt_number("mean"),
+        node.opt_number("stddev"),
+        node.opt_number("min"),
+        node.opt_number("max"),
+    )
+
+
+def _read_error(node: _Node) -> RunError:
+    node.obj()
+    kind = node.child("kind").text()
+    if kind not in ERROR_KINDS:
+        raise node.child("kind").fail(
+            f"unknown error kind {kind!r}; one of {', '.join(ERROR_KINDS)}"
+        )
+    return RunError(kind, node.opt_text("message"))
+
+
+def _read_expectations(node: _Node) -> tuple[Expectation, ...]:
+    expectations = []
+    for item in node.items():
+        item.obj()
+        expectations.append(
+            Expectation(
+                item.child("text").text(), item.child("passed").flag(), item.opt_text("evidence")
+            )
+        )
+    return tuple(expectations)
+
+
+def _read_run(out_dir: Path, node: _Node, budget: _Budget) -> Run:
+    node.obj()
+    eval_id = node.child("eval_id").integer()
+    configuration = node.child("configuration").text()
+    if not _CONFIGURATION_NAME.fullmatch(configuration):
+        raise node.child("configuration").fail(
+            f"{configuration!r} is not a configuration name (with_skill, without_skill, baseline)"
+        )
+    run_number = node.child("run_number").integer()
+    result = node.child("result").obj()
+    total = result.opt_int("total")
+    run_dir = node.opt_text("run_dir", f"eval-{eval_id}/{configuration}/run-{run_number}")
+    folder = _inside(out_dir, run_dir, node.child("run_dir"))
+    grading = (
+        _load_json(folder / "grading.json").obj() if (folder / "grading.json").is_file() else None
+    )
+    if node.has("expectations"):
+        expectations = _read_expectations(node.child("expectations"))
+    elif grading is not None and grading.has("expectations"):
+        expectations = _read_expectations(grading.child("expectations"))
+    else:
+        expectations = ()
+    transcript_file = folder / "transcript.json"
+    transcript = (
+        _read_transcript(_load_json(transcript_file)) if transcript_file.is_file() else None
+    )
+    error = _read_error(node.child("error")) if node.has("error") else None
+    if error is None and transcript is not None:
+        error = transcript.error
+    outputs, omitted = _read_outputs(folder / "outputs", budget)
+    return Run(
+        eval_id=eval_id,
+        eval_name=node.opt_text("eval_name", f"eval {eval_id}"),
+        configuration=configuration,
+        run_number=run_number,
+        pass_rate=result.child("pass_rate").number(),
+        passed=result.opt_int("passed"),
+        total=total,
+        time_seconds=result.opt_number("time_seconds"),
+        tokens=result.opt_int("tokens"),
+        tool_calls=result.opt_int("tool_calls"),
+        errors=result.opt_int("errors"),
+        error=error,
+        expectations=expectations,
+        notes=tuple(item.text() for item in node.child("notes").items())
+        if node.has("notes")
+        else (),
+        run_dir=run_dir,
+        found=folder.is_dir(),
+        transcript=transcript,
+        outputs=outputs,
+        outputs_omitted=omitted,
+    )
+
+
+def _inside(out_dir: Path, relative: str, node: _Node) -> Path:
+    """``out_dir / relative``, refusing a path that leaves the output folder."""
+    candidate = Path(relative)
+    if candidate.is_absolute() or ".." in candidate.parts:
+        raise node.fail(f"{relative!r} is not a folder inside the output folder")
+    return out_dir / candidate
+
+
+def _content_text(node: _Node) -> str:
+    """A message's content: a string, null, or OpenAI's list of parts (text parts joined)."""
+    if node.value is None:
+        return ""
+    if isinstance(node.value, str):
+        return node.value
+    parts = []
+    for part in node.items():
+        part.obj()
+        kind = part.opt_text("type", "text")
+        parts.append(part.opt_text("text") if kind == "text" else f"[{kind} part]")
+    return "\n".join(parts)
+
+
+def _arguments_text(node: _Node) -> str:
+    value = node.value
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return str(node.value)  # shown as the model sent it
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def _result_text(text: str) -> str:
+    """A tool's result, pretty-printed when it is a JSON object or list (as skill tools answer)."""
+    if not text.lstrip().startswith(("{", "[")):
+        return text
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except json.JSONDecodeError:
+        return text
+
+
+def _read_transcript(root: _Node) -> Transcript:
+    root.obj()
+    results: dict[str, str] = {}
+    raw_messages = list(root.child("messages").items()) if root.has("messages") else []
+    for message in raw_messages:
+        message.obj()
+        if message.opt_text("role") == "tool" and message.has("tool_call_id"):
+            call_id = message.child("tool_call_id").text()
+            results[call_id] = _result_text(_content_text(message.child("content")))
+    messages = []
+    for message in raw_messages:
+        role = message.child("role").text()
+        if role == "tool":
+            continue  # shown with the call it answers
+        calls = []
+        if message.has("tool_calls"):
+            for call in message.child("tool_calls").items():
+                function = call.obj().child("function").obj()
+                call_id = call.opt_text("id")
+                calls.append(
+                    ToolCall(
+                        function.child("name").text(),
+                        _arguments_text(function.child("arguments")),
+                        results.get(call_id),
+                    )
+                )
+        messages.append(Message(role, _content_text(message.child("content")), tuple(calls)))
+    if not raw_messages and root.has("tool_calls"):
+        # No messages recorded: the paired calls alone still tell what the agent did.
+        calls = [
+            ToolCall(
+                call.obj().child("name").text(),
+                _arguments_text(call.child("arguments")),
+                _result_text(_content_text(call.child("result"))) if call.has("result") else None,
+            )
+            for call in root.child("tool_calls").items()
+        ]
+        messages.append(Message("assistant", "", tuple(calls)))
+    usage = root.child("usage") if root.has("usage") else None
+    return Transcript(
+        prompt=root.opt_text("prompt"),
+        messages=tuple(messages),
+        final_text=root.opt_text("final_text"),
+        error=_read_error(root.child("error")) if root.has("error") else None,
+        total_tokens=usage.obj().opt_int("total_tokens") if usage is not None else None,
+    )
+
+
+def _read_outputs(folder: Path, budget: _Budget) -> tuple[tuple[OutputFile, ...], int]:
+    """The run's output files, sorted; symlinks are listed, never followed."""
+    if not folder.is_dir() or folder.is_symlink():
+        return (), 0
+    found: list[tuple[str, Path]] = []
+    for parent, dirs, files in os.walk(folder):  # does not descend into linked folders
+        dirs.sort()
+        base = Path(parent)
+        for name in sorted(files) + [d for d in dirs if (base / d).is_symlink()]:
+            found.append(((base / name).relative_to(folder).as_posix(), base / name))
+    found.sort()
+    shown = [_read_output(relative, path, budget) for relative, path in found[:OUTPUT_FILES_LIMIT]]
+    return tuple(shown), max(0, len(found) - OUTPUT_FILES_LIMIT)
+
+
+def _read_output(relative: str, path: Path, budget: _Budget) -> OutputFile:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return OutputFile(relative, 0, "symlink", os.readlink(path))
+    if not stat.S_ISREG(info.st_mode):
+        return OutputFile(relative, info.st_size, "binary")
+    with path.open("rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+    text = _as_text(head, complete=len(head) == info.st_size)
+    if text is None:
+        return OutputFile(relative, info.st_size, "binary")
+    if budget.left <= 0:
+        return OutputFile(relative, info.st_size, "over-budget")
+    shown = text[: min(OUTPUT_TEXT_LIMIT, budget.left)]
+    budget.left -= len(shown)
+    truncated = len(shown) < len(text) or len(head) < info.st_size
+    return OutputFile(relative, info.st_size, "text", shown, truncated)
+
+
+def _as_text(head: bytes, complete: bool) -> str | None:
+    """``head`` as text, or None for a binary file (NUL bytes, or not UTF-8)."""
+    if b"\x00" in head:
+        return None
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # A cut through a multi-byte character at the sniffing limit is still text.
+        if not complete and error.start >= len(head) - 3:
+            return head[: error.start].decode("utf-8")
+        return None
+
+
+def _read_triggers(path: Path) -> Triggers:
+    root = _load_json(path).obj()
+    results = []
+    for node in root.child("results").items():
+        node.obj()
+        results.append(
+            TriggerResult(
+                query=node.child("query").text(),
+                should_trigger=node.child("should_trigger").flag(),
+                trigger_rate=node.child("trigger_rate").number(),
+                triggers=node.opt_int("triggers"),
+                runs=node.opt_int("runs"),
+                passed=node.child("pass").flag(),
+            )
+        )
+    summary = root.child("summary").obj() if root.has("summary") else None
+    passed = sum(result.passed for result in results)
+    return Triggers(
+        skill_name=root.opt_text("skill_name"),
+        description=root.opt_text("description"),
+        threshold=root.child("threshold").number() if root.has("threshold") else None,
+        results=tuple(results),
+        total=summary.opt_int("total", len(results)) if summary else len(results),
+        passed=summary.opt_int("passed", passed) if summary else passed,
+        failed=summary.opt_int("failed", len(results) - passed)
+        if summary
+        else len(results) - passed,
+    )

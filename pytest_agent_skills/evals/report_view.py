@@ -1,0 +1,167 @@
+"""The figures the report shows, computed from the runs: per eval and configuration pass
+rates with their spread, deltas, errors and the expectations that failed."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .report_input import Benchmark, Run, Stat
+
+
+def stat_of(values: Sequence[float]) -> Stat:
+    """Mean, sample standard deviation (0 for one value), min and max; all 0 for none."""
+    if not values:
+        return Stat(0.0, 0.0, 0.0, 0.0)
+    stddev = statistics.stdev(values) if len(values) > 1 else 0.0
+    return Stat(statistics.fmean(values), stddev, min(values), max(values))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One eval under one configuration (or all evals, for the overall row)."""
+
+    configuration: str
+    runs: tuple[Run, ...]
+    pass_rate: Stat
+    time_seconds: Stat
+    tokens: Stat
+
+    @property
+    def errors(self) -> int:
+        return sum(run.is_error for run in self.runs)
+
+    @property
+    def fully_passed(self) -> int:
+        return sum(
+            not run.is_error and run.total > 0 and run.passed == run.total for run in self.runs
+        )
+
+
+@dataclass(frozen=True)
+class EvalGroup:
+    eval_id: int
+    name: str
+    cells: tuple[Cell, ...]  # in the page's configuration order
+
+
+@dataclass(frozen=True)
+class Evidence:
+    text: str
+    runs: tuple[Run, ...]
+
+
+@dataclass(frozen=True)
+class FailingExpectation:
+    text: str
+    failed: dict[str, tuple[int, int]]  # configuration -> (failed runs, graded runs)
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class BenchmarkView:
+    configurations: tuple[str, ...]
+    overall: tuple[Cell, ...]
+    evals: tuple[EvalGroup, ...]
+    errored: tuple[Run, ...]
+    failing: dict[int, tuple[FailingExpectation, ...]]  # eval id -> its failing expectations
+
+
+def configurations_of(benchmark: Benchmark) -> tuple[str, ...]:
+    """run_summary's order (the delta is first minus second), then any other configuration."""
+    order = list(benchmark.summary)
+    for run in benchmark.runs:
+        if run.configuration not in order:
+            order.append(run.configuration)
+    return tuple(order)
+
+
+def cell_of(
+    configuration: str, runs: Sequence[Run], recorded: dict[str, Stat] | None = None
+) -> Cell:
+    ordered = tuple(sorted(runs, key=lambda run: (run.eval_id, run.run_number)))
+    recorded = recorded or {}
+    return Cell(
+        configuration,
+        ordered,
+        recorded.get("pass_rate") or stat_of([run.counted_pass_rate for run in ordered]),
+        recorded.get("time_seconds") or stat_of([run.time_seconds for run in ordered]),
+        recorded.get("tokens") or stat_of([float(run.tokens) for run in ordered]),
+    )
+
+
+def view_of(benchmark: Benchmark) -> BenchmarkView:
+    configurations = configurations_of(benchmark)
+    by_eval: dict[int, list[Run]] = {}
+    for run in benchmark.runs:
+        by_eval.setdefault(run.eval_id, []).append(run)
+    evals = []
+    failing: dict[int, tuple[FailingExpectation, ...]] = {}
+    for eval_id in sorted(by_eval):
+        runs = by_eval[eval_id]
+        cells = tuple(
+            cell_of(name, [run for run in runs if run.configuration == name])
+            for name in configurations
+            if any(run.configuration == name for run in runs)
+        )
+        evals.append(EvalGroup(eval_id, runs[0].eval_name, cells))
+        failing[eval_id] = failing_expectations(runs, configurations)
+    overall = tuple(
+        cell_of(
+            name,
+            [run for run in benchmark.runs if run.configuration == name],
+            benchmark.summary.get(name),
+        )
+        for name in configurations
+    )
+    errored = tuple(
+        sorted(
+            (run for run in benchmark.runs if run.is_error),
+            key=lambda run: (run.eval_id, configurations.index(run.configuration), run.run_number),
+        )
+    )
+    return BenchmarkView(configurations, overall, tuple(evals), errored, failing)
+
+
+def failing_expectations(
+    runs: Sequence[Run], configurations: Sequence[str]
+) -> tuple[FailingExpectation, ...]:
+    """Each expectation text that failed in some run, most failed first, with its evidence."""
+    graded: dict[str, dict[str, list[bool]]] = {}
+    evidence: dict[str, dict[str, list[Run]]] = {}
+    for run in sorted(
+        runs, key=lambda run: (configurations.index(run.configuration), run.run_number)
+    ):
+        for expectation in run.expectations:
+            graded.setdefault(expectation.text, {}).setdefault(run.configuration, []).append(
+                expectation.passed
+            )
+            if not expectation.passed:
+                evidence.setdefault(expectation.text, {}).setdefault(
+                    expectation.evidence, []
+                ).append(run)
+    found = []
+    for text, per_configuration in graded.items():
+        if text not in evidence:
+            continue
+        failed = {
+            name: (outcomes.count(False), len(outcomes))
+            for name in configurations
+            if (outcomes := per_configuration.get(name))
+        }
+        found.append(
+            FailingExpectation(
+                text,
+                failed,
+                tuple(Evidence(said, tuple(by)) for said, by in evidence[text].items()),
+            )
+        )
+    found.sort(key=lambda item: -sum(count for count, _ in item.failed.values()))
+    return tuple(found)
+
+
+def delta(first: float, second: float, digits: int) -> str:
+    """``first - second`` signed, as benchmark.json writes its deltas (``+0.50``)."""
+    value = round(first - second, digits) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{value:+.{digits}f}"
