@@ -397,3 +397,28 @@ def test_a_run_without_its_folder_is_shown_as_missing(out_dir: Path) -> None:
     run = squash(page.text_by_id["run-1-without_skill-3"])
     assert "error: model run 3" in run
     assert "no transcript recorded in eval-1/without_skill/run-3 (no run folder)" in run
+
+
+def test_long_transcripts_are_cut_to_size(out_dir: Path) -> None:
+    from pytest_agent_skills.evals import report_page
+
+    case = EvalCase(1, "long", "Go", ("A",), {"with_skill": (1,)}, tool_result="r" * 70_000)
+    write_benchmark(out_dir, [case])
+    transcript_file = out_dir / "eval-1/with_skill/run-1/transcript.json"
+    transcript = json.loads(transcript_file.read_text())
+    calls = [m for m in transcript["messages"] if m["role"] == "tool"]
+    for index, message in enumerate(calls):
+        message["content"] = f"{index}" * 70_000
+    transcript["messages"] = transcript["messages"][:-1] * 5 + transcript["messages"][-1:]
+    transcript_file.write_text(json.dumps(transcript))
+    source, page = render(out_dir)
+    run = squash(page.text_by_id["run-1-with_skill-1"])
+    limit, whole = report_page.TRANSCRIPT_TEXT_LIMIT, report_page.RUN_TRANSCRIPT_LIMIT
+    assert f"… {70_000 - limit:,} more characters (all of them in transcript.json)" in run
+    cut = [int(more.replace(",", "")) for more in re.findall(r"… ([\d,]+) more characters", run)]
+    results = [more for more in cut if more <= 70_000 and more >= 70_000 - limit]
+    assert len(results) == 10  # each cut; past the run's limit, shown not at all
+    assert whole - 2_000 < sum(70_000 - more for more in results) <= whole  # prompts take some
+    assert results[-1] == 70_000
+    assert "final answer The mean of the value column is 4.2" in run
+    assert len(source) < 200_000

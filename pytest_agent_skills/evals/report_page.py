@@ -12,6 +12,7 @@ import base64
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import quote
 
@@ -30,6 +31,7 @@ from .report_markup import Child, Markup, el
 from .report_view import BenchmarkView, Cell, FailingExpectation, delta, view_of
 
 TRANSCRIPT_TEXT_LIMIT = 8_000  # characters of one message, argument or tool result shown
+RUN_TRANSCRIPT_LIMIT = 60_000  # characters of one run's transcript shown
 EVIDENCE_SHOWN = 3  # distinct evidence texts shown before "more"
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -51,11 +53,20 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def _clip(text: str, limit: int = TRANSCRIPT_TEXT_LIMIT) -> Markup:
-    if len(text) <= limit:
-        return el("pre", text)
-    more = len(text) - limit
-    return el("pre", text[:limit], el("span", f"\n… {more:,} more characters", class_="clipped"))
+@dataclass
+class _Clipper:
+    """Shows a run's transcript texts cut to size: each to TRANSCRIPT_TEXT_LIMIT characters,
+    all of them together to RUN_TRANSCRIPT_LIMIT (transcript.json keeps them whole)."""
+
+    left: int = RUN_TRANSCRIPT_LIMIT
+
+    def __call__(self, text: str) -> Markup:
+        shown = min(len(text), TRANSCRIPT_TEXT_LIMIT, max(self.left, 0))
+        self.left -= shown
+        if shown == len(text):
+            return el("pre", text)
+        more = f"\n… {len(text) - shown:,} more characters (all of them in transcript.json)"
+        return el("pre", text[:shown], el("span", more, class_="clipped"))
 
 
 def _size(size: int) -> str:
@@ -375,7 +386,7 @@ def _errors(view: BenchmarkView) -> Markup:
 # --- runs ---------------------------------------------------------------------------------
 
 
-def _tool_call(call: ToolCall) -> Markup:
+def _tool_call(call: ToolCall, clip: _Clipper) -> Markup:
     return el(
         "div",
         el(
@@ -385,28 +396,28 @@ def _tool_call(call: ToolCall) -> Markup:
             class_="call-name",
         ),
         el("div", "arguments", class_="caption"),
-        _clip(call.arguments or "{}"),
+        clip(call.arguments or "{}"),
         el("div", "result", class_="caption"),
-        _clip(call.result)
+        clip(call.result)
         if call.result is not None
         else el("p", "no result recorded", class_="quiet"),
         class_="tool-call",
     )
 
 
-def _message(message: Message) -> Markup:
+def _message(message: Message, clip: _Clipper) -> Markup:
     if message.role == "system":
         return el(
             "details",
             el("summary", f"system prompt ({len(message.content):,} characters)"),
-            _clip(message.content),
+            clip(message.content),
             class_="message system",
         )
     return el(
         "div",
         el("div", message.role, class_="role"),
-        _clip(message.content) if message.content else None,
-        [_tool_call(call) for call in message.tool_calls],
+        clip(message.content) if message.content else None,
+        [_tool_call(call, clip) for call in message.tool_calls],
         class_=f"message {message.role}",
     )
 
@@ -423,18 +434,19 @@ def _transcript(transcript: Transcript) -> Markup:
     ):
         messages.pop()
     calls = sum(len(message.tool_calls) for message in messages)
+    clip = _Clipper()
     return el(
         "div",
         el("h4", f"Transcript ({_count(calls, 'tool call')})"),
-        [_message(message) for message in messages]
+        [_message(message, clip) for message in messages]
         if messages
         else el(
-            "div", el("div", "user", class_="role"), _clip(transcript.prompt), class_="message user"
+            "div", el("div", "user", class_="role"), clip(transcript.prompt), class_="message user"
         ),
         el(
             "div",
             el("div", "final answer", class_="role"),
-            _clip(transcript.final_text),
+            _Clipper()(transcript.final_text),  # the answer shows whatever came before
             class_="message final",
         )
         if transcript.final_text
