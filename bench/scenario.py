@@ -55,12 +55,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pytest_agent_skills.harness import (
     LoopbackServer,
-    ModelOptions,
+    RunSettings,
     ScriptedBackend,
     ScriptedModel,
     Upstream,
@@ -128,7 +129,11 @@ COMMANDS = CommandClock()
 
 
 def through_loop(
-    repository: SkillRepository, transport: str, work_root: Path | None = None, **model: Any
+    repository: SkillRepository,
+    transport: str,
+    work_root: Path | None = None,
+    settings: RunSettings | None = None,
+    **model: Any,
 ) -> float:
     """One conversation (``model``: a cassette to replay instead of the script), its
     workspace under ``work_root`` when given."""
@@ -141,7 +146,7 @@ def through_loop(
             transport=transport,
             tools=TOOLS,
             dynamic_tools=True,
-            runtime=runtime,
+            settings=replace(settings or RunSettings(), runtime=runtime),
             **(model or {"script": SCRIPT}),
         )
     elapsed = (time.perf_counter() - started) * 1000
@@ -154,8 +159,8 @@ def recorded_cassette(repository: SkillRepository, folder: Path) -> Path:
     cassette = folder / "scenario.json"
     with LoopbackServer(ScriptedBackend(ScriptedModel(SCRIPT))) as upstream:
         upstream_key = Upstream(upstream.base_url, "bench-upstream-key")
-        options = ModelOptions(record_mode="once", upstream=upstream_key)
-        through_loop(repository, "sdk", cassette=cassette, options=options)
+        options = RunSettings(record_mode="once", upstream=upstream_key)
+        through_loop(repository, "sdk", settings=options, cassette=cassette)
     return cassette
 
 

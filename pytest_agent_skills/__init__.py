@@ -37,6 +37,8 @@ _EXPORTS = {
     "Scenario": "scenario",
     "load_scenarios": "scenario",
     "run_conversation": "harness",
+    "Conversation": "harness",
+    "RunSettings": "harness",
     "Trajectory": "harness",
     "assert_trajectory": "harness",
 }

@@ -13,28 +13,28 @@ from __future__ import annotations
 import base64
 import binascii
 import difflib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from . import yamlguard
+from .docpath import DocPath, dotted, nearest_line
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
 from .files import MIB, FileReadError, read_limited
-from .harness.conversation import UserTurn
+from .harness.conversation import Conversation, UserTurn
 from .harness.turns import DEFAULT_MAX_TURNS, ScriptedTurn, scripted_turn
+from .scenario_schema import SCHEMA_PATH as SCHEMA_PATH
+from .scenario_schema import scenario_schema as scenario_schema
+
+if TYPE_CHECKING:
+    from .repository import SkillRepository
 
 #: The largest scenario file read (inputs may be inlined as base64).
 MAX_SCENARIO_BYTES = 16 * MIB
-SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
-
-#: A path into the YAML document: mapping keys and sequence indexes.
-DocPath = tuple[Any, ...]
 
 
 class ScenarioError(LocatedError):
@@ -83,10 +83,30 @@ class Scenario:
     def where(self, *doc_path: Any) -> str:
         return f"{self.path}:{self.line_of(*doc_path)}"
 
-
-@cache
-def scenario_schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    def conversation(self, repository: SkillRepository, title: str = "") -> Conversation:
+        """The conversation this scenario runs on ``repository`` (its ``skills:`` resolved);
+        an unmet expectation is shown at its line of the file, under ``title``."""
+        return Conversation(
+            repository,
+            self.user,
+            turns=self.turns,
+            script=self.script,
+            cassette=self.cassette,
+            tools=self.tools,
+            dynamic_tools=self.dynamic_tools,
+            exec_tools=self.exec_tools,
+            inputs=self.inputs,
+            env=self.env,
+            load_mode=self.load_mode,
+            transport=self.transport,
+            model_name=self.model_name,
+            max_turns=self.max_turns,
+            allow_unused=self.allow_unused,
+            match_ignore=self.match_ignore,
+            expect=self.expect,
+            where=lambda doc_path: f"line {self.line_of(*doc_path)}",
+            title=title,
+        )
 
 
 def load_scenarios(path: Path | str) -> list[Scenario]:
@@ -229,15 +249,6 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
 _EXACTLY_ONE_MODEL = "{where}: give exactly one of 'script' (scripted turns) or 'cassette' (a file)"
 
 
-def nearest_line(lines: dict[DocPath, int], doc_path: tuple[Any, ...]) -> int | None:
-    """The line of ``doc_path`` in ``lines``, or of its nearest ancestor that has one."""
-    for end in range(len(doc_path), 0, -1):
-        line = lines.get(tuple(doc_path[:end]))
-        if line:
-            return line
-    return None
-
-
 def _check_patterns(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> None:
     """A :class:`ScenarioError` at its line for a ``matches`` that is no regular expression."""
     from .harness.expect import invalid_patterns
@@ -264,14 +275,6 @@ def _expect_blocks(data: dict[str, Any]) -> Iterator[tuple[DocPath, dict[str, An
 def _is_turn(doc_path: DocPath) -> bool:
     """A model turn of a script: ``model.script[i]`` or ``turns[j].script[i]``."""
     return len(doc_path) >= 2 and doc_path[-2] == "script" and isinstance(doc_path[-1], int)
-
-
-def dotted(doc_path: DocPath) -> str:
-    """``expect.calls.items[0]``: a path into the document as the messages show it."""
-    text = ""
-    for part in doc_path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
 
 
 _KIND_NAMES = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pytest_agent_skills.harness import (
     LoopbackServer,
-    ModelOptions,
+    RunSettings,
     ScriptedBackend,
     ScriptedModel,
     Upstream,
@@ -44,14 +44,14 @@ def main() -> None:
     CASSETTE.unlink(missing_ok=True)
     repository = SkillRepository([SUITE / ".claude" / "skills"])
     with LoopbackServer(ScriptedBackend(ScriptedModel(STAND_IN_MODEL))) as upstream:
-        options = ModelOptions(
+        options = RunSettings(
             record_mode="once", upstream=Upstream(upstream.base_url, "sk-stand-in")
         )
         outcome = run_conversation(
             repository,
             USER,
             cassette=CASSETTE,
-            options=options,
+            settings=options,
             inputs=INPUTS,
             model_name="gpt-4o-mini",
         )

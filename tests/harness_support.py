@@ -12,8 +12,8 @@ from typing import Any
 
 from pytest_agent_skills.harness import (
     LoopbackServer,
-    ModelOptions,
     RunOutcome,
+    RunSettings,
     ScriptedBackend,
     ScriptedModel,
     run_conversation,
@@ -72,10 +72,10 @@ def scripted_upstream(
         yield server
 
 
-def record_options(upstream: LoopbackServer, mode: str = "once", **kwargs: Any) -> ModelOptions:
+def record_options(upstream: LoopbackServer, mode: str = "once", **kwargs: Any) -> RunSettings:
     from pytest_agent_skills.harness import Upstream
 
-    return ModelOptions(record_mode=mode, upstream=Upstream(upstream.base_url, "sk-test"), **kwargs)
+    return RunSettings(record_mode=mode, upstream=Upstream(upstream.base_url, "sk-test"), **kwargs)
 
 
 def _is_loopback(address: Any) -> bool:

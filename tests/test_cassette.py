@@ -16,10 +16,10 @@ from pytest_agent_skills.harness import (
     CassetteFormatError,
     CassetteMissError,
     HarnessError,
-    ModelOptions,
     NoCassetteError,
     Redactor,
     Reply,
+    RunSettings,
     ScriptedBackend,
     UnusedInteractionsError,
     Upstream,
@@ -36,8 +36,8 @@ SCRIPT = [
 REPOSITORY = SkillRepository([SKILLS])
 
 
-def converse(cassette: Path, options: ModelOptions, user: str = "Take notes.", **kwargs: Any):
-    return run_conversation(REPOSITORY, user, cassette=cassette, options=options, **kwargs)
+def converse(cassette: Path, options: RunSettings, user: str = "Take notes.", **kwargs: Any):
+    return run_conversation(REPOSITORY, user, cassette=cassette, settings=options, **kwargs)
 
 
 def record(tmp_path: Path, script: list[Any] = SCRIPT, user: str = "Take notes.", **kwargs: Any):
@@ -62,7 +62,7 @@ def test_a_recorded_cassette_is_readable_json_and_replays_offline(tmp_path, monk
         "arguments": '{"skill_name": "notes"}',
     }
     with only_loopback(monkeypatch) as blocked:
-        replayed = converse(cassette, ModelOptions(record_mode="none"))
+        replayed = converse(cassette, RunSettings(record_mode="none"))
     assert blocked == []
     assert (replayed.cassette.replayed, replayed.cassette.recorded) == (3, 0)
     assert replayed.trajectory.comparable() == recorded.trajectory.comparable()
@@ -86,7 +86,7 @@ def test_a_recorded_cassette_contains_no_secret(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("MY_SERVICE_TOKEN", custom)
     cassette = tmp_path / "secret.json"
     with scripted_upstream(SCRIPT, SecretHeadersBackend) as upstream:
-        options = ModelOptions(
+        options = RunSettings(
             record_mode="once",
             upstream=Upstream(upstream.base_url, api_key),
             secret_env=("OPENAI_API_KEY", "MY_SERVICE_TOKEN"),
@@ -103,7 +103,7 @@ def test_a_recorded_cassette_contains_no_secret(tmp_path, monkeypatch) -> None:
     # The live request is redacted the same way before matching, so replay still matches.
     replayed = converse(
         cassette,
-        ModelOptions(secret_env=("MY_SERVICE_TOKEN",)),
+        RunSettings(secret_env=("MY_SERVICE_TOKEN",)),
         f"My token is {custom}.",
         env={"TOKEN": custom},
     )
@@ -113,7 +113,7 @@ def test_a_recorded_cassette_contains_no_secret(tmp_path, monkeypatch) -> None:
 def test_no_cassette_is_its_own_error(tmp_path) -> None:
     missing = tmp_path / "missing.json"
     with pytest.raises(NoCassetteError) as caught:
-        converse(missing, ModelOptions(record_mode="none"))
+        converse(missing, RunSettings(record_mode="none"))
     assert str(caught.value) == (
         f"no cassette: {missing} does not exist (record mode 'none' never records). Record it"
         " against a real endpoint with --skills-record=once and --skills-upstream-url URL."
@@ -123,7 +123,7 @@ def test_no_cassette_is_its_own_error(tmp_path) -> None:
 def test_a_miss_names_the_closest_recorded_request_with_a_diff(tmp_path) -> None:
     cassette, _ = record(tmp_path)
     with pytest.raises(CassetteMissError) as caught:
-        converse(cassette, ModelOptions(), "Take other notes.")
+        converse(cassette, RunSettings(), "Take other notes.")
     lines = str(caught.value).splitlines()
     assert lines[0] == (
         f"no match in cassette {cassette} for request #0 (record mode 'none'); 3 interaction(s)"
@@ -153,7 +153,7 @@ def test_asking_more_often_than_recorded_is_a_miss(tmp_path) -> None:
     data["interactions"].append(data["interactions"][0])  # same request, but it never recurs
     cassette.write_text(json.dumps(data))
     with pytest.raises(CassetteMissError, match=r"request #1 .* 1 already played"):
-        converse(cassette, ModelOptions())
+        converse(cassette, RunSettings())
 
 
 def test_unused_interactions_fail_unless_allowed(tmp_path) -> None:
@@ -164,18 +164,18 @@ def test_unused_interactions_fail_unless_allowed(tmp_path) -> None:
     data["interactions"][0]["request"]["body"]["messages"][-1]["content"] = "never asked"
     cassette.write_text(json.dumps(data))
     with pytest.raises(UnusedInteractionsError) as caught:
-        converse(cassette, ModelOptions())
+        converse(cassette, RunSettings())
     assert str(caught.value) == (
         f"unused interactions in cassette {cassette}: #0 were never requested (3 replayed). The"
         " conversation ended earlier than when it was recorded; re-record with"
         " --skills-record=all, or set model.allow_unused: true."
     )
-    assert converse(cassette, ModelOptions(), allow_unused=True).cassette.unused == 1
+    assert converse(cassette, RunSettings(), allow_unused=True).cassette.unused == 1
 
 
 def test_mode_once_replays_an_existing_cassette_without_an_upstream(tmp_path) -> None:
     cassette, _ = record(tmp_path)
-    outcome = converse(cassette, ModelOptions(record_mode="once"))
+    outcome = converse(cassette, RunSettings(record_mode="once"))
     assert (outcome.cassette.recorded, outcome.cassette.replayed) == (0, 3)
 
 
@@ -199,7 +199,7 @@ def test_mode_all_records_everything_again(tmp_path) -> None:
 def test_recording_needs_an_upstream(tmp_path) -> None:
     cassette = tmp_path / "new.json"
     with pytest.raises(HarnessError) as caught:
-        converse(cassette, ModelOptions(record_mode="once"))
+        converse(cassette, RunSettings(record_mode="once"))
     assert str(caught.value) == (
         f"cassette {cassette}: record mode 'once' needs an upstream endpoint to record from; set"
         " --skills-upstream-url (env SKILLS_UPSTREAM_URL) to an OpenAI-compatible base URL."
@@ -210,10 +210,10 @@ def test_recording_needs_an_upstream(tmp_path) -> None:
 def test_ignored_fields_are_configurable(tmp_path) -> None:
     cassette, _ = record(tmp_path, model_name="model-a")
     with pytest.raises(CassetteMissError, match='\n- "model": "model-a",\n'):
-        converse(cassette, ModelOptions(), model_name="model-b")
-    outcome = converse(cassette, ModelOptions(match_ignore=("model",)), model_name="model-b")
+        converse(cassette, RunSettings(), model_name="model-b")
+    outcome = converse(cassette, RunSettings(match_ignore=("model",)), model_name="model-b")
     assert outcome.cassette.replayed == 3
-    outcome = converse(cassette, ModelOptions(), model_name="model-b", match_ignore=["model"])
+    outcome = converse(cassette, RunSettings(), model_name="model-b", match_ignore=["model"])
     assert outcome.cassette.replayed == 3
 
 
@@ -225,7 +225,7 @@ def test_a_recorded_stream_replays_as_plain_and_as_stream(tmp_path) -> None:
     assert interaction["response"]["streamed"] is True
     assert interaction["response"]["body"]["object"] == "chat.completion"
     for transport in ("sdk", "sdk-stream"):
-        replayed = converse(cassette, ModelOptions(), transport=transport)
+        replayed = converse(cassette, RunSettings(), transport=transport)
         assert replayed.trajectory.comparable() == recorded.trajectory.comparable()
 
 
@@ -233,7 +233,7 @@ def test_a_cassette_that_is_not_json_names_the_file(tmp_path) -> None:
     cassette = tmp_path / "broken.json"
     cassette.write_text("{not json")
     with pytest.raises(HarnessError, match=r"broken\.json: not a readable JSON cassette"):
-        converse(cassette, ModelOptions())
+        converse(cassette, RunSettings())
 
 
 class FailingBackend(ScriptedBackend):
@@ -285,8 +285,8 @@ def test_an_upstream_answer_that_is_not_json_is_a_model_error(tmp_path, monkeypa
     cassette = tmp_path / "tape.json"
     with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
         monkeypatch.setattr(upstream, "_answer", html_page)  # this server only
-        options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url))
-        run_conversation(REPOSITORY, "Hi.", cassette=cassette, options=options)
+        options = RunSettings(record_mode="once", upstream=Upstream(upstream.base_url))
+        run_conversation(REPOSITORY, "Hi.", cassette=cassette, settings=options)
     assert str(caught.value) == (
         f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered a body"
         " that is not JSON (Expecting value: line 1 column 1 (char 0)): <html>Sign in</html>"
@@ -341,7 +341,7 @@ def test_a_cassette_response_of_the_wrong_shape_names_the_interaction(
     data["interactions"][0]["response"] = response
     cassette.write_text(json.dumps(data))
     with pytest.raises(CassetteFormatError) as caught:
-        converse(cassette, ModelOptions())
+        converse(cassette, RunSettings())
     assert str(caught.value) == (
         f"{cassette}: interaction #0: {problem}; fix the file or record it again with"
         " --skills-record=all"

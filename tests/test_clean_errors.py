@@ -24,7 +24,7 @@ from pytest_agent_skills.harness import (
     HarnessError,
     LoopbackServer,
     ModelError,
-    ModelOptions,
+    RunSettings,
     Upstream,
     run_conversation,
 )
@@ -241,8 +241,8 @@ def test_an_upstream_answer_nested_too_deeply_is_a_model_error(
     cassette = tmp_path / "tape.json"
     with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
         monkeypatch.setattr(upstream, "_answer", deep_answer)  # the upstream is this server
-        options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url))
-        run_conversation(SkillRepository([SKILLS]), "Hi.", cassette=cassette, options=options)
+        options = RunSettings(record_mode="once", upstream=Upstream(upstream.base_url))
+        run_conversation(SkillRepository([SKILLS]), "Hi.", cassette=cassette, settings=options)
     assert str(caught.value) == (
         f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered JSON that"
         f" cannot be read (its arrays or objects nest too deeply to read): {DEEP_JSON[:200]}"

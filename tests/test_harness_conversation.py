@@ -90,7 +90,7 @@ def test_a_cassette_serves_the_whole_conversation(tmp_path) -> None:
     script = [LOAD_NOTES, {"say": "Loaded."}, LIST_DOCS, {"say": "Two docs."}]
     with scripted_upstream(script) as upstream:
         recorded = converse(
-            ["Load it.", "Docs?"], cassette=cassette, options=record_options(upstream)
+            ["Load it.", "Docs?"], cassette=cassette, settings=record_options(upstream)
         )
     replayed = converse(["Load it.", "Docs?"], cassette=cassette, transport="sdk")
     assert replayed.cassette.replayed == 4

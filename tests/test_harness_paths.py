@@ -17,7 +17,7 @@ from harness_support import (
     scripted_upstream,
 )
 
-from pytest_agent_skills.harness import ModelOptions, assert_trajectory
+from pytest_agent_skills.harness import RunSettings, assert_trajectory
 
 SCENARIOS = fixture_scenarios()
 
@@ -38,7 +38,7 @@ def test_every_path_gives_the_same_trajectory(scenario, tmp_path, monkeypatch) -
     cassette = tmp_path / "cassette.json"
     with scripted_upstream(conversation_script(scenario)) as upstream:
         recorded = run_scenario(
-            scenario, script=None, cassette=cassette, options=record_options(upstream)
+            scenario, script=None, cassette=cassette, settings=record_options(upstream)
         )
     assert recorded.cassette.recorded == len(direct.requests)
     assert recorded.trajectory.comparable() == direct.comparable()
@@ -50,7 +50,7 @@ def test_every_path_gives_the_same_trajectory(scenario, tmp_path, monkeypatch) -
                 script=None,
                 cassette=cassette,
                 transport=transport,
-                options=ModelOptions(record_mode="none"),
+                settings=RunSettings(record_mode="none"),
             )
         assert blocked == []
         assert replayed.cassette.replayed == len(direct.requests)

@@ -178,7 +178,7 @@ def test_a_recorded_model_that_sent_lax_arguments_replays_with_the_same_conversi
     ]
     with scripted_upstream(script) as upstream:
         recorded = run_conversation(
-            REPOSITORY, "Run it.", cassette=cassette, options=record_options(upstream)
+            REPOSITORY, "Run it.", cassette=cassette, settings=record_options(upstream)
         )
     replayed = run_conversation(REPOSITORY, "Run it.", cassette=cassette, transport="sdk")
     assert replayed.cassette.replayed == 3

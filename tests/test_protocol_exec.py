@@ -24,7 +24,7 @@ from exec_support import (
 from protocol_support import call_error, call_ok, content, example_repository
 from workspace_support import RUNTIME_PARAMS, get_runtime, runtime, work_root  # noqa: F401
 
-from pytest_agent_skills.harness import run_conversation
+from pytest_agent_skills.harness import RunSettings, run_conversation
 from pytest_agent_skills.harness.coverage import CoverageCollector
 from pytest_agent_skills.protocol import SkillSession
 from pytest_agent_skills.protocol.prompt import GUIDANCE_HEADER
@@ -307,7 +307,7 @@ def test_a_scripted_model_answers_the_prompts(runtime: Runtime, transport: str) 
         example_repository(),
         "Greet me; I am Ada and like red.",
         script=_greeting_script(),
-        runtime=runtime,
+        settings=RunSettings(runtime=runtime),
         transport=transport,
         exec_tools=True,
     )
@@ -436,7 +436,9 @@ def test_a_session_started_in_one_user_turn_is_answered_in_the_next(local: Runti
         },
     ]
 
-    outcome = run_conversation(example_repository(), turns=turns, runtime=local, exec_tools=True)
+    outcome = run_conversation(
+        example_repository(), turns=turns, settings=RunSettings(runtime=local), exec_tools=True
+    )
 
     statuses = [call.result["status"] for call in outcome.trajectory.calls]
     assert statuses == ["running", "running", "exited"]

@@ -90,6 +90,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
     "pytest_agent_skills.glue.roots",
+    "pytest_agent_skills.glue.run_settings",
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.skills_collection",
     "pytest_agent_skills.glue.sources_options",

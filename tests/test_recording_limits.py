@@ -21,8 +21,8 @@ from sources_support import dripping, endless, loopback_only, raw_server
 
 from pytest_agent_skills.harness import (
     ModelError,
-    ModelOptions,
     RunOutcome,
+    RunSettings,
     Upstream,
     run_conversation,
 )
@@ -60,7 +60,7 @@ def record(cassette: Path, upstream: Upstream, transport: str = "sdk") -> RunOut
         SkillRepository([SKILLS]),
         "Hi.",
         cassette=cassette,
-        options=ModelOptions(record_mode="once", upstream=upstream),
+        settings=RunSettings(record_mode="once", upstream=upstream),
         transport=transport,
     )
 
@@ -214,7 +214,7 @@ def test_a_normal_recording_keeps_the_cassettes_shape(tmp_path: Path, transport:
             SkillRepository([SKILLS]),
             "Hi.",
             cassette=cassette,
-            options=options,
+            settings=options,
             transport=transport,
         )
     assert outcome.trajectory.final == "Hello."

@@ -517,7 +517,7 @@ def _recorded_cassette() -> str:
                 SkillRepository([SKILLS]),
                 "What now?",
                 cassette=target,
-                options=record_options(upstream),
+                settings=record_options(upstream),
             )
         return target.read_text()
 

@@ -17,8 +17,8 @@ from workspace_support import make_skill
 from pytest_agent_skills.errors import ConfigurationError
 from pytest_agent_skills.harness import (
     ModelError,
-    ModelOptions,
     Reply,
+    RunSettings,
     ScriptedBackend,
     Upstream,
     run_conversation,
@@ -116,10 +116,10 @@ class KeyEchoingBackend(ScriptedBackend):
 def test_a_secret_query_value_of_the_upstream_is_masked_in_the_cassette(tmp_path: Path) -> None:
     cassette = tmp_path / "tape.json"
     with scripted_upstream([{"say": "Hi."}]) as upstream:
-        options = ModelOptions(
+        options = RunSettings(
             record_mode="once", upstream=Upstream(f"{upstream.base_url}?api-key=q-secret-77")
         )
-        run_conversation(REPOSITORY, "Hello.", cassette=cassette, options=options)
+        run_conversation(REPOSITORY, "Hello.", cassette=cassette, settings=options)
     text = cassette.read_text()
     assert "q-secret-77" not in text
     url = json.loads(text)["interactions"][0]["request"]["url"]
@@ -132,8 +132,8 @@ def test_an_upstream_error_echoing_the_key_is_redacted(tmp_path: Path) -> None:
         scripted_upstream([{"say": "Hi."}], KeyEchoingBackend) as upstream,
         pytest.raises(ModelError) as caught,
     ):
-        options = ModelOptions(record_mode="once", upstream=Upstream(upstream.base_url, API_KEY))
-        run_conversation(REPOSITORY, "Hello.", cassette=cassette, options=options)
+        options = RunSettings(record_mode="once", upstream=Upstream(upstream.base_url, API_KEY))
+        run_conversation(REPOSITORY, "Hello.", cassette=cassette, settings=options)
     assert str(caught.value) == (
         f"recording {cassette}: upstream {upstream.base_url}/chat/completions answered HTTP 401:"
         ' {"error": "invalid key: Bearer <redacted>"}'

@@ -10,9 +10,8 @@ through ``workeroutput``.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +24,16 @@ from ..httpbounds import DEFAULT_MAX_BODY_BYTES, DEFAULT_TOTAL_TIMEOUT, MAX_TOTA
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import root_files, selected_root_files, skill_roots
+from .run_settings import redacted, run_settings
+from .workspace_fixtures import runtime_name, shared_runtime
 
 if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the first scenario file
+    from typing_extensions import Unpack
+
+    from ..harness.conversation import Conversation, ConversationFields
+    from ..harness.coverage import CoverageCollector
+    from ..harness.trajectory import Trajectory
+    from ..repository import SkillRepository
     from ..scenario import Scenario
 
 _WORKER_KEY = "agent_skills_scenarios"
@@ -172,7 +179,7 @@ class SessionTally:
 
 
 _TALLY_KEY = pytest.StashKey[SessionTally]()
-_COVERAGE_KEY = pytest.StashKey[Any]()
+_COVERAGE_KEY = pytest.StashKey["CoverageCollector"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -183,13 +190,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.value(config, "skills_upstream_url"):
         try:
             # Refuses credentials in the upstream URL and bad limits before any test runs.
-            model_options(config)
+            run_settings(config)
         except ConfigurationError as error:
             raise pytest.UsageError(str(error)) from None
     config.stash[_TALLY_KEY] = SessionTally()
 
 
-def coverage(config: pytest.Config) -> Any:
+def coverage(config: pytest.Config) -> CoverageCollector:
     """The session's :class:`CoverageCollector`, made when a conversation or a report first
     needs it."""
     if _COVERAGE_KEY not in config.stash:
@@ -252,30 +259,8 @@ class ScenarioItem(pytest.Item):
 
     def runtest(self) -> None:
         scenario = self.scenario
-        run_for_test(
-            self,
-            roots=scenario.skills,
-            directory=scenario.directory,
-            user=scenario.user,
-            turns=scenario.turns,
-            script=scenario.script,
-            cassette=scenario.cassette,
-            tools=scenario.tools,
-            dynamic_tools=scenario.dynamic_tools,
-            exec_tools=scenario.exec_tools,
-            inputs=scenario.inputs,
-            env=scenario.env,
-            runtime=scenario.runtime,
-            transport=scenario.transport,
-            max_turns=scenario.max_turns,
-            allow_unused=scenario.allow_unused,
-            model_name=scenario.model_name,
-            match_ignore=scenario.match_ignore,
-            load_mode=scenario.load_mode,
-            expect=scenario.expect,
-            where=lambda doc_path: f"line {scenario.line_of(*doc_path)}",
-            title=self.title,
-        )
+        repository = repository_for(self.config, scenario.skills, scenario.directory)
+        run_for_test(self, scenario.conversation(repository, self.title), scenario.runtime)
 
     @property
     def title(self) -> str:
@@ -291,12 +276,6 @@ class ScenarioItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.scenario.line - 1, f"scenario: {self.scenario.name}"
-
-
-def redacted(config: pytest.Config, text: str) -> str:
-    """``text`` as it may be shown: secret values (the upstream key, ``skills_redact_env``)
-    replaced and URLs masked, as in cassettes."""
-    return model_options(config).redactor().redact_text(text)
 
 
 def failure_text(error: BaseException, title: str) -> str:
@@ -315,35 +294,23 @@ def failure_text(error: BaseException, title: str) -> str:
 # --- running ------------------------------------------------------------------------------------
 
 
-def run_for_test(
-    node: pytest.Item,
-    *,
-    roots: Sequence[str] | None,
-    directory: Path,
-    runtime: str | None,
-    **kwargs: Any,
-) -> Any:
-    """Run a conversation with the session's settings and check its expectations; count it
-    and feed the coverage (also from a conversation that failed part-way).
-
-    ``directory`` (the scenario file's or the test module's) anchors relative ``roots``
-    and, without them, is where the enclosing skill is looked for.
+def run_for_test(node: pytest.Item, conversation: Conversation, runtime: str | None) -> Trajectory:
+    """Run ``conversation`` with the session's settings, its commands in the session's
+    ``runtime`` (a name; None: the test's marker or the ini default, as ``skill_workspace``
+    chooses); count it and feed the coverage (also from a conversation that failed part-way).
     """
     from ..harness.runner import run_conversation
-    from ..repository import SkillRepository
-    from .workspace_fixtures import runtime_name, shared_runtime  # as skill_workspace chooses
 
     config = node.config
-    repository = SkillRepository(_roots_for(config, roots, directory))
-    engine = shared_runtime(config, runtime_name(node, runtime))
+    session_settings = replace(
+        run_settings(config), runtime=shared_runtime(config, runtime_name(node, runtime))
+    )
     tally = config.stash[_TALLY_KEY]
     tally.conversations += 1
     use = None
     trajectory = None
     try:
-        outcome = run_conversation(
-            repository, options=model_options(config), runtime=engine, **kwargs
-        )
+        outcome = run_conversation(conversation, settings=session_settings)
         use, trajectory = outcome.cassette, outcome.trajectory
     except AgentSkillsError as error:
         use = getattr(error, "cassette_use", None)
@@ -353,16 +320,24 @@ def run_for_test(
         if use is not None:
             tally.add_cassette(str(use.path), use.recorded, use.replayed, use.unused)
         if trajectory is not None:
-            coverage(config).record(repository, trajectory)
+            coverage(config).record(conversation.repository, trajectory)
     return trajectory
 
 
-def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Path) -> list[Path]:
+def repository_for(
+    config: pytest.Config, roots: Sequence[str] | None, directory: Path
+) -> SkillRepository:
+    """The repository of a conversation: its own ``roots`` (relative to ``directory``, the
+    scenario file's or the test module's), or the configured skill roots and the skill that
+    holds ``directory``."""
+    from ..repository import SkillRepository
     from ..sources import resolve_root
 
     refresh = bool(settings.value(config, "skills_refresh"))
     if roots is not None:
-        return [resolve_root(spec, refresh=refresh, base_dir=directory) for spec in roots]
+        return SkillRepository(
+            [resolve_root(spec, refresh=refresh, base_dir=directory) for spec in roots]
+        )
     found = skill_roots(config)
     enclosing = _enclosing_skill(directory)
     if enclosing is not None and not any(
@@ -378,7 +353,7 @@ def _roots_for(config: pytest.Config, roots: Sequence[str] | None, directory: Pa
             "no skill roots: give 'skills:' in the scenario (paths relative to the file), or"
             " configure --skills-root / the skills_roots ini option",
         )
-    return found
+    return SkillRepository(found)
 
 
 def _enclosing_skill(directory: Path) -> Path | None:
@@ -387,36 +362,6 @@ def _enclosing_skill(directory: Path) -> Path | None:
         if (candidate / SKILL_FILE).is_file():
             return candidate
     return None
-
-
-def model_options(config: pytest.Config) -> Any:
-    from ..harness.cassette import Upstream
-    from ..harness.runner import ModelOptions
-
-    key_env = settings.value(config, "skills_upstream_key_env") or "OPENAI_API_KEY"
-    url = settings.value(config, "skills_upstream_url")
-    upstream = None
-    if url:
-        values = settings.PluginSettings(config)
-        upstream = Upstream(
-            url,
-            os.environ.get(key_env, ""),
-            total_timeout=settings.positive_number(
-                values, "skills_upstream_timeout", "seconds", at_most=MAX_TOTAL_TIMEOUT
-            ),
-            max_response_bytes=settings.positive_number(
-                values, "skills_upstream_max_bytes", "bytes"
-            ),
-        )
-    return ModelOptions(
-        transport=settings.value(config, "skills_transport"),
-        record_mode=settings.value(config, "skills_record"),
-        upstream=upstream,
-        secret_env=(key_env, "OPENAI_API_KEY", *settings.value(config, "skills_redact_env")),
-        model_name=settings.value(config, "skills_model"),
-        match_ignore=tuple(settings.value(config, "skills_match_ignore")),
-        load_mode=settings.value(config, "skills_load_mode"),
-    )
 
 
 # --- the fixture ------------------------------------------------------------------------------
@@ -428,62 +373,54 @@ class SkillAgent:
     def __init__(self, node: pytest.Item, test_dir: Path) -> None:
         self.node = node
         self.test_dir = test_dir
-        self.trajectories: list[Any] = []
+        self.trajectories: list[Trajectory] = []
 
     def run(
         self,
         user: str | None = None,
         *,
-        turns: Sequence[Mapping[str, Any] | str] | None = None,
-        script: Sequence[Any] | Callable[[dict[str, Any], int], Any] | None = None,
-        cassette: str | Path | None = None,
         skills: Sequence[str | Path] | str | Path | None = None,
-        tools: Mapping[str, Mapping[str, Any]] | None = None,
-        dynamic_tools: bool = False,
-        exec_tools: bool = False,
-        inputs: Mapping[str, str | bytes] | None = None,
-        env: Mapping[str, str] | None = None,
         runtime: str | None = None,
-        transport: str | None = None,
-        max_turns: int | None = None,
-        allow_unused: bool = False,
-        model_name: str | None = None,
-        match_ignore: Sequence[str] = (),
-        load_mode: str | None = None,
-        expect: Mapping[str, Any] | None = None,
-    ) -> Any:
+        **fields: Unpack[ConversationFields],
+    ) -> Trajectory:
         """The trajectory of one conversation: one ``user`` message, or several ``turns``
-        (``{"user": ..., "script": [...], "expect": {...}}`` each); ``expect`` (the YAML block
-        as a dict) and each turn's ``expect`` are checked."""
-        from ..harness.errors import HarnessError
-        from ..harness.turns import DEFAULT_MAX_TURNS
+        (``{"user": ..., "script": [...], "expect": {...}}`` each), with the fields of a
+        :class:`~pytest_agent_skills.harness.Conversation`; ``expect`` (the YAML block as a
+        dict) and each turn's ``expect`` are checked.  ``skills`` (roots) and ``cassette`` are
+        relative to the test module's folder; ``runtime`` names where commands run."""
+        return self.run_conversation(self.conversation(user, skills=skills, **fields), runtime)
+
+    def conversation(
+        self,
+        user: str | None = None,
+        *,
+        skills: Sequence[str | Path] | str | Path | None = None,
+        **fields: Unpack[ConversationFields],
+    ) -> Conversation:
+        """The :class:`~pytest_agent_skills.harness.Conversation` :meth:`run` would run,
+        for variants (``dataclasses.replace``) or several runs of one conversation."""
+        from ..harness.conversation import Conversation
 
         __tracebackhide__ = True
         if isinstance(skills, (str, Path)):
             skills = [skills]
+        roots = [str(root) for root in skills] if skills is not None else None
+        cassette = fields.get("cassette")
+        if cassette is not None:
+            fields["cassette"] = self.test_dir / cassette
+        repository = repository_for(self.node.config, roots, self.test_dir)
+        return Conversation(repository, user, **fields)
+
+    def run_conversation(
+        self, conversation: Conversation, runtime: str | None = None
+    ) -> Trajectory:
+        """The trajectory of ``conversation``, run with the session's settings; a failed
+        conversation fails the test with its message (kept in :attr:`trajectories` too)."""
+        from ..harness.errors import HarnessError
+
+        __tracebackhide__ = True
         try:
-            trajectory = run_for_test(
-                self.node,
-                roots=[str(root) for root in skills] if skills is not None else None,
-                directory=self.test_dir,
-                user=user,
-                turns=turns,
-                script=script,
-                cassette=(self.test_dir / cassette) if cassette is not None else None,
-                tools=tools,
-                dynamic_tools=dynamic_tools,
-                exec_tools=exec_tools,
-                inputs=inputs,
-                env=env,
-                runtime=runtime,
-                transport=transport,
-                max_turns=DEFAULT_MAX_TURNS if max_turns is None else max_turns,
-                allow_unused=allow_unused,
-                model_name=model_name,
-                match_ignore=match_ignore,
-                load_mode=load_mode,
-                expect=expect,
-            )
+            trajectory = run_for_test(self.node, conversation, runtime)
         except HarnessError as error:
             failure: HarnessError | None = error
             if error.trajectory is not None:

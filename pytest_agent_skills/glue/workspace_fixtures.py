@@ -384,7 +384,7 @@ class WorkspaceFailureReport:
         report = yield
         handles = item.stash.get(_HANDLES_KEY, None)
         if report.failed and handles:
-            from .scenarios import redacted  # a command's output may print a secret
+            from .run_settings import redacted  # a command's output may print a secret
 
             for handle in handles:
                 described = redacted(item.config, _describe(handle))

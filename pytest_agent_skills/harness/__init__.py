@@ -2,8 +2,9 @@
 
 Public API::
 
-    from pytest_agent_skills.harness import run_conversation, expect_calls
-    outcome = run_conversation(repository, "Weather in Paris?", script=[...])
+    from pytest_agent_skills.harness import Conversation, RunSettings, run_conversation
+    conversation = Conversation(repository, "Weather in Paris?", script=[...])
+    outcome = run_conversation(conversation, settings=RunSettings(transport="sdk"))
     expect_calls(outcome.trajectory, ["skill_load", "skill_run"], mode="in_order")
 
 The ``openai`` client, httpx and the HTTP server are imported only when a run uses them, and
@@ -21,13 +22,15 @@ _EXPORTS = {
     "CassetteBackend": "cassette",
     "CassetteFormatError": "errors",
     "CassetteMissError": "errors",
+    "CassetteUse": "outcome",
     "ChatModel": "models",
+    "Conversation": "conversation",
+    "ConversationFields": "conversation",
     "ExpectationError": "expect",
     "HarnessError": "errors",
     "LoopbackServer": "server",
     "Matcher": "cassette",
     "ModelError": "errors",
-    "ModelOptions": "runner",
     "ModelTurn": "turns",
     "NoCassetteError": "errors",
     "OpenAIClientModel": "models",
@@ -35,12 +38,13 @@ _EXPORTS = {
     "Redactor": "cassette",
     "Reply": "server",
     "RequestRecord": "trajectory",
-    "RunOutcome": "runner",
+    "RunOutcome": "outcome",
+    "RunSettings": "run_settings",
     "ScriptExhaustedError": "errors",
     "ScriptedBackend": "server",
     "ScriptedModel": "models",
     "ScriptedTurn": "turns",
-    "TRANSPORTS": "runner",
+    "TRANSPORTS": "run_settings",
     "ToolCall": "turns",
     "Trajectory": "trajectory",
     "TurnLimitError": "errors",

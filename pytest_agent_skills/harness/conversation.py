@@ -1,10 +1,17 @@
-"""A conversation of several user messages: each one a :class:`UserTurn`.
+"""What one conversation runs: a :class:`Conversation`, one frozen value, of
+:class:`UserTurn` s.
 
 A user turn is one user message, the model turns that answer it (tool calls,
 then a final text), and what to expect of that part of the conversation.  Its
 model turns come from its own ``script``, or from one source for the whole
 conversation (a ``script`` whose final text turns end the user turns one by
 one, a callable, or a cassette).
+
+A :class:`Conversation` is built once (from a scenario file, from the ``skill_agent``
+fixture's arguments, or by hand) and passed whole to
+:func:`~pytest_agent_skills.harness.run_conversation`, beside the session-wide
+:class:`~pytest_agent_skills.harness.RunSettings`.  A variant is
+``dataclasses.replace(conversation, ...)``: it is checked again as it is made.
 """
 
 from __future__ import annotations
@@ -12,10 +19,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from ..docpath import DocPath
 from .errors import HarnessError
-from .turns import ScriptedTurn, scripted_turn
+from .turns import DEFAULT_MAX_TURNS, ScriptedTurn, ScriptFunction, scripted_turn
+
+if TYPE_CHECKING:
+    from ..repository import SkillRepository
 
 TURN_KEYS = ("expect", "script", "user")
 
@@ -33,7 +45,101 @@ class UserTurn:
     expect: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
-def user_turns(user: str | None, turns: Sequence[Any] | None) -> list[UserTurn]:
+@dataclass(frozen=True)
+class Conversation:
+    """One conversation to run, and what to expect of it.
+
+    ``user`` is a single user message; ``turns`` a conversation of several, each a
+    :class:`UserTurn`, a message, or a mapping ``{user, script, expect}``.  The model turns
+    come from one ``script`` (turns, or a callable ``(request, index) -> turn``) or
+    ``cassette`` for the whole conversation, or from each turn's own ``script``.
+    ``transport``, ``model_name`` and ``load_mode`` override the
+    :class:`~pytest_agent_skills.harness.RunSettings` for this conversation (None: the
+    settings'); ``match_ignore`` adds to theirs.  ``expect`` (the scenario ``expect:``
+    block) and the turns' own ``expect`` are checked at the end; ``where`` (a document
+    path -> ``"line 12"``) and ``title`` shape the lines of the failure.
+
+    To run the same conversation against another repository (a skill eval's with-skill and
+    without-skill runs, N times each)::
+
+        variant = dataclasses.replace(conversation, repository=SkillRepository(other_roots))
+        outcomes = [run_conversation(variant, settings) for _ in range(runs)]
+
+    Each run builds its own session, workspace and model from the two values, so runs may go
+    at once from threads.  Recordings that should share one kept-alive HTTP client to the
+    upstream give their cassettes a :class:`~.cassette.CassetteBackend` whose
+    ``_upstream_client`` hands that client out.
+    """
+
+    repository: SkillRepository
+    user: str | None = None
+    turns: Sequence[UserTurn | Mapping[str, Any] | str] | None = None
+    script: Sequence[Any] | ScriptFunction | None = None
+    cassette: Path | str | None = None
+    tools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    dynamic_tools: bool = False
+    exec_tools: bool = False
+    inputs: Mapping[str, str | bytes] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
+    load_mode: str | None = None
+    transport: str | None = None
+    model_name: str | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    allow_unused: bool = False
+    match_ignore: Sequence[str] = ()
+    expect: Mapping[str, Any] | None = None
+    where: Callable[[DocPath], str] | None = field(default=None, compare=False)
+    title: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        # Normalised once, checked as made: a bad conversation fails where it is built.
+        turns = tuple(normalized_turns(self.user, self.turns))
+        if self.turns is not None:
+            object.__setattr__(self, "turns", turns)
+        if self.script is not None and not callable(self.script):
+            object.__setattr__(self, "script", tuple(self.script))
+        if self.cassette is not None:
+            object.__setattr__(self, "cassette", Path(self.cassette))
+        object.__setattr__(self, "match_ignore", tuple(self.match_ignore))
+        split_scripts(turns, self.script, self.cassette)
+
+    @property
+    def user_turns(self) -> tuple[UserTurn, ...]:
+        """The user turns, one for ``user=...``."""
+        return tuple(normalized_turns(self.user, self.turns))
+
+    @property
+    def turn_scripts(self) -> list[tuple[ScriptedTurn, ...]] | None:
+        """The script of each user turn, or None when ``script`` / ``cassette`` serves the
+        whole conversation."""
+        return split_scripts(self.user_turns, self.script, self.cassette)
+
+
+class ConversationFields(TypedDict, total=False):
+    """The keyword arguments of a :class:`Conversation` after its repository and user
+    message: what ``run_conversation(repository, user, **fields)`` and
+    ``skill_agent.run(user, **fields)`` accept."""
+
+    turns: Sequence[UserTurn | Mapping[str, Any] | str] | None
+    script: Sequence[Any] | ScriptFunction | None
+    cassette: Path | str | None
+    tools: Mapping[str, Mapping[str, Any]]
+    dynamic_tools: bool
+    exec_tools: bool
+    inputs: Mapping[str, str | bytes]
+    env: Mapping[str, str]
+    load_mode: str | None
+    transport: str | None
+    model_name: str | None
+    max_turns: int
+    allow_unused: bool
+    match_ignore: Sequence[str]
+    expect: Mapping[str, Any] | None
+    where: Callable[[DocPath], str] | None
+    title: str
+
+
+def normalized_turns(user: str | None, turns: Sequence[Any] | None) -> list[UserTurn]:
     """The user turns of ``run_conversation(user=...)`` or ``(turns=[...])``.
 
     A turn is a :class:`UserTurn`, a user message, or a mapping with ``user`` and optionally
@@ -80,8 +186,8 @@ def _user_turn(turn: Any, index: int) -> UserTurn:
 
 def split_scripts(
     turns: Sequence[UserTurn],
-    script: Sequence[Any] | Callable[..., Any] | None,
-    cassette: Any,
+    script: Sequence[Any] | ScriptFunction | None,
+    cassette: Path | str | None,
 ) -> list[tuple[ScriptedTurn, ...]] | None:
     """The per-turn scripts, or None when ``script`` / ``cassette`` serves the whole
     conversation; every turn has its own script, or none has."""

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import AgentSkillsError
 
-if TYPE_CHECKING:
-    from .runner import CassetteUse
+if TYPE_CHECKING:  # plain values, below every module that raises these errors
+    from .outcome import CassetteUse
     from .trajectory import Trajectory
 
 

@@ -28,7 +28,8 @@ from typing import Any
 
 import yaml
 
-from ..scenario import dotted, scenario_schema
+from ..docpath import dotted
+from ..scenario_schema import scenario_schema
 from .errors import HarnessError
 from .trajectory import CallRecord, Trajectory
 

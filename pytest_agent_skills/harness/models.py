@@ -17,14 +17,12 @@ from .errors import ModelError, ScriptExhaustedError, UnusedTurnsError
 from .turns import (
     ModelTurn,
     ScriptedTurn,
+    ScriptFunction,
     body_from_chunks,
     completion_problem,
     scripted_turn,
     turn_from_message,
 )
-
-#: A script callable receives the request and the 0-based turn index.
-ScriptFunction = Callable[[dict[str, Any], int], Any]
 
 
 class ChatModel(Protocol):

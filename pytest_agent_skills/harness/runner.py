@@ -2,71 +2,38 @@
 
 :func:`run_conversation` is the library entry point behind both the
 ``*.scenario.yaml`` items and the ``skill_agent`` fixture; it works without
-pytest.  The conversation is one ``user`` message or several ``turns``.  The
-model is chosen by the arguments: a ``script`` reached ``direct``-ly (in
-process), or through the real ``openai`` client and the loopback server
-(``sdk``, ``sdk-stream``); or a ``cassette`` replayed (or recorded) behind the
-same loopback server.  A conversation through the loopback server uses one
-client and one keep-alive connection from its first request to its last.
+pytest.  It takes the two halves of a run whole: the :class:`~.conversation.Conversation`
+(what to run) and the :class:`~.run_settings.RunSettings` (how, for every run of a
+session).  The model is chosen by the conversation: a ``script`` reached ``direct``-ly (in
+process), or through the real ``openai`` client and the loopback server (``sdk``,
+``sdk-stream``); or a ``cassette`` replayed (or recorded) behind the same loopback server.
+A conversation through the loopback server uses one client and one keep-alive connection
+from its first request to its last.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..redaction import Redactor
-from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher, Upstream
-from .conversation import UserTurn, split_scripts, user_turns
+from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher
+from .conversation import Conversation
 from .errors import HarnessError
 from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
+from .outcome import CassetteUse, RunOutcome
+from .run_settings import TRANSPORTS, RunSettings
 from .server import ScriptedBackend, shared_server
-from .trajectory import Trajectory
-from .turns import DEFAULT_MAX_TURNS, SCRIPTED_MODEL_NAME
 
-TRANSPORTS = ("direct", "sdk", "sdk-stream")
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
-
-@dataclass
-class CassetteUse:
-    """What a run did with its cassette, for the terminal summary."""
-
-    path: Path
-    mode: str
-    recorded: int = 0
-    replayed: int = 0
-    unused: int = 0
-
-
-@dataclass
-class RunOutcome:
-    trajectory: Trajectory
-    repository: Any
-    cassette: CassetteUse | None = None
-
-
-@dataclass
-class ModelOptions:
-    """How to reach the model, shared by every run of a test session."""
-
-    transport: str = "direct"
-    record_mode: str = "none"
-    upstream: Upstream | None = None
-    secret_env: Sequence[str] = ("OPENAI_API_KEY",)
-    model_name: str = SCRIPTED_MODEL_NAME
-    match_ignore: Sequence[str] = field(default_factory=tuple)
-    #: The skills' load mode: turn (the reference's default), once or session.
-    load_mode: str = "turn"
-
-    def redactor(self) -> Redactor:
-        """What hides these options' secrets in cassettes and in the messages shown."""
-        secrets = self.upstream.secrets if self.upstream else ()
-        return Redactor(self.secret_env, extra_values=secrets)
+    from ..protocol import SkillSession
+    from ..repository import SkillRepository
+    from .conversation import ConversationFields
 
 
 class ServedModel:
@@ -101,104 +68,116 @@ class ServedModel:
 
 
 def run_conversation(
-    repository: Any,
+    conversation: Conversation | SkillRepository,
     user: str | None = None,
     *,
-    turns: Sequence[UserTurn | Mapping[str, Any] | str] | None = None,
-    script: Sequence[Any] | Callable[[dict[str, Any], int], Any] | None = None,
-    cassette: Path | str | None = None,
-    options: ModelOptions | None = None,
-    transport: str | None = None,
-    tools: Mapping[str, Mapping[str, Any]] | None = None,
-    dynamic_tools: bool = False,
-    exec_tools: bool = False,
-    inputs: Mapping[str, str | bytes] | None = None,
-    env: Mapping[str, str] | None = None,
-    runtime: Any = None,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    allow_unused: bool = False,
-    model_name: str | None = None,
-    match_ignore: Sequence[str] = (),
-    load_mode: str | None = None,
-    expect: Mapping[str, Any] | None = None,
-    where: Callable[[tuple[Any, ...]], str] | None = None,
-    title: str = "",
+    settings: RunSettings | None = None,
+    **fields: Unpack[ConversationFields],
 ) -> RunOutcome:
-    """One conversation; raises a :class:`HarnessError` carrying ``.trajectory`` on failure.
+    """Run ``conversation`` with ``settings`` (default :class:`RunSettings()`); raises a
+    :class:`HarnessError` carrying ``.trajectory`` (and ``.cassette_use``) on failure, an
+    :class:`~.expect.ExpectationError` listing every unmet expectation.
 
-    ``user`` is a single user message; ``turns`` a conversation of several, each a message
-    or a mapping ``{user, script, expect}`` (see :class:`~.conversation.UserTurn`).  The model
-    turns come from one ``script`` or ``cassette`` for the whole conversation, or from each
-    turn's own ``script``.  ``expect`` (the scenario ``expect:`` block) and the turns' own
-    ``expect`` are checked at the end: an :class:`~.expect.ExpectationError` lists every
-    unmet one (``where`` and ``title`` shape its lines).
+    ``run_conversation(repository, user, **fields)`` is
+    ``run_conversation(Conversation(repository, user, **fields))``.
     """
-    from ..protocol import SessionConfigError, SkillSession, ToolPool
-
-    options = options or ModelOptions()
-    conversation = user_turns(user, turns)
-    scripts = split_scripts(conversation, script, cassette)
-    transport = transport or options.transport
+    if not isinstance(conversation, Conversation):
+        conversation = Conversation(conversation, user, **fields)
+    elif user is not None or fields:
+        raise HarnessError(
+            "run_conversation(conversation) takes the conversation whole: make a variant with"
+            " dataclasses.replace(conversation, ...) instead of passing its fields beside it"
+        )
+    settings = settings or RunSettings()
+    transport = conversation.transport or settings.transport
     if transport not in TRANSPORTS:
         raise HarnessError(f"unknown transport {transport!r} (choose from {', '.join(TRANSPORTS)})")
-    pool = ToolPool()
-    for name, spec in (tools or {}).items():
-        parameters = spec.get("parameters") or {"type": "object", "properties": {}}
-        pool.stub(name, spec.get("description", ""), dict(parameters), spec.get("returns"))
-    try:
-        session = SkillSession(
-            repository,
-            runtime=runtime,
-            tool_pool=pool,
-            dynamic_tools=dynamic_tools,
-            exec_tools=exec_tools,
-            inputs=inputs,
-            env=env,
-            load_mode=load_mode or options.load_mode,
-        )
-    except SessionConfigError as error:
-        raise HarnessError(str(error)) from None
-    name = model_name or options.model_name
+    session = _session(conversation, settings)
+    name = conversation.model_name or settings.model_name
     use: CassetteUse | None = None
     try:
         with contextlib.ExitStack() as stack:
             stack.callback(session.close)
+            scripts = conversation.turn_scripts
             if scripts is not None:
-                scripted = ScriptedModel.per_user_turn(scripts, allow_unused=allow_unused)
+                scripted = ScriptedModel.per_user_turn(
+                    scripts, allow_unused=conversation.allow_unused
+                )
                 model = _scripted(scripted, transport, name, stack)
-            elif script is not None:
-                scripted = ScriptedModel(script, allow_unused=allow_unused)
+            elif conversation.script is not None:
+                scripted = ScriptedModel(
+                    conversation.script, allow_unused=conversation.allow_unused
+                )
                 model = _scripted(scripted, transport, name, stack)
             else:
-                backend = CassetteBackend(
-                    Path(cassette),  # type: ignore[arg-type]
-                    mode=options.record_mode,
-                    upstream=options.upstream,
-                    matcher=Matcher(
-                        ignored_fields=DEFAULT_IGNORED_FIELDS
-                        | set(options.match_ignore)
-                        | set(match_ignore),
-                        substitutions=_machine_paths(repository, session),
-                    ),
-                    redactor=options.redactor(),
-                    allow_unused=allow_unused,
-                )
+                backend = _cassette_backend(conversation, settings, session)
                 use = CassetteUse(backend.path, backend.mode)
                 model = _served(backend, name, transport, stack)
                 stack.callback(_count, use, backend)
-            loop = AgentLoop(session, model, model_name=name, max_turns=max_turns)
-            trajectory = loop.run(conversation)
-        turn_expects = [turn.expect for turn in conversation]
-        if expect is not None or any(check is not None for check in turn_expects):
-            from .expect import assert_trajectory
-
-            assert_trajectory(
-                trajectory, expect or {}, turns=turn_expects, where=where, title=title
-            )
+            loop = AgentLoop(session, model, model_name=name, max_turns=conversation.max_turns)
+            trajectory = loop.run(conversation.user_turns)
+        _check(conversation, trajectory)
     except HarnessError as error:
         error.cassette_use = use
         raise
-    return RunOutcome(trajectory, repository, use)
+    return RunOutcome(trajectory, conversation.repository, use)
+
+
+def _session(conversation: Conversation, settings: RunSettings) -> SkillSession:
+    from ..protocol import SessionConfigError, SkillSession, ToolPool
+
+    pool = ToolPool()
+    for name, spec in conversation.tools.items():
+        parameters = spec.get("parameters") or {"type": "object", "properties": {}}
+        pool.stub(name, spec.get("description", ""), dict(parameters), spec.get("returns"))
+    try:
+        return SkillSession(
+            conversation.repository,
+            runtime=settings.runtime,
+            tool_pool=pool,
+            dynamic_tools=conversation.dynamic_tools,
+            exec_tools=conversation.exec_tools,
+            inputs=conversation.inputs,
+            env=conversation.env,
+            load_mode=conversation.load_mode or settings.load_mode,
+        )
+    except SessionConfigError as error:
+        raise HarnessError(str(error)) from None
+
+
+def _cassette_backend(
+    conversation: Conversation, settings: RunSettings, session: SkillSession
+) -> CassetteBackend:
+    assert conversation.cassette is not None  # no script: Conversation checked there is one
+    return CassetteBackend(
+        Path(conversation.cassette),
+        mode=settings.record_mode,
+        upstream=settings.upstream,
+        matcher=Matcher(
+            ignored_fields=DEFAULT_IGNORED_FIELDS
+            | set(settings.match_ignore)
+            | set(conversation.match_ignore),
+            substitutions=_machine_paths(conversation.repository, session),
+        ),
+        redactor=settings.redactor(),
+        allow_unused=conversation.allow_unused,
+    )
+
+
+def _check(conversation: Conversation, trajectory: Any) -> None:
+    """The conversation's and its turns' ``expect``, checked once it ended."""
+    turn_expects = [turn.expect for turn in conversation.user_turns]
+    if conversation.expect is None and all(check is None for check in turn_expects):
+        return
+    from .expect import assert_trajectory
+
+    assert_trajectory(
+        trajectory,
+        conversation.expect or {},
+        turns=turn_expects,
+        where=conversation.where,
+        title=conversation.title,
+    )
 
 
 def _scripted(

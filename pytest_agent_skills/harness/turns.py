@@ -10,13 +10,15 @@ knows the wire shape of ``chat.completions`` responses, streamed or not.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..skill import kind_of
 
 SCRIPTED_MODEL_NAME = "scripted"
+#: A script given as a callable: ``(request, index) -> turn`` (None: no answer).
+ScriptFunction = Callable[[dict[str, Any], int], Any]
 #: Model turns a conversation may take before the loop calls it runaway.
 DEFAULT_MAX_TURNS = 50
 #: Fixed so that the same script gives the same bytes on every run.

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from ..docpath import dotted
+
 #: The value of :attr:`Coercion.value` when a ``null`` argument was left out.
 LEFT_OUT: Any = type("LeftOut", (), {"__repr__": lambda self: "(left out)"})()
 
@@ -44,8 +46,6 @@ class Coercion:
 
     def describe(self) -> str:
         """``timeout: "5" -> 5``, as the trajectory prints it."""
-        from ..scenario import dotted
-
         shown = "(left out)" if self.value is LEFT_OUT else _json(self.value)
         return f"{dotted(self.path)}: {_json(self.original)} -> {shown}"
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
+from ..docpath import dotted
 from ..errors import AgentSkillsError
 from ..repository import SkillRepository
 from . import dynamic, prompt
@@ -404,7 +405,5 @@ def _validate(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> N
 
 
 def _where(error: jsonschema.ValidationError) -> str:
-    from ..scenario import dotted  # only on a schema error: scenario loads yaml
-
     path = dotted(tuple(error.absolute_path))
     return f"{path}: " if path else ""
