@@ -3,6 +3,8 @@ reference's load modes between user turns, and expectations per turn and for the
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Any
 
 import pytest
@@ -10,10 +12,14 @@ from harness_support import SKILLS, record_options, scripted_upstream
 
 from pytest_agent_skills.harness import (
     TRANSPORTS,
+    Conversation,
+    ConversationFields,
     ExpectationError,
     HarnessError,
+    RunSettings,
     ScriptExhaustedError,
     UnusedTurnsError,
+    UserTurn,
     assert_trajectory,
     run_conversation,
 )
@@ -216,3 +222,43 @@ def test_a_turn_expectation_failure_names_the_turn() -> None:
     ]
     assert "Expected of turns[1]:" in lines
     assert "  user turn 1: Which docs does it have?" in lines
+
+
+# --- a conversation is one value ----------------------------------------------------------------
+
+
+def test_a_conversation_is_a_value_its_variants_made_by_replace() -> None:
+    conversation = Conversation(REPOSITORY, turns=TWO_TURNS)
+    assert all(isinstance(turn, UserTurn) for turn in conversation.turns or ())
+    assert conversation == Conversation(REPOSITORY, turns=TWO_TURNS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        conversation.max_turns = 3  # type: ignore[misc]
+
+    first = run_conversation(conversation).trajectory
+    other = dataclasses.replace(conversation, transport="sdk")
+    again = run_conversation(other, settings=RunSettings(transport="direct")).trajectory
+    assert again.comparable() == first.comparable()
+    # The keyword form builds the same conversation.
+    assert run_conversation(REPOSITORY, turns=TWO_TURNS).trajectory.comparable() == (
+        first.comparable()
+    )
+
+
+def test_a_variant_is_checked_as_it_is_made() -> None:
+    conversation = Conversation(REPOSITORY, "Hello.", script=[{"say": "Hi."}])
+    with pytest.raises(HarnessError, match=re.escape("give exactly one of user='...'")):
+        dataclasses.replace(conversation, turns=["Hello again."])
+    one_source = re.escape("give exactly one of script=... or cassette=...")
+    with pytest.raises(HarnessError, match=one_source):
+        dataclasses.replace(conversation, cassette="c.json")
+
+
+def test_a_whole_conversation_takes_no_fields_beside_it() -> None:
+    conversation = Conversation(REPOSITORY, "Hello.", script=[{"say": "Hi."}])
+    with pytest.raises(HarnessError, match=r"dataclasses.replace\(conversation, ...\)"):
+        run_conversation(conversation, max_turns=3)
+
+
+def test_the_keyword_fields_are_the_conversations_fields() -> None:
+    fields = {field.name for field in dataclasses.fields(Conversation)}
+    assert set(ConversationFields.__annotations__) == fields - {"repository", "user"}

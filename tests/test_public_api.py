@@ -152,3 +152,26 @@ def test_loading_the_plugin_adds_no_scan_of_the_installed_distributions(tmp_path
     without = scans("-p", "no:agent_skills")
     assert without.endswith(" no glue")
     assert scans() == without.replace(" no glue", " glue")
+
+
+def test_the_session_keywords_are_the_session_options() -> None:
+    import dataclasses
+
+    from pytest_agent_skills.protocol import SessionOptionFields, SessionOptions
+
+    fields = {field.name for field in dataclasses.fields(SessionOptions)}
+    assert set(SessionOptionFields.__annotations__) == fields
+
+
+def test_a_session_takes_its_options_whole_or_as_keywords() -> None:
+    from pytest_agent_skills import SessionOptions, SkillRepository, SkillSession
+
+    repository = SkillRepository([])
+    whole = SkillSession(repository, SessionOptions(dynamic_tools=True, load_mode="once"))
+    keywords = SkillSession(repository, dynamic_tools=True, load_mode="once")
+    assert whole.options == keywords.options
+    assert keywords.dynamic_tools and keywords.load_mode == "once"
+    # Keywords change the options given whole.
+    assert SkillSession(repository, whole.options, exec_tools=True).options == SessionOptions(
+        dynamic_tools=True, load_mode="once", exec_tools=True
+    )

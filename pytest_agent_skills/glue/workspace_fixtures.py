@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -320,8 +320,21 @@ def _find_skill(config: pytest.Config, name: str, skills_dir: Path | str | None)
         )
 
 
+class SkillWorkspaceFactory(Protocol):
+    """The ``skill_workspace`` fixture: annotate a test's argument with it."""
+
+    def __call__(
+        self,
+        skill: str | Path | Skill,
+        *,
+        runtime: str | None = None,
+        inputs: Mapping[str, bytes | str | Path] | None = None,
+        skills_dir: Path | str | None = None,
+    ) -> SkillWorkspace: ...
+
+
 @pytest.fixture
-def skill_workspace(request: pytest.FixtureRequest) -> Iterator[Any]:
+def skill_workspace(request: pytest.FixtureRequest) -> Iterator[SkillWorkspaceFactory]:
     """A factory: ``skill_workspace(skill, runtime=None, inputs=None, skills_dir=None)``.
 
     ``skill`` is a skill name (looked up in ``skills_dir`` and the configured

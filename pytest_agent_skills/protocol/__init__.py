@@ -15,6 +15,7 @@ from .outcome import ToolOutcome, error_result
 from .pool import PoolTool, ToolPool, ToolPoolError, schema_from_signature
 from .prompt import AssembledRequest, MissingTool
 from .session import MissingToolError, SessionConfigError, SkillSession
+from .session_options import SessionOptionFields, SessionOptions
 from .state import (
     DEFAULT_LOAD_MODE,
     LOAD_MODES,
@@ -40,6 +41,8 @@ __all__ = [
     "PoolTool",
     "Selection",
     "SessionConfigError",
+    "SessionOptionFields",
+    "SessionOptions",
     "SkillSession",
     "SkillTool",
     "StateKeys",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -31,10 +32,13 @@ from .outcome import (
 from .plainschema import plainly_valid
 from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
-from .state import DEFAULT_LOAD_MODE, SessionState, StateKeys, check_load_mode
+from .session_options import SessionOptionFields, SessionOptions
+from .state import SessionState, StateKeys, check_load_mode
 from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SKILL_RUN, SkillTool, ToolContext
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ..workspace import Runtime, Workspace
 
 
@@ -61,35 +65,34 @@ class SkillSession:
     def __init__(
         self,
         repository: SkillRepository,
+        options: SessionOptions | None = None,
         *,
         runtime: Runtime | None = None,
         tool_pool: ToolPool | None = None,
-        dynamic_tools: bool = False,
-        only_active_skills: bool = True,
-        session_id: str = "session",
         inputs: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
-        instruction: str = "",
-        allow_missing_tools: bool = False,
-        lax_arguments: bool = True,
-        load_mode: str = DEFAULT_LOAD_MODE,
-        exec_tools: bool = False,
+        **fields: Unpack[SessionOptionFields],
     ) -> None:
+        """A session over ``repository``: ``options`` (or its fields as keywords) say how it
+        behaves, ``runtime`` runs its commands (None: a local one, made at the first command and
+        closed with the session), ``tool_pool`` holds the other tools skills may select,
+        ``inputs`` are staged in the workspace and ``env`` set for every command."""
+        self.options = replace(options or SessionOptions(), **fields)
         try:
-            self.load_mode = check_load_mode(load_mode)
+            self.load_mode = check_load_mode(self.options.load_mode)
         except ValueError as error:
             raise SessionConfigError(str(error)) from None
         self.repository = repository
         #: Convert lax argument values (``"5"`` for an integer) as the reference's pydantic
         #: does, reporting each in ``ToolOutcome.coercions`` (see :mod:`.coercion`).
-        self.lax_arguments = lax_arguments
+        self.lax_arguments = self.options.lax_arguments
         self.tool_pool = tool_pool if tool_pool is not None else ToolPool()
-        self.dynamic_tools = dynamic_tools
-        self.only_active_skills = only_active_skills
-        self.session_id = session_id
-        self.instruction = instruction
-        self.allow_missing_tools = allow_missing_tools
-        self.exec_tools = exec_tools
+        self.dynamic_tools = self.options.dynamic_tools
+        self.only_active_skills = self.options.only_active_skills
+        self.session_id = self.options.session_id
+        self.instruction = self.options.instruction
+        self.allow_missing_tools = self.options.allow_missing_tools
+        self.exec_tools = self.options.exec_tools
         self.history: list[ToolOutcome] = []
         self._inputs = _checked_inputs(inputs or {})
         self._runtime = runtime
@@ -106,8 +109,8 @@ class SkillSession:
             lambda: self._workspace,
             dict(env or {}),
         )
-        skill_tools = list(BASE_TOOLS + (DYNAMIC_TOOLS if dynamic_tools else ()))
-        if exec_tools:  # after skill_run, where 1.2.0 puts skill_exec
+        skill_tools = list(BASE_TOOLS + (DYNAMIC_TOOLS if self.dynamic_tools else ()))
+        if self.exec_tools:  # after skill_run, where 1.2.0 puts skill_exec
             from .exec_tools import EXEC_TOOLS
 
             after_run = skill_tools.index(SKILL_RUN) + 1
