@@ -15,7 +15,6 @@ MAX_PARAMETERS = 8
 #: Circles being untied in the areas they stand in; any other circle fails.
 KNOWN_CIRCLES: list[frozenset[str]] = [
     frozenset({"bodyscan", "skill"}),
-    frozenset({"plugin", "settings"}),
 ]
 #: Inside workspace/: the circles its modules make among themselves.
 KNOWN_CIRCLE_AREAS = ("workspace",)
