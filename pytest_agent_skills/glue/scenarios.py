@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .. import settings
+from ..config.runs import RUN_SETTINGS
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
-from ..httpbounds import DEFAULT_MAX_BODY_BYTES, DEFAULT_TOTAL_TIMEOUT, MAX_TOTAL_TIMEOUT
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import root_files, selected_root_files, skill_roots
@@ -38,105 +38,23 @@ if TYPE_CHECKING:  # the scenario format (YAML, JSON Schema) loads with the firs
 
 _WORKER_KEY = "agent_skills_scenarios"
 
-SCENARIO_SETTINGS = settings.declare(
-    Setting(
-        ini="skills_record",
-        kind="choice",
-        choices=("none", "once", "new", "all"),
-        default="none",
-        section="scenarios",
-        help="cassette record mode: none replays only; once records missing cassettes; new records"
-        " unmatched requests; all records everything again",
-    ),
-    Setting(
-        ini="skills_upstream_url",
-        env="SKILLS_UPSTREAM_URL",
-        metavar="BASE_URL",
-        section="scenarios",
-        help="OpenAI-compatible base URL that cassettes are recorded from (e.g."
-        " https://api.openai.com/v1)",
-    ),
-    Setting(
-        ini="skills_upstream_key_env",
-        default="OPENAI_API_KEY",
-        metavar="ENV_NAME",
-        section="scenarios",
-        help="environment variable holding the API key sent to the upstream when recording",
-    ),
-    Setting(
-        ini="skills_upstream_timeout",
-        kind="float",
-        default=DEFAULT_TOTAL_TIMEOUT,
-        metavar="SECONDS",
-        section="scenarios",
-        help="total time one upstream answer may take while recording, on the clock, in seconds"
-        f" (at most {MAX_TOTAL_TIMEOUT})",
-    ),
-    Setting(
-        ini="skills_upstream_max_bytes",
-        kind="int",
-        default=DEFAULT_MAX_BODY_BYTES,
-        metavar="BYTES",
-        section="scenarios",
-        help="largest upstream answer read while recording, in bytes (default 64 MiB, the largest"
-        " cassette read)",
-    ),
-    Setting(
-        ini="skills_model",
-        env="SKILLS_MODEL",
-        default="scripted",
-        section="scenarios",
-        help="model name sent in chat-completions requests (the upstream model when recording)",
-    ),
-    Setting(
-        ini="skills_transport",
-        kind="choice",
-        choices=("direct", "sdk", "sdk-stream"),
-        default="direct",
-        section="scenarios",
-        help="how scripted turns reach the agent loop: direct (in process), sdk (the openai client"
-        " and a loopback server), sdk-stream (the same, streaming)",
-    ),
-    Setting(
-        ini="skills_load_mode",
-        kind="choice",
-        choices=("turn", "once", "session"),
-        default="turn",
-        section="scenarios",
-        help="how long loaded skills stay in the prompt (the reference's load modes): turn (until"
-        " the next user message; its default), once (one request), session (the whole"
-        " conversation, keys without the temp: prefix)",
-    ),
-    Setting(
-        ini="skills_redact_env",
-        kind="list",
-        default=[],
-        metavar="ENV_NAME",
-        section="scenarios",
-        help="environment variables whose values are redacted from recorded cassettes (the"
-        " upstream key variable always is)",
-    ),
-    Setting(
-        ini="skills_match_ignore",
-        kind="list",
-        default=[],
-        metavar="FIELD",
-        section="scenarios",
-        help="extra request fields ignored when matching cassette interactions",
-    ),
-    Setting(
-        ini="skills_coverage",
-        kind="bool",
-        default=False,
-        section="scenarios",
-        help="print the skill coverage report (skills loaded, docs selected, scripts run, tools"
-        " called) in the terminal summary",
-    ),
-    Setting(
-        ini="skills_coverage_json",
-        metavar="PATH",
-        section="scenarios",
-        help="write the skill coverage report as JSON to PATH",
+SCENARIO_SETTINGS = (
+    *RUN_SETTINGS,
+    *settings.declare(
+        Setting(
+            ini="skills_coverage",
+            kind="bool",
+            default=False,
+            section="scenarios",
+            help="print the skill coverage report (skills loaded, docs selected, scripts run, tools"
+            " called) in the terminal summary",
+        ),
+        Setting(
+            ini="skills_coverage_json",
+            metavar="PATH",
+            section="scenarios",
+            help="write the skill coverage report as JSON to PATH",
+        ),
     ),
 )
 
