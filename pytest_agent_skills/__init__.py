@@ -9,6 +9,8 @@ that loading the pytest plugin stays cheap::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
@@ -48,6 +50,39 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names' own types, for type checkers
+    from .errors import AgentSkillsError as AgentSkillsError
+    from .findings import Finding as Finding
+    from .findings import Severity as Severity
+    from .glue.scenarios import SkillAgent as SkillAgent
+    from .glue.workspace_fixtures import SkillWorkspace as SkillWorkspace
+    from .glue.workspace_fixtures import SkillWorkspaceFactory as SkillWorkspaceFactory
+    from .harness import Conversation as Conversation
+    from .harness import RunSettings as RunSettings
+    from .harness import Trajectory as Trajectory
+    from .harness import assert_trajectory as assert_trajectory
+    from .harness import run_conversation as run_conversation
+    from .protocol import AssembledRequest as AssembledRequest
+    from .protocol import SessionOptions as SessionOptions
+    from .protocol import SkillSession as SkillSession
+    from .protocol import ToolOutcome as ToolOutcome
+    from .protocol import ToolPool as ToolPool
+    from .repository import SkillRepository as SkillRepository
+    from .repository import UnknownSkillError as UnknownSkillError
+    from .rules import ValidationOptions as ValidationOptions
+    from .rules import validate as validate
+    from .rules import validate_paths as validate_paths
+    from .scenario import Scenario as Scenario
+    from .scenario import load_scenarios as load_scenarios
+    from .skill import Skill as Skill
+    from .sources import SourceError as SourceError
+    from .sources import resolve_root as resolve_root
+    from .workspace import RunResult as RunResult
+    from .workspace import Workspace as Workspace
+    from .workspace import WorkspaceError as WorkspaceError
+    from .workspace import create_runtime as create_runtime
 
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -3,11 +3,14 @@
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import pytest_agent_skills
 from pytest_agent_skills import harness
+
+REPOSITORY_ROOT = Path(pytest_agent_skills.__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("name", pytest_agent_skills.__all__)
@@ -176,3 +179,71 @@ def test_a_session_takes_its_options_whole_or_as_keywords() -> None:
     assert SkillSession(repository, whole.options, exec_tools=True).options == SessionOptions(
         dynamic_tools=True, load_mode="once", exec_tools=True
     )
+
+
+#: The packages whose ``__all__`` a user imports from.
+PUBLIC_PACKAGES = (
+    "pytest_agent_skills",
+    "pytest_agent_skills.harness",
+    "pytest_agent_skills.protocol",
+    "pytest_agent_skills.workspace",
+    "pytest_agent_skills.sources",
+    "pytest_agent_skills.rules",
+)
+
+
+def test_every_public_name_has_its_own_type_for_a_type_checker(tmp_path: Path) -> None:
+    """mypy, as a user's checker, sees each public name as what it is (a lazy name it could not
+    follow would be ``Any``).  The package is found on the Python path as an installed one is:
+    without its ``py.typed`` mypy would refuse to read it."""
+    import importlib
+
+    lines = [f"import {package} as p{i}" for i, package in enumerate(PUBLIC_PACKAGES)]
+    names = {}
+    for i, package in enumerate(PUBLIC_PACKAGES):
+        for name in importlib.import_module(package).__all__:
+            lines.append(f"reveal_type(p{i}.{name})")
+            names[len(lines)] = f"{package}.{name}"
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "snippet.py"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPOSITORY_ROOT)},
+        capture_output=True,
+        text=True,
+    )
+    revealed = {}
+    problems = []
+    for line in done.stdout.splitlines():
+        where, _, message = line.partition(": ")
+        number = int(where.split(":")[1]) if where.startswith("snippet.py:") else 0
+        if message.startswith("note: Revealed type is "):
+            revealed[names[number]] = message.removeprefix("note: Revealed type is ").strip('"')
+        elif message.startswith("error:"):
+            problems.append(line)
+    assert problems == []
+    assert set(revealed) == set(names.values())
+    assert [name for name, kind in revealed.items() if kind == "Any"] == []
+    assert revealed["pytest_agent_skills.SkillSession"].startswith("def (repository: ")
+    assert revealed["pytest_agent_skills.harness.Conversation"].endswith(
+        "-> pytest_agent_skills.harness.conversation.Conversation"
+    )
+
+
+def test_the_lazy_names_and_their_type_checking_imports_are_one_list() -> None:
+    import ast
+    import importlib
+
+    for package in ("pytest_agent_skills", "pytest_agent_skills.harness"):
+        module = importlib.import_module(package)
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        checked = {
+            (node.module, alias.name)
+            for block in tree.body
+            if isinstance(block, ast.If) and getattr(block.test, "id", "") == "TYPE_CHECKING"
+            for node in block.body
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        assert checked == {(source, name) for name, source in module._EXPORTS.items()}, package

@@ -130,8 +130,8 @@ def load_triggers(skill_dir: Path) -> list[TriggerQuery]:
 def _expectations(
     entry: Mapping[str, Any], path: Path, lines: dict[DocPath, int], where: DocPath
 ) -> tuple[str | Mapping[str, Any], ...]:
+    from ..docpath import dotted
     from ..harness.expect import invalid_patterns
-    from ..scenario import dotted
 
     if "expectations" in entry and "assertions" in entry:
         raise EvalFileError(
@@ -200,7 +200,7 @@ def _read(path: Path, schema_name: str) -> tuple[Any, dict[DocPath, int]]:
 def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str) -> None:
     from jsonschema.exceptions import best_match
 
-    from ..scenario import dotted
+    from ..docpath import dotted
 
     error = best_match(_validator(schema_name).iter_errors(data))
     if error is None:
@@ -242,7 +242,7 @@ def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str
 def _validator(schema_name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    from ..scenario import scenario_schema
+    from ..scenario_schema import scenario_schema
 
     schema = json.loads((_SCHEMAS / schema_name).read_text(encoding="utf-8"))
     # Object expectations are the scenario expect: block: its definitions, by reference.

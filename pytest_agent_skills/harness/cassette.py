@@ -36,7 +36,8 @@ from ..httpbounds import (
     Deadline,
     InvalidContentLengthError,
 )
-from ..redaction import Redactor, mask_url, url_secrets, userinfo
+from ..redaction import Redactor as Redactor  # a public name of the harness
+from ..redaction import mask_url, url_secrets, userinfo
 from .errors import (
     CassetteFormatError,
     CassetteMissError,

@@ -26,12 +26,18 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from ..docpath import dotted
 
+
+class _LeftOut:
+    def __repr__(self) -> str:
+        return "(left out)"
+
+
 #: The value of :attr:`Coercion.value` when a ``null`` argument was left out.
-LEFT_OUT: Any = type("LeftOut", (), {"__repr__": lambda self: "(left out)"})()
+LEFT_OUT: Final = _LeftOut()
 
 _PYTHON_TYPES = {"integer": int, "number": float, "boolean": bool}
 

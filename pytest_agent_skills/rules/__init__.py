@@ -10,6 +10,8 @@ the catalogue and the options at start-up, does not load every rule module.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 #: The names of the validation profiles (the keys of ``PROFILES``, in order), for the
@@ -46,6 +48,34 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names' own types, for type checkers
+    from ._catalogue import CHECKS as CHECKS
+    from ._catalogue import FRONT_MATTER_CHECKS as FRONT_MATTER_CHECKS
+    from ._catalogue import RULES as RULES
+    from ._catalogue import Rule as Rule
+    from ._formats import FORMATTERS as FORMATTERS
+    from ._formats import summary as summary
+    from ._formats import to_json as to_json
+    from ._formats import to_sarif as to_sarif
+    from ._formats import to_text as to_text
+    from ._ignores import Suppressed as Suppressed
+    from ._options import PROFILES as PROFILES
+    from ._options import PathIgnore as PathIgnore
+    from ._options import Profile as Profile
+    from ._options import ValidationOptions as ValidationOptions
+    from ._options import parse_per_path_ignores as parse_per_path_ignores
+    from ._options import parse_severities as parse_severities
+    from ._options import profile_rule_table as profile_rule_table
+    from ._validate import SkillReport as SkillReport
+    from ._validate import check_findings as check_findings
+    from ._validate import duplicate_name_findings as duplicate_name_findings
+    from ._validate import duplicate_name_findings_by_file as duplicate_name_findings_by_file
+    from ._validate import skill_dirs as skill_dirs
+    from ._validate import validate as validate
+    from ._validate import validate_check as validate_check
+    from ._validate import validate_paths as validate_paths
 
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -13,6 +13,8 @@ and the limit.  See ``docs/url-roots.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import lazy_exports
 
 #: Public name -> module of this package defining it; each is imported on first use, so that
@@ -58,5 +60,28 @@ __all__ = [
     "resolve_root",
     "use_options",
 ]
+
+if TYPE_CHECKING:  # the lazy names' own types, for type checkers
+    from .cache import SkillCache as SkillCache
+    from .cache import default_cache_dir as default_cache_dir
+    from .errors import ArchiveError as ArchiveError
+    from .errors import ArchiveRejectedError as ArchiveRejectedError
+    from .errors import CacheError as CacheError
+    from .errors import CorruptArchiveError as CorruptArchiveError
+    from .errors import DownloadError as DownloadError
+    from .errors import DownloadStatusError as DownloadStatusError
+    from .errors import DownloadTimeoutError as DownloadTimeoutError
+    from .errors import DownloadTooLargeError as DownloadTooLargeError
+    from .errors import RedirectLimitError as RedirectLimitError
+    from .errors import SourceError as SourceError
+    from .errors import UnsupportedRootError as UnsupportedRootError
+    from .options import Limits as Limits
+    from .options import SourceOptions as SourceOptions
+    from .options import current_options as current_options
+    from .options import use_options as use_options
+    from .resolve import resolve_root as resolve_root
+    from .urls import RootSpec as RootSpec
+    from .urls import parse_root as parse_root
+
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

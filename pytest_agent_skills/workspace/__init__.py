@@ -21,7 +21,17 @@ from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, Works
 if TYPE_CHECKING:
     from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
     from .removal import RemovalError
-    from .result import ARTIFACT_CAP_BYTES, ArtifactFile, OutputFile, RunResult
+    from .result import (
+        ARTIFACT_CAP_BYTES,
+        DEFAULT_TIMEOUT_SECONDS,
+        INLINE_FILE_CAP_BYTES,
+        INLINE_TOTAL_CAP_BYTES,
+        MAX_OUTPUT_FILES,
+        STREAM_CAP_BYTES,
+        ArtifactFile,
+        OutputFile,
+        RunResult,
+    )
     from .runtime import ExecSpec, Runtime
     from .staging import StagedSkill
     from .workspace import Workspace
