@@ -49,6 +49,7 @@ class TriggerCase:
     should_trigger: bool
     triggers: int
     runs: int
+    errors: tuple[str, ...] = ()  # the messages of the runs that errored
 
 
 MEAN_EVAL = EvalCase(
@@ -77,6 +78,7 @@ TRIGGERS = (
     TriggerCase("compute summary statistics for measurements.csv", True, 1, 3),
     TriggerCase("write a haiku about spreadsheets", False, 0, 3),
     TriggerCase("convert this csv to json", False, 2, 3),
+    TriggerCase("total the invoices in q3.csv", True, 2, 3, ("upstream answered 429 four times",)),
 )
 
 
@@ -377,7 +379,7 @@ def write_triggers(
     results: list[dict[str, Any]] = []
     for case in cases:
         rate = case.triggers / case.runs
-        passed = rate >= threshold if case.should_trigger else rate < threshold
+        meets = rate >= threshold if case.should_trigger else rate < threshold
         results.append(
             {
                 "query": case.query,
@@ -385,12 +387,16 @@ def write_triggers(
                 "trigger_rate": round(rate, 4),
                 "triggers": case.triggers,
                 "runs": case.runs,
-                "pass": passed,
+                "errors": len(case.errors),
+                "error_messages": list(case.errors),
+                "pass": meets and not case.errors,
             }
         )
     passed_count = sum(result["pass"] for result in results)
     triggers = {
         "skill_name": "csv-stats",
+        "model": "qwen2.5-7b-instruct",
+        "threshold": threshold,
         "description": "Statistics of CSV columns: mean, min, max. "
         "Use when asked about numbers in a .csv file.",
         "results": results,

@@ -198,10 +198,16 @@ def test_triggers_alone(out_dir: Path) -> None:
     write_triggers(out_dir)
     _, page = render(out_dir)
     triggers = squash(page.text_by_id["triggers"])
-    assert triggers.startswith("Triggers 2 of 4 queries pass; 2 fail. Statistics of CSV columns")
-    assert "what's the average of the price column in sales.csv yes 3/3 100% pass" in triggers
-    assert "compute summary statistics for measurements.csv yes 1/3 33% fail" in triggers
-    assert "convert this csv to json no 2/3 67% fail" in triggers
+    assert triggers.startswith(
+        "Triggers 2 of 5 queries pass; 3 fail (qwen2.5-7b-instruct, threshold 0.5). "
+        "Statistics of CSV columns"
+    )
+    assert "what's the average of the price column in sales.csv yes 3/3 0 100% pass" in triggers
+    assert "compute summary statistics for measurements.csv yes 1/3 0 33% fail" in triggers
+    assert "convert this csv to json no 2/3 0 67% fail" in triggers
+    assert (
+        "total the invoices in q3.csv upstream answered 429 four times yes 2/3 1 67% fail"
+    ) in triggers
     assert "summary" not in page.text_by_id and "runs" not in page.text_by_id
 
 

@@ -11,6 +11,8 @@ import http.server
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -31,7 +33,9 @@ from services import missing_service
 
 from pytest_agent_skills.evals.report import write_report
 
-SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "evals-report.png"
+REPO = Path(__file__).resolve().parent.parent
+SCREENSHOT = REPO / "docs" / "evals-report.png"
+EXAMPLE_SUITE = REPO / "example_suite"  # its invoice-totals evals replay from shipped cassettes
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -239,14 +243,17 @@ def test_an_errored_run_is_shown_as_an_error(browser: Any, two_evals: Path) -> N
 
 def test_trigger_results_are_shown(browser: Any, two_evals: Path) -> None:
     open_report(browser, two_evals)
-    assert shown(browser.find_element(By.ID, "triggers-summary")) == "2 of 4 queries pass"
-    rows = [shown(row) for row in browser.find_elements(By.CSS_SELECTOR, "table.triggers tbody tr")]
-    assert rows == [
-        "what's the average of the price column in sales.csv yes 3/3 100% pass",
-        "compute summary statistics for measurements.csv yes 1/3 33% fail",
-        "write a haiku about spreadsheets no 0/3 0% pass",
-        "convert this csv to json no 2/3 67% fail",
+    assert shown(browser.find_element(By.ID, "triggers-summary")) == "2 of 5 queries pass"
+    rows = browser.find_elements(By.CSS_SELECTOR, "table.triggers tbody tr")
+    assert [shown(row) for row in rows] == [
+        "what's the average of the price column in sales.csv yes 3/3 0 100% pass",
+        "compute summary statistics for measurements.csv yes 1/3 0 33% fail",
+        "write a haiku about spreadsheets no 0/3 0 0% pass",
+        "convert this csv to json no 2/3 0 67% fail",
+        "total the invoices in q3.csv upstream answered 429 four times yes 2/3 1 67% fail",
     ]
+    errors = rows[-1].find_element(By.CSS_SELECTOR, "td.has-errors")
+    assert errors.value_of_css_property("color") == "rgba(154, 103, 0, 1)"
 
 
 class _CountingHandler(http.server.BaseHTTPRequestHandler):
@@ -312,6 +319,61 @@ def test_sixty_runs_load_and_open(browser: Any, tmp_path: Path) -> None:
     print(f"opened {len(runs)} runs in {(time.perf_counter() - started) * 1000:.0f} ms")
     assert len(runs) == 60
     assert len(browser.find_elements(By.CSS_SELECTOR, "#pass-rate-chart g.chart-row")) == 9
+
+
+def test_a_folder_the_eval_runner_wrote(browser: Any, tmp_path: Path) -> None:
+    out_dir = tmp_path / "evals-out"
+    for triggers_too in ((), ("--triggers",)):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_agent_skills.cli", "eval",
+             ".claude/skills/invoice-totals", *triggers_too, "--out", str(out_dir)],
+            cwd=EXAMPLE_SUITE, env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    benchmark = json.loads((out_dir / "benchmark.json").read_text())
+    triggers = json.loads((out_dir / "triggers.json").read_text())
+    open_report(browser, out_dir)
+
+    summary = dict(benchmark["run_summary"])
+    delta = summary.pop("delta")
+    for name, figures in summary.items():
+        card = browser.find_element(By.ID, f"summary-{name}")
+        assert shown(card.find_element(By.CLASS_NAME, "big")) == (
+            f"{figures['pass_rate']['mean'] * 100:.0f}%"
+        )
+    delta_card = browser.find_element(By.CSS_SELECTOR, ".card.delta .big")
+    assert shown(delta_card) == delta["pass_rate"]
+
+    run = benchmark["runs"][0]
+    transcript = json.loads((out_dir / run["run_dir"] / "transcript.json").read_text())
+    anchor = f"run-{run['eval_id']}-{run['configuration']}-{run['run_number']}"
+    details = browser.find_element(By.ID, anchor)
+    details.find_element(By.TAG_NAME, "summary").click()
+    names = [shown(name) for name in details.find_elements(By.CSS_SELECTOR, ".call-name code")]
+    assert names == [call["name"] for call in transcript["tool_calls"]] and names
+    assert all(name.is_displayed() for name in details.find_elements(By.CSS_SELECTOR, ".call-name"))
+    final = shown(details.find_element(By.CSS_SELECTOR, ".message.final pre"))
+    assert final == " ".join(transcript["final_text"].split())
+
+    failed = [
+        (item["text"], item["evidence"])
+        for entry in benchmark["runs"]
+        for item in entry["expectations"]
+        if not item["passed"]
+    ]
+    assert failed, "the example's baseline is meant to fail some expectations"
+    shown_failing = shown(browser.find_element(By.ID, "failing"))
+    for text, evidence in failed:
+        assert " ".join(text.split()) in shown_failing
+        assert " ".join(evidence.split()) in shown_failing
+
+    rows = [shown(row) for row in browser.find_elements(By.CSS_SELECTOR, "table.triggers tbody tr")]
+    for row, result in zip(rows, triggers["results"], strict=True):
+        should = "yes" if result["should_trigger"] else "no"
+        counts = f"{result['triggers']}/{result['runs']} {result['errors']}"
+        assert row.startswith(f"{result['query']} {should} {counts} "), row
+        assert row.endswith("pass" if result["pass"] else "fail")
 
 
 def test_screenshot(browser: Any, tmp_path: Path) -> None:

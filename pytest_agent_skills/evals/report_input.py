@@ -137,12 +137,15 @@ class TriggerResult:
     triggers: int
     runs: int
     passed: bool
+    errors: int = 0  # runs that errored (never counted as a trigger)
+    error_messages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Triggers:
     skill_name: str
     description: str
+    model: str
     threshold: float | None
     results: tuple[TriggerResult, ...]
     total: int
@@ -544,6 +547,10 @@ def _read_triggers(path: Path) -> Triggers:
                 triggers=node.opt_int("triggers"),
                 runs=node.opt_int("runs"),
                 passed=node.child("pass").flag(),
+                errors=node.opt_int("errors"),
+                error_messages=tuple(item.text() for item in node.child("error_messages").items())
+                if node.has("error_messages")
+                else (),
             )
         )
     summary = root.child("summary").obj() if root.has("summary") else None
@@ -551,6 +558,7 @@ def _read_triggers(path: Path) -> Triggers:
     return Triggers(
         skill_name=root.opt_text("skill_name"),
         description=root.opt_text("description"),
+        model=root.opt_text("model"),
         threshold=root.child("threshold").number() if root.has("threshold") else None,
         results=tuple(results),
         total=summary.opt_int("total", len(results)) if summary else len(results),

@@ -616,9 +616,17 @@ def _triggers(triggers: Triggers) -> Markup:
     rows = [
         el(
             "tr",
-            el("td", result.query, class_="query"),
+            el(
+                "td",
+                result.query,
+                el("ul", [el("li", message) for message in result.error_messages], class_="errors")
+                if result.error_messages
+                else None,
+                class_="query",
+            ),
             el("td", "yes" if result.should_trigger else "no"),
             el("td", f"{result.triggers}/{result.runs}", class_="num"),
+            el("td", str(result.errors), class_="num" + (" has-errors" if result.errors else "")),
             el(
                 "td",
                 _rate_bar(result.trigger_rate, result.passed),
@@ -640,10 +648,13 @@ def _triggers(triggers: Triggers) -> Markup:
         "tr",
         [
             el("th", label, scope="col")
-            for label in ("Query", "Should trigger", "Triggered", "Trigger rate", "")
+            for label in ("Query", "Should trigger", "Triggered", "Errors", "Trigger rate", "")
         ],
     )
-    threshold = f" (threshold {triggers.threshold:g})" if triggers.threshold is not None else ""
+    facts = [triggers.model] if triggers.model else []
+    if triggers.threshold is not None:
+        facts.append(f"threshold {triggers.threshold:g}")
+    about = f" ({', '.join(facts)})" if facts else ""
     return el(
         "section",
         el("h2", "Triggers"),
@@ -654,7 +665,7 @@ def _triggers(triggers: Triggers) -> Markup:
                 f"{triggers.passed} of {triggers.total} queries pass",
                 id="triggers-summary",
             ),
-            f"{threshold}; {triggers.failed} fail.",
+            f"; {triggers.failed} fail{about}.",
             class_="triggers-line",
         ),
         el("blockquote", triggers.description, class_="description")
