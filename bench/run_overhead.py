@@ -2,11 +2,15 @@
 
     python bench/run_overhead.py [--runs 50] [--runtimes local,sandbox,docker]
 
-Every figure is printed next to a floor measured in the same run, calls interleaved:
+Every figure is printed next to a floor measured in the same run, calls interleaved, with the
+load average before and after:
 
 run overhead (goal <= 1.3x the floor), each floor with the environment a skill command gets:
-  local    bare ``bash -lc true``; with its namespaces also the same ``unshare``, ``sh`` and
-           tmpfs ``mount`` around a bare ``bash -lc true``
+  local    a bare ``bash -lc true`` with a clean HOME: what a user would otherwise run.  The
+           run's skill is staged with 10 other skills (their folders are hidden too); as root,
+           the local row is measured again as a fresh unprivileged uid (``--no-normal-user``:
+           not).  For the reading, not as a floor: the namespace tool alone around a bare
+           ``bash -lc true`` (what the isolation costs by itself)
   sandbox  bare ``bwrap <same system mounts and namespaces> true`` and ``... bash -lc true``
   docker   ``exec_run(["true"])`` into the same running container (Docker SDK)
 first call in a fresh workspace, typical 1 MB skill (goal: staging adds <= 15 ms):
@@ -40,8 +44,12 @@ from pytest_agent_skills.workspace.process import new_tag
 from pytest_agent_skills.workspace.removal import remove_tree
 from pytest_agent_skills.workspace.staging import stage_skill
 
+PROJECT = Path(__file__).resolve().parents[1]
 FIRST_CALL_GOAL_MS = 15.0
 MIB = 1024 * 1024
+#: Skills staged beside the one run (a repository holds more than one; each one's own folder
+#: is hidden from the local runtime's commands).
+OTHER_SKILLS = 10
 
 
 def medians_ms(
@@ -127,16 +135,27 @@ def bench_runtime(kind: str, skill: Skill, work_root: Path, runs: int) -> None:
             return lambda: subprocess.run(argv, env=clean_env, capture_output=True, check=True)
 
         if kind == "local":
+            for index in range(OTHER_SKILLS):  # the other skills of the repository, staged too
+                workspace.stage_skill(make_skill(work_root / "others", f"other-{index}", 0))
             spaces = runtime.namespaces  # type: ignore[attr-defined]
             floors = [bare([bash, "-lc", "true"])]
-            if spaces:  # the same namespaces and read-only mount, done bare
-                source = str(skill.directory.resolve())
-                floors.append(bare(spaces.argv([source], [bash, "-lc", "true"])))
+            if spaces:  # the same namespaces and mounts, done bare
+                hidden = sorted(str(s.source) for s in workspace.staged.values())
+                scratch = Path(tempfile.mkdtemp(dir=work_root))
+                floors.append(bare(spaces.argv(hidden, [bash, "-lc", "true"], scratch)))
             mine, *floor = medians_ms([ours, *floors], runs)
-            print(f"  (local isolation: {runtime.isolation})")  # type: ignore[attr-defined]
-            row(kind, mine, floor[0], "bash -lc true")
+            who = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
+            tool = runtime.isolation_tool or "none"  # type: ignore[attr-defined]
+            print(
+                f"  (local isolation as {who}: {runtime.isolation}, one step: {tool};"  # type: ignore[attr-defined]
+                f" {len(workspace.staged)} skills staged)"
+            )
+            row(kind, mine, floor[0], "bash -lc true, clean HOME")
             if spaces:
-                row("", mine, floor[1], "unshare --pid ... mount tmpfs ... bash -lc true")
+                print(
+                    f"  {'':<8} (not a floor: {tool} alone around bash -lc true"
+                    f" {floor[1]:8.2f} ms, {floor[1] / floor[0]:4.2f}x bash -lc true)"
+                )
         elif kind == "sandbox":
             sandbox = runtime.base_argv()  # type: ignore[attr-defined]
             mine, floor, floor_bash = medians_ms(
@@ -213,20 +232,48 @@ def bench_staging(work_root: Path, skills: dict[str, Skill], runs: int) -> None:
         print(f"  {label:<8} link stage_skill {link:8.2f} ms (no copy; sandbox and docker only)")
 
 
+def load() -> str:
+    return "load average " + ", ".join(f"{figure:.2f}" for figure in os.getloadavg())
+
+
+def bench_as_normal_user(runs: int) -> None:
+    """The local row again, as a fresh unprivileged uid (run from root)."""
+    sys.path.insert(0, str(PROJECT / "tests"))
+    from normal_user import run_as_normal_user
+
+    script = Path(__file__).resolve().relative_to(PROJECT).as_posix()
+    inner = run_as_normal_user(
+        [script, "--runs", str(runs), "--runtimes", "local", "--overhead-only"],
+        project=PROJECT,
+        timeout=1800,
+    )
+    lines = inner.stdout.splitlines()[1:] or [f"  local as a normal user failed: {inner.stderr}"]
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--runtimes", default="local,sandbox,docker")
+    parser.add_argument("--overhead-only", action="store_true", help="only the run overhead")
+    parser.add_argument(
+        "--no-normal-user", action="store_true", help="as root: not the local row as a normal user"
+    )
     args = parser.parse_args()
     kinds = [kind.strip() for kind in args.runtimes.split(",") if kind.strip()]
+    print(f"({load()})")
     with tempfile.TemporaryDirectory(prefix="skills-bench-") as temporary:
         root = Path(temporary)
         tiny = make_skill(root / "skills", "tiny", 0)
-        typical = make_skill(root / "skills", "typical", MIB)
-        big = make_skill(root / "skills", "big", 100 * MIB)
         print(f"run overhead (median of {args.runs} calls, goal <= 1.3x the floor):")
         for kind in kinds:
             bench_runtime(kind, tiny, root, args.runs)
+        if "local" in kinds and os.geteuid() == 0 and not args.no_normal_user:
+            bench_as_normal_user(args.runs)
+        if args.overhead_only:
+            return
+        typical = make_skill(root / "skills", "typical", MIB)
+        big = make_skill(root / "skills", "big", 100 * MIB)
         print(
             f"first call in a fresh workspace, {_size(typical.directory) / MIB:.1f} MB skill"
             f" (median of {max(5, args.runs // 5)}):"
@@ -236,6 +283,7 @@ def main() -> None:
         bench_staging(root, {"1 MB": typical, "100 MB": big}, args.runs)
         print("100 MB skill, first call per runtime (median of 3; local copies it):")
         bench_first_calls(kinds, big, root, 3, typical=False)
+    print(f"({load()})")
 
 
 if __name__ == "__main__":

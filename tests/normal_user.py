@@ -1,4 +1,5 @@
-"""Run pytest as a normal user from a root test session: a fresh uid, no capabilities.
+"""Run pytest (or any Python script) as a normal user from a root session: a fresh uid, no
+capabilities.
 
 The uid has no passwd entry (so nothing on the machine belongs to it), its
 own temporary folder, and the Docker socket's group (so the docker runtime
@@ -99,6 +100,19 @@ def run_pytest_as_normal_user(
     arguments: Sequence[str], *, project: Path, timeout: float
 ) -> subprocess.CompletedProcess[str]:
     """``python -m pytest ARGUMENTS`` in ``project`` as a fresh unprivileged uid."""
+    return run_as_normal_user(
+        ["-m", "pytest", *arguments, "-p", "no:cacheprovider"],
+        project=project,
+        timeout=timeout,
+        basetemp=True,
+    )
+
+
+def run_as_normal_user(
+    arguments: Sequence[str], *, project: Path, timeout: float, basetemp: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``python ARGUMENTS`` in ``project`` as a fresh unprivileged uid (``basetemp``: with a
+    ``--basetemp`` of its own, for pytest)."""
     uid = free_id()
     scratch = Path(tempfile.mkdtemp(prefix="skills-normal-user-"))
     try:
@@ -124,8 +138,9 @@ def run_pytest_as_normal_user(
             HOME=str(home),
             TMPDIR=str(scratch),
         )
-        command = [*prefix, *drop, sys.executable, "-m", "pytest", *arguments]
-        command += [f"--basetemp={scratch / 'basetemp'}", "-p", "no:cacheprovider"]
+        command = [*prefix, *drop, sys.executable, *arguments]
+        if basetemp:
+            command.append(f"--basetemp={scratch / 'basetemp'}")
         return subprocess.run(
             command,
             cwd=project,

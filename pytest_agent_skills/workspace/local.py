@@ -10,14 +10,17 @@ file system and network.  What it does guarantee:
   bounded output;
 - no process of the command outlives its run (or the workspace).
 
-Where ``unshare`` can make namespaces (root, or unprivileged user
+Where bubblewrap or ``unshare`` can make namespaces (root, or unprivileged user
 namespaces), each command runs in its own PID and mount namespaces with a
 private ``/proc``, and the own folder of every skill staged in the workspace
 is hidden behind an empty read-only tmpfs (the command works on the copy):
 the kernel kills every process it started when its shell ends, it cannot see
 the test process or read its environment through ``/proc/<pid>/environ``,
 and it cannot write into a skill's folder even by its host path (as a normal
-user it keeps no capability to undo the mount; root can, on purpose).
+user it keeps no capability to undo the mount; root can, on purpose).  The
+whole set-up is one step: one ``bwrap`` process that makes every mount itself
+(where bubblewrap is installed), else one ``unshare`` whose first process
+makes every mount with a single ``mount -a`` (see :class:`Namespaces`).
 Otherwise (``isolation == "process-group"``) the kill covers the process
 group and sweeps ``/proc`` for the command's tag, a command can read the
 environment of every process of the same user, and a write to a skill
@@ -32,8 +35,10 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..excerpt import excerpt
 from .errors import RuntimeUnavailableError, WorkspaceError
 from .host import HostRuntime, find_bash
 from .process import ProcessOutcome
@@ -42,6 +47,13 @@ from .runtime import ExecSpec
 if TYPE_CHECKING:
     from .workspace import Workspace
 
+#: ``bwrap`` options: the machine's file system as it is (devices included), a private /proc,
+#: an own PID namespace whose first process dies with ``bwrap``.
+BWRAP_VIEW = ("--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent")
+#: As root the command keeps root's capabilities, as without bubblewrap; a normal user gets a
+#: user namespace that keeps the uid and leaves the command no capability.
+BWRAP_ROOT = ("--cap-add", "ALL")
+BWRAP_USER = ("--unshare-user",)
 #: ``unshare`` options: own PID and mount namespaces, a private /proc, killed with ``unshare``.
 PID_NAMESPACE = ("--pid", "--fork", "--kill-child", "--mount-proc")
 #: Added for a user that is not root: an unprivileged user namespace that keeps the uid (and,
@@ -50,61 +62,122 @@ USER_NAMESPACE = ("--user", "--map-current-user", "--keep-caps")
 #: What the command gets as a normal user: no capability left in its user namespace, so it
 #: cannot undo the read-only mounts.
 DROP_CAPABILITIES = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--")
-#: The first process of the namespace (``sh -c INIT skills-init FOLDER... -- COMMAND...``): it
-#: hides each skill's own folder behind an empty read-only tmpfs (the command works on the
-#: workspace's copy; a new mount, so no flag of the folder's own mount has to be kept), then
-#: runs the command (not as PID 1).
+#: The first process of an ``unshare`` namespace (``sh -c INIT skills-init FSTAB COMMAND...``):
+#: one ``mount -a`` hides every skill's own folder behind an empty read-only tmpfs (FSTAB lists
+#: them; a new mount, so no flag of the folder's own mount has to be kept), then it runs the
+#: command (not as PID 1).
 MOUNT_FAILED_STATUS = 125
-MOUNT_FAILED = "pytest-agent-skills: cannot hide the skill folder:"
-INIT = """while [ "$1" != -- ]; do
-  {mount} -t tmpfs -o ro,size=4k,mode=0555 skill-folder-hidden "$1" \\
-    || {{ echo "{failed} $1" >&2; exit {status}; }}
-  shift
-done
+MOUNT_FAILED = "pytest-agent-skills: cannot hide the skill folders"
+INIT = """if [ -n "$1" ]; then
+  {mount} -a -T "$1" || {{ echo "{failed}" >&2; exit {status}; }}
+fi
 shift
 "$@"; exit $?"""
+#: The FSTAB that ``INIT`` reads, written into the run's folder (``mount`` cannot read a pipe).
+FSTAB_NAME = ".hidden-folders.fstab"
+#: How bubblewrap reports that it could not set the namespace up (the command never started).
+BWRAP_FAILED = b"bwrap: "
 
-_NAMESPACES: dict[int, Namespaces | None] = {}
+_NAMESPACES: dict[tuple[int, str], Namespaces | None] = {}
 
 
 @dataclass(frozen=True)
 class Namespaces:
-    """How to run a command in its own PID and mount namespaces, skill folders hidden."""
+    """How to run a command in its own PID and mount namespaces, skill folders hidden, in one
+    step: ``bwrap`` (``tool == "bwrap"``) with a ``--tmpfs``/``--remount-ro`` pair per folder,
+    or ``unshare`` with one ``sh`` whose single ``mount -a`` reads every folder from an fstab."""
 
+    tool: str
     prefix: tuple[str, ...]
     drop: tuple[str, ...]
 
-    def argv(self, protected: list[str], command: list[str]) -> list[str]:
-        return [*self.prefix, *protected, "--", *self.drop, *command]
+    def argv(self, hidden: list[str], command: list[str], scratch: Path) -> list[str]:
+        """``command`` with the folders ``hidden``; ``unshare`` writes its fstab in ``scratch``."""
+        if self.tool == "bwrap":
+            covers = [item for path in hidden for item in ("--tmpfs", path, "--remount-ro", path)]
+            return [*self.prefix, *covers, "--", *command]
+        table = ""
+        if hidden:
+            table = str(scratch / FSTAB_NAME)
+            with open(table, "w", encoding="utf-8") as handle:
+                handle.write(fstab(hidden))
+        return [*self.prefix, table, *self.drop, *command]
+
+    def failed(self, exit_code: int, stderr: bytes) -> bool:
+        """Whether a run ended because the namespace could not be set up (not the command)."""
+        if self.tool == "bwrap":
+            return exit_code == 1 and stderr.startswith(BWRAP_FAILED) and stderr.count(b"\n") <= 1
+        return exit_code == MOUNT_FAILED_STATUS and MOUNT_FAILED.encode() in stderr
+
+
+def fstab(folders: list[str]) -> str:
+    """fstab lines mounting an empty read-only tmpfs on each folder (blanks escaped)."""
+    return "".join(
+        f"skill-folder-hidden {_fstab_field(folder)} tmpfs ro,size=4k,mode=0555 0 0\n"
+        for folder in folders
+    )
+
+
+def _fstab_field(text: str) -> str:
+    return "".join(f"\\{ord(char):03o}" if char in " \t\n\\" else char for char in text)
 
 
 def _init(mount: str) -> str:
     return INIT.format(mount=shlex.quote(mount), failed=MOUNT_FAILED, status=MOUNT_FAILED_STATUS)
 
 
-def namespaces() -> Namespaces | None:
-    """The namespaces this process can make, probed once per user: ``None`` when ``unshare``
-    (util-linux 2.38+) is missing or the kernel refuses (no root, no user namespaces)."""
+#: The tools that can set the namespaces up, in the order they are tried.
+NAMESPACE_TOOLS = ("bwrap", "unshare")
+
+
+def namespaces(tool: str = "") -> Namespaces | None:
+    """The namespaces this process can make with ``tool`` (by default the first of
+    :data:`NAMESPACE_TOOLS` that works: bubblewrap, else ``unshare`` of util-linux 2.38+),
+    probed once per user; ``None`` when it cannot (no root, no user namespaces)."""
     uid = os.geteuid()
-    if uid not in _NAMESPACES:
-        _NAMESPACES[uid] = _probe(uid)
-    return _NAMESPACES[uid]
+    for name in (tool,) if tool else NAMESPACE_TOOLS:
+        if (uid, name) not in _NAMESPACES:
+            make = _with_bwrap if name == "bwrap" else _with_unshare
+            _NAMESPACES[uid, name] = _probe(make(uid))
+        found = _NAMESPACES[uid, name]
+        if found is not None:
+            return found
+    return None
 
 
-def _probe(uid: int) -> Namespaces | None:
+def _with_bwrap(uid: int) -> Namespaces | None:
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return None
+    return Namespaces("bwrap", (bwrap, *BWRAP_VIEW, *(BWRAP_ROOT if uid == 0 else BWRAP_USER)), ())
+
+
+def _with_unshare(uid: int) -> Namespaces | None:
     unshare, shell, mount = (shutil.which(name) for name in ("unshare", "sh", "mount"))
     setpriv = shutil.which("setpriv")
     if not (unshare and shell and mount and (setpriv or uid == 0)):
         return None
     user = USER_NAMESPACE if uid != 0 else ()
-    found = Namespaces(
+    return Namespaces(
+        "unshare",
         prefix=(unshare, *user, *PID_NAMESPACE, shell, "-c", _init(mount), "skills-init"),
         drop=(setpriv, *DROP_CAPABILITIES) if user and setpriv else (),
     )
+
+
+def _probe(found: Namespaces | None) -> Namespaces | None:
+    """``found`` if a command run through it cannot write into a hidden folder (two of them,
+    one with a blank in its name) and runs in a PID namespace of its own."""
+    if found is None:
+        return None
     with tempfile.TemporaryDirectory(prefix="skills-probe-") as folder:
+        hidden = [os.path.join(folder, "a"), os.path.join(folder, "b c")]
+        for path in hidden:
+            os.mkdir(path)
+        check = 'for f in "$@"; do ! touch "$f/written" 2>/dev/null || exit 1; done; [ $$ != 1 ]'
         try:
             probe = subprocess.run(
-                found.argv([folder], ["sh", "-c", f'! touch "{folder}/written" 2>/dev/null']),
+                found.argv(hidden, ["sh", "-c", check, "probe", *hidden], Path(folder)),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=30,
@@ -120,18 +193,28 @@ class LocalRuntime(HostRuntime):
     guards_skill_tree = False
     copies_skills = True
 
-    def __init__(self, *, isolate: bool | None = None, **options: Any) -> None:
+    def __init__(self, *, isolate: bool | str | None = None, **options: Any) -> None:
         """``isolate``: ``None`` uses a PID namespace when possible, ``True`` requires one,
-        ``False`` never uses one (process group and tag sweep only)."""
+        ``"bwrap"`` or ``"unshare"`` requires one made by that tool, ``False`` never uses one
+        (process group and tag sweep only)."""
         super().__init__(**options)
         self.bash = find_bash()
-        self.namespaces = None if isolate is False else namespaces()
+        if isinstance(isolate, str) and isolate not in NAMESPACE_TOOLS:
+            raise WorkspaceError(
+                f"isolate={excerpt(isolate)}: choose a tool from {', '.join(NAMESPACE_TOOLS)},"
+                " or True, False or None"
+            )
+        tool = isolate if isinstance(isolate, str) else ""
+        self.namespaces = None if isolate is False else namespaces(tool)
         if isolate and self.namespaces is None:
             raise RuntimeUnavailableError(
-                "the local runtime cannot put commands in their own namespaces here: 'unshare"
-                " --user --map-current-user --keep-caps --pid --mount-proc' fails (util-linux"
-                " 2.38+ and root or unprivileged user namespaces are needed); use the sandbox"
-                " runtime for isolation"
+                "the local runtime cannot put commands in their own namespaces here: neither"
+                " 'bwrap --unshare-pid' (bubblewrap) nor 'unshare --user --map-current-user"
+                " --keep-caps --pid --mount-proc' (util-linux 2.38+) works, they need root or"
+                " unprivileged user namespaces; use the sandbox runtime for isolation"
+                if not tool
+                else f"the local runtime cannot put commands in their own namespaces with {tool}"
+                " here (is it installed? root or unprivileged user namespaces are needed)"
             )
         self.sweep = self.namespaces is None
 
@@ -140,6 +223,11 @@ class LocalRuntime(HostRuntime):
         """``"pid-namespace"`` or ``"process-group"`` (see the module documentation)."""
         return "process-group" if self.namespaces is None else "pid-namespace"
 
+    @property
+    def isolation_tool(self) -> str:
+        """What sets the namespaces up: ``"bwrap"``, ``"unshare"``, or ``""`` without them."""
+        return "" if self.namespaces is None else self.namespaces.tool
+
     def argv(self, workspace: Workspace, spec: ExecSpec) -> list[str]:
         command = [self.bash, "-lc", spec.command]
         if self.namespaces is None:
@@ -147,13 +235,17 @@ class LocalRuntime(HostRuntime):
         # A skill folder that holds the workspace cannot be hidden (writes there are reported).
         root = workspace.path.resolve()
         sources = {staged.source for staged in workspace.staged.values()}
-        hidden = sorted(str(source) for source in sources if not root.is_relative_to(source))
-        return self.namespaces.argv(hidden, command)
+        hidden = sorted(
+            str(source)
+            for source in sources
+            if not root.is_relative_to(source) and os.path.isdir(source)
+        )
+        return self.namespaces.argv(hidden, command, spec.run_dir)
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
         outcome = super().execute(workspace, spec)
         failed = outcome.stderr.data()
-        if outcome.exit_code == MOUNT_FAILED_STATUS and MOUNT_FAILED.encode() in failed:
+        if self.namespaces is not None and self.namespaces.failed(outcome.exit_code, failed):
             raise WorkspaceError(
                 "the local runtime could not hide the skill folders from the command:"
                 f" {failed.decode('utf-8', 'replace').strip()}"
