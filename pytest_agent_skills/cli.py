@@ -16,12 +16,14 @@ variables, with the same precedence (command line > environment > file).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import AgentSkillsError
@@ -171,17 +173,24 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
     URL's: the current folder's)."""
     targets: dict[Path, Scope] = {}
     for spec in specs:
-        url = "://" in spec
-        scope = scopes.for_path("." if url else spec)
-        local = Path(spec)
-        if url or (local.is_file() and local.name.lower() != "skill.md"):
-            # URLs and local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
+        if "://" in spec:  # unpacked into the cache
+            scope = scopes.for_path(".")
             targets.setdefault(_resolved_root(spec, scope, None), scope)
-        elif local.exists():
+            continue
+        try:
+            mode: int | None = os.stat(spec).st_mode  # one look: thousands of paths are common
+        except OSError:
+            mode = None
+        scope = scopes.for_path(spec, is_dir=mode is not None and stat.S_ISDIR(mode))
+        local = Path(spec)
+        if mode is None:
+            raise UsageError(f"{spec}: no such file or folder")
+        if stat.S_ISREG(mode) and local.name.lower() != "skill.md":
+            # Local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
+            targets.setdefault(_resolved_root(spec, scope, None), scope)
+        else:
             # Local paths are used as given, so reports show them as the user wrote them.
             targets.setdefault(local, scope)
-        else:
-            raise UsageError(f"{spec}: no such file or folder")
     return targets
 
 
@@ -378,11 +387,21 @@ def _command_named(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    command = _command_named(argv)
+    """Run ``agent-skills ARGV`` and return the exit status.  Called without ``argv`` (as the
+    ``agent-skills`` program is), a ``validate`` run ends the process itself once its output
+    is written (see :func:`_exit_at_once`)."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = _command_named(words)
     # No subcommand named (--help, --version, a typo): argparse answers from the names alone.
     parser = build_parser(command) if command else build_parser("")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
+    status = _run(args)
+    if argv is None and command == "validate":
+        _exit_at_once(status)
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
     run: Callable[[argparse.Namespace], int] = args.run
     try:
         return run(args)
@@ -397,6 +416,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.print_usage(sys.stderr)
         print(f"{args.parser.prog}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _exit_at_once(status: int) -> NoReturn:
+    """Flush the output and end the process without tearing the interpreter down: freeing the
+    skills, findings and listings of thousands of skills one by one costs a tenth of the run,
+    and nothing is left to do (every file is closed, no exit handler of ours is pending)."""
+    for stream in (sys.stdout, sys.stderr):
+        # A reader that went away (`| head`) has all it wanted.
+        with contextlib.suppress(OSError):
+            stream.flush()
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import socket
 import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import socket
     import ssl
 
     import httpx
@@ -160,5 +160,7 @@ class Deadline:
 
 
 def _shut(connection: socket.socket) -> None:
+    import socket  # not at module level: the settings read this module's defaults at start-up
+
     with contextlib.suppress(OSError):  # already closed
         connection.shutdown(socket.SHUT_RDWR)

@@ -522,3 +522,20 @@ def test_sarif_outside_any_repository_is_relative_to_the_current_folder(
     assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tree.as_uri() + "/"}}
     uri = run_["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri == "skills/bad/SKILL.md"
+
+
+def test_the_program_writes_its_whole_report_before_it_ends(tmp_path: Path) -> None:
+    # The program ends without tearing the interpreter down: every byte must be out first.
+    for index in range(300):
+        write_skill(tmp_path / "skills", f"Bad_{index:03d}")
+    command = [sys.executable, "-m", "pytest_agent_skills.cli", "validate", "skills"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert len(lines) == 300 + 3  # the findings, the count per rule, the summary
+    assert lines[-1] == "300 skill(s) checked: 300 error(s), 0 warning(s); 300 skill(s) failed"
+    written = subprocess.run(
+        [*command, "--format", "json", "-o", "report.json"], cwd=tmp_path, check=False
+    )
+    assert written.returncode == 1
+    assert json.loads((tmp_path / "report.json").read_text())["summary"]["skills"] == 300

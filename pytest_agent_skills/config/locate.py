@@ -62,11 +62,14 @@ class ConfigLocator:
         self._folders: dict[str, _Found] = {}
         self._no_values: dict[str, ConfigFile] = {}
 
-    def locate(self, path: str | os.PathLike[str]) -> ConfigFile:
-        """The configuration pytest would read when given ``path`` alone."""
+    def locate(self, path: str | os.PathLike[str], *, is_dir: bool | None = None) -> ConfigFile:
+        """The configuration pytest would read when given ``path`` alone (``is_dir``: whether
+        it is a folder, when the caller knows)."""
         absolute = os.path.abspath(os.path.join(self.invocation_dir, path))
+        if is_dir is None:
+            is_dir = os.path.isdir(absolute)
         # pytest looks in the path itself first: only a folder can hold a file.
-        start = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        start = absolute if is_dir else os.path.dirname(absolute)
         found = self._folder(start)
         if found.config is not None:
             return found.config

@@ -48,8 +48,9 @@ class Scopes:
         self.locator = ConfigLocator(self.invocation_dir)
         self._by_file: dict[int, Scope] = {}
 
-    def for_path(self, path: str | Path) -> Scope:
-        return self.of(self.locator.locate(path))
+    def for_path(self, path: str | Path, *, is_dir: bool | None = None) -> Scope:
+        """The scope of ``path`` (``is_dir``: whether it is a folder, when the caller knows)."""
+        return self.of(self.locator.locate(path, is_dir=is_dir))
 
     def of(self, config: ConfigFile) -> Scope:
         scope = self._by_file.get(id(config))
