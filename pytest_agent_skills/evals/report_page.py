@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -33,7 +32,6 @@ from .report_view import BenchmarkView, Cell, FailingExpectation, delta, view_of
 TRANSCRIPT_TEXT_LIMIT = 8_000  # characters of one message, argument or tool result shown
 RUN_TRANSCRIPT_LIMIT = 60_000  # characters of one run's transcript shown
 EVIDENCE_SHOWN = 3  # distinct evidence texts shown before "more"
-_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def _asset(name: str) -> str:
@@ -45,8 +43,8 @@ def _csp_hash(text: str) -> str:
 
 
 def run_anchor(run: Run) -> str:
-    configuration = _ID_UNSAFE.sub("-", run.configuration)
-    return f"run-{run.eval_id}-{configuration}-{run.run_number}"
+    # Configuration names have no spaces (report_input checks them): each makes its own id.
+    return f"run-{run.eval_id}-{run.configuration}-{run.run_number}"
 
 
 def _count(number: int, noun: str) -> str:
@@ -153,7 +151,7 @@ def _summary_cards(view: BenchmarkView) -> Markup:
                 if cell.errors
                 else el("div", "no errors", class_="quiet"),
                 class_=f"card cfg-{index}",
-                id=f"summary-{_ID_UNSAFE.sub('-', cell.configuration)}",
+                id=f"summary-{cell.configuration}",
                 data_pass_rate=f"{cell.pass_rate.mean:.4f}",
             )
         )
@@ -226,7 +224,7 @@ def _eval_table(view: BenchmarkView) -> Markup:
                         el(
                             "a",
                             "runs",
-                            href=f"#runs-{group.eval_id}-{_ID_UNSAFE.sub('-', cell.configuration)}",
+                            href=f"#runs-{group.eval_id}-{cell.configuration}",
                         ),
                     ),
                     data_eval=group.eval_id,
@@ -568,7 +566,7 @@ def _runs(view: BenchmarkView) -> Markup:
                     ),
                     [_run(run) for run in cell.runs],
                     class_="configuration",
-                    id=f"runs-{group.eval_id}-{_ID_UNSAFE.sub('-', cell.configuration)}",
+                    id=f"runs-{group.eval_id}-{cell.configuration}",
                 )
             )
         blocks.append(
