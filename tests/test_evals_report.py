@@ -428,3 +428,32 @@ def test_long_transcripts_are_cut_to_size(out_dir: Path) -> None:
     assert results[-1] == 70_000
     assert "final answer The mean of the value column is 4.2" in run
     assert len(source) < 200_000
+
+
+def test_a_benchmark_without_summary_or_run_folders_named_is_computed_from_its_runs(
+    out_dir: Path,
+) -> None:
+    # skill-creator's own benchmark.json may carry neither run_summary nor run_dir.
+    write_benchmark(out_dir, [MEAN_EVAL, SUMMARY_EVAL])
+    _, recorded = render(out_dir)
+    benchmark = json.loads((out_dir / "benchmark.json").read_text())
+    del benchmark["run_summary"]
+    for run in benchmark["runs"]:
+        del run["run_dir"], run["error"], run["notes"]
+        run["result"] = {key: run["result"][key] for key in ("pass_rate", "passed", "total")}
+    benchmark["runs"][5]["result"]["errors"] = 1  # the model error, counted without its object
+    (out_dir / "benchmark.json").write_text(json.dumps(benchmark))
+    _, page = render(out_dir)
+    for name in ("with_skill", "without_skill"):
+        card, again = (squash(p.text_by_id[f"summary-{name}"]) for p in (recorded, page))
+        assert again.split(" over ")[0] == card.split(" over ")[0]
+    assert "Transcript (2 tool calls)" in page.text_by_id["run-1-with_skill-1"]
+    assert squash(page.text_by_id["run-1-without_skill-3"]).startswith("error: model run 3")
+
+
+def test_a_file_that_is_not_utf8(out_dir: Path) -> None:
+    write_triggers(out_dir)
+    (out_dir / "triggers.json").write_bytes(b'{\n "skill_name": "caf\xe9"\n}')
+    with pytest.raises(ReportError) as caught:
+        write_report(out_dir)
+    assert str(caught.value) == f"{out_dir}/triggers.json:2: is not UTF-8 text"
