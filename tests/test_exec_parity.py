@@ -73,6 +73,7 @@ SEQUENCES: dict[str, list[dict[str, Any]]] = {
         session_call("skill_kill_session"),
     ],
     "restrictions": [exec_step("id -u >/dev/null; echo ran"), {"poll_until_exit": 40}],
+    "tty": [exec_step("echo a; echo b", tty=True), {"poll_until_exit": 40}],
 }
 
 
@@ -270,3 +271,17 @@ def test_a_blank_session_id_is_refused_in_our_words(theirs, ours) -> None:
         "message": "session_id must not be empty; pass the session_id that skill_exec returned.",
         "status": "failed",
     }
+
+
+def test_a_terminal_keeps_its_line_ends_in_the_result_stdout(theirs, ours) -> None:
+    """With tty=true the command writes to a terminal, which ends lines with \\r\\n: the
+    result's stdout keeps them (the bytes as written), 1.2.0's has \\n; what the model reads
+    while it runs (output) has \\n on both sides."""
+    their_result = _run_result(theirs["tty"])
+    mine = ours("tty")
+    my_result = _run_result(mine)
+
+    assert their_result["stdout"] == "a\nb\n"
+    assert my_result["stdout"] == "a\r\nb\r\n"
+    assert mine[0]["result"]["output"] == "a\nb\n"
+    assert theirs["tty"][0]["result"]["output"] == "a\nb"

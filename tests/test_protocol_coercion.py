@@ -190,3 +190,93 @@ def test_a_recorded_model_that_sent_lax_arguments_replays_with_the_same_conversi
         ]
         assert [call.is_error for call in calls] == [False, False]
         assert calls[1].result["stdout"] == "ok\n"
+
+
+def test_docs_as_an_object_are_its_keys(session) -> None:
+    """The reference iterates the object: its keys are the docs, whatever their values."""
+    outcome = call_ok(
+        session, "skill_load", {"skill_name": NOTES, "docs": {"docs/checklist.md": True}}
+    )
+    assert outcome.state_delta["temp:skill:docs:release-notes"] == '["docs/checklist.md"]'
+    assert [c.describe() for c in outcome.coercions] == [
+        'docs: {"docs/checklist.md": true} -> ["docs/checklist.md"]'
+    ]
+    selected = call_ok(
+        session,
+        "skill_select_docs",
+        {"skill_name": NOTES, "docs": {"docs/style-guide.md": False}, "mode": "add"},
+    )
+    assert selected.result["selected_docs"] == ["docs/checklist.md", "docs/style-guide.md"]
+
+
+def test_skill_load_leaves_out_doc_items_that_are_not_text(session) -> None:
+    outcome = call_ok(
+        session, "skill_load", {"skill_name": NOTES, "docs": [1, "docs/checklist.md", None]}
+    )
+    assert outcome.state_delta["temp:skill:docs:release-notes"] == '["docs/checklist.md"]'
+    assert [c.describe() for c in outcome.coercions] == [
+        "docs[0]: 1 -> (left out)",
+        "docs[2]: null -> (left out)",
+    ]
+    # The select tools refuse them, as the reference's result model does.
+    call_error(
+        session,
+        "skill_select_docs",
+        {"skill_name": NOTES, "docs": [1, "docs/checklist.md"]},
+        "invalid_arguments",
+        "invalid arguments for tool 'skill_select_docs': docs[0]: 1 is not of type 'string'.",
+    )
+
+
+@pytest.mark.parametrize("mode", ["ADD", " Add ", "add"])
+def test_a_select_mode_in_another_case_is_the_mode_it_names(session, mode) -> None:
+    call_ok(session, "skill_load", {"skill_name": NOTES, "docs": ["docs/checklist.md"]})
+    outcome = call_ok(
+        session,
+        "skill_select_docs",
+        {"skill_name": NOTES, "docs": ["docs/style-guide.md"], "mode": mode},
+    )
+    assert outcome.result["mode"] == "add"
+    assert outcome.result["selected_docs"] == ["docs/checklist.md", "docs/style-guide.md"]
+    shown = [] if mode == "add" else [f'mode: {json.dumps(mode)} -> "add"']
+    assert [c.describe() for c in outcome.coercions] == shown
+    call_error(
+        session,
+        "skill_select_docs",
+        {"skill_name": NOTES, "mode": "merge"},
+        "invalid_arguments",
+        "invalid arguments for tool 'skill_select_docs': mode: 'merge' is not one of"
+        " ['add', 'replace', 'clear'].",
+    )
+
+
+def test_skill_list_leaves_out_the_mode_the_reference_ignores(session) -> None:
+    outcome = call_ok(session, "skill_list", {"mode": "available"})
+    assert outcome.result == REPOSITORY.names()
+    assert [c.describe() for c in outcome.coercions] == ['mode: "available" -> (left out)']
+    call_error(
+        session,
+        "skill_list",
+        {"extra": 1},
+        "invalid_arguments",
+        "invalid arguments for tool 'skill_list': Additional properties are not allowed"
+        " ('extra' was unexpected).",
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("skill_list", {"mode": "all"}, "('mode' was unexpected)"),
+        ("skill_load", {"skill_name": NOTES, "docs": {"docs/checklist.md": True}}, "docs: "),
+        ("skill_load", {"skill_name": NOTES, "docs": [1]}, "docs[0]: 1 is not of type"),
+        ("skill_select_docs", {"skill_name": NOTES, "mode": "ADD"}, "mode: 'ADD' is not one"),
+        ("skill_run", {"skill": NOTES, "command": "true", "timeout": -1}, "timeout: -1 is less"),
+    ],
+)
+def test_strict_sessions_refuse_what_the_reference_tolerates(tool, arguments, message) -> None:
+    with SkillSession(REPOSITORY, lax_arguments=False) as strict:
+        call_ok(strict, "skill_load", {"skill_name": NOTES})
+        outcome = strict.call(tool, arguments)
+        assert outcome.error_code == "invalid_arguments"
+        assert message in outcome.result["message"]

@@ -237,6 +237,26 @@ def test_exposed_pool_tools_can_be_called_and_are_validated():
     }
 
 
+def test_a_pool_tool_gets_a_value_of_the_wrong_json_type_as_the_reference_hands_it_over():
+    """1.2.0's function tools check only that mandatory arguments are there; the value goes to
+    the tool as sent, and the outcome says what the schema did not allow."""
+    session = SkillSession(example_repository(), tool_pool=full_pool(), dynamic_tools=True)
+    call_ok(session, "skill_load", {"skill_name": "weather-tools"})
+    outcome = call_ok(session, "get_current_weather", {"city": 42})
+    assert outcome.result == {"city": 42, "unit": "celsius", "temperature": 21}
+    assert outcome.unchecked == ("city: 42 is not of type 'string'",)
+    missing = session.call("get_current_weather", {"unit": "celsius"})
+    assert missing.error_code == "invalid_arguments"
+    assert missing.result["message"] == (
+        "invalid arguments for tool 'get_current_weather': 'city' is a required property."
+    )
+    strict = SkillSession(
+        example_repository(), tool_pool=full_pool(), dynamic_tools=True, lax_arguments=False
+    )
+    call_ok(strict, "skill_load", {"skill_name": "weather-tools"})
+    assert strict.call("get_current_weather", {"city": 42}).error_code == "invalid_arguments"
+
+
 @pytest.mark.parametrize("dynamic_tools", [False, True], ids=["every-pool-tool", "dynamic"])
 def test_a_pool_tool_named_like_a_skill_tool_is_called_where_it_is_offered(dynamic_tools):
     pool = ToolPool()

@@ -143,10 +143,41 @@ def test_run_argument_errors(session):
     call_error(
         session,
         "skill_run",
-        {"skill": "csv-summary", "command": "true", "timeout": -1},
+        {"skill": "csv-summary", "command": "true", "timeout": 1.5},
         "invalid_arguments",
-        "invalid arguments for tool 'skill_run': timeout: -1 is less than the minimum of 0.",
+        "invalid arguments for tool 'skill_run': timeout: 1.5 is not of type 'integer'.",
     )
+
+
+@pytest.mark.parametrize("timeout", [-1, "-5"])
+def test_a_negative_timeout_is_the_default_timeout_and_the_result_says_so(
+    session, monkeypatch, timeout
+):
+    """As the reference's max(0, timeout): the command runs, bounded by the default timeout
+    (shortened here to see it end), never unbounded."""
+    from pytest_agent_skills.workspace import workspace as workspace_module
+
+    monkeypatch.setattr(workspace_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
+    outcome = call_ok(
+        session,
+        "skill_run",
+        {"skill": "csv-summary", "command": "echo started; sleep 30", "timeout": timeout},
+    )
+    assert outcome.result["timed_out"] is True
+    assert outcome.result["stdout"] == "started\n"
+    shown = json.dumps(timeout)
+    assert outcome.result["warnings"][0] == (
+        f"timeout {shown} is below 0: taken as 0, the default timeout"
+    )
+    assert [c.describe() for c in outcome.coercions] == [f"timeout: {shown} -> 0"]
+    with SkillSession(example_repository(), lax_arguments=False) as strict:
+        call_error(
+            strict,
+            "skill_run",
+            {"skill": "csv-summary", "command": "true", "timeout": -1},
+            "invalid_arguments",
+            "invalid arguments for tool 'skill_run': timeout: -1 is less than the minimum of 0.",
+        )
 
 
 def test_close_removes_the_workspace(runtime):

@@ -239,8 +239,8 @@ def test_load_unknown_doc_is_an_error_and_loads_nothing(session):
             "invalid arguments for tool 'skill_load': skill_name: 3 is not of type 'string'.",
         ),
         (
-            {"skill_name": "x", "docs": ["a", 1]},
-            "invalid arguments for tool 'skill_load': docs[1]: 1 is not of type 'string'.",
+            {"skill_name": "x", "docs": 5},
+            "invalid arguments for tool 'skill_load': docs: 5 is not of type 'array'.",
         ),
         (
             {"skill_name": "x", "doc": ["a"]},

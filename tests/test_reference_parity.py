@@ -295,8 +295,18 @@ SEQUENCES = [
                 ),
             ],
         )
-        for sequence_id, mode in (("bad-mode", "merge"), ("mode-case", "ADD"))
+        for sequence_id, mode in (("bad-mode", "merge"),)
     ],
+    Sequence(
+        "mode-case",
+        [
+            LOAD_NOTES,
+            call("skill_select_docs", skill_name="release-notes", docs=[STYLE], mode="ADD"),
+            call("skill_select_docs", skill_name="release-notes", docs=[CHECKLIST], mode=" Add "),
+            REQUEST,
+        ],
+        unordered=True,
+    ),
     Sequence(
         "extra-argument-function-tool",
         [call("skill_list_docs", skill_name="release-notes", extra=1)],
@@ -305,7 +315,37 @@ SEQUENCES = [
         "extra-argument-load",
         [call("skill_load", "extra-argument-rejected", skill_name="release-notes", extra=1)],
     ),
-    Sequence("skill-list-mode", [call("skill_list", "extra-argument-rejected", mode="all")]),
+    Sequence(
+        "skill-list-mode",
+        [
+            call("skill_list", mode="all"),
+            call("skill_list", mode="available"),
+            call("skill_list", extra=1),
+        ],
+    ),
+    # --- what the reference tolerates and we follow ---------------------------------------
+    Sequence(
+        "docs-object",
+        [
+            call("skill_load", skill_name="release-notes", docs={CHECKLIST: True}),
+            REQUEST,
+            call("skill_select_docs", skill_name="release-notes", docs={STYLE: False}),
+            REQUEST,
+        ],
+    ),
+    Sequence(
+        "docs-non-string-items",
+        [call("skill_load", skill_name="release-notes", docs=[1, CHECKLIST, None]), REQUEST],
+    ),
+    Sequence(
+        "run-negative-timeout",
+        [call("skill_run", skill="release-notes", command="echo ran", timeout=-1)],
+    ),
+    Sequence(
+        "pool-tool-wrong-type",
+        [LOAD_WEATHER, REQUEST, call(WEATHER_TOOLS[0], city=42), call(WEATHER_TOOLS[1])],
+        dynamic=True,
+    ),
     Sequence(
         "replace-after-all",
         [
@@ -442,6 +482,20 @@ SEQUENCES = [
                 include_all_docs="no",
             )
         ],
+    ),
+    Sequence(
+        "lax-boolean-text-select-tools",
+        [
+            LOAD_WEATHER,
+            call(
+                "skill_select_tools",
+                "boolean-text-select-tools",
+                skill_name="weather-tools",
+                tools=[WEATHER_TOOLS[1]],
+                include_all_tools="no",
+            ),
+        ],
+        dynamic=True,
     ),
     # --- duplicates, padding, non-ASCII ---------------------------------------------------------
     Sequence(
@@ -888,6 +942,16 @@ def _string_docs_one_item(outcome: Any, theirs: dict[str, Any]) -> None:
     assert json.loads(outcome.content()) == theirs["result"]
 
 
+def _boolean_text_select_tools(outcome: Any, theirs: dict[str, Any]) -> None:
+    # 1.2.0 takes the text as true to drop the names, then its result model reads "no" as
+    # false: it selects no tool at all.
+    key = "temp:skill:tools:weather-tools"
+    assert theirs["delta"][key] == "[]"
+    assert reference_result(theirs["result"])["include_all_tools"] is False
+    assert outcome.state_delta[key] == json.dumps([WEATHER_TOOLS[1]])
+    assert [c.describe() for c in outcome.coercions] == ['include_all_tools: "no" -> false']
+
+
 def _shown_once_tools_kept(outcome: Any, theirs: dict[str, Any]) -> None:
     # Without only_active_skills, 1.2.0 counts loaded skills only: once the body was shown,
     # the tools it just offered are gone, and their call is refused.
@@ -908,6 +972,7 @@ DIVERGENCES: dict[str, Callable[[Any, dict[str, Any]], None]] = {
     "string-docs-one-item": _string_docs_one_item,
     "boolean-text-as-pydantic": _boolean_text_as_pydantic,
     "shown-once-tools-kept": _shown_once_tools_kept,
+    "boolean-text-select-tools": _boolean_text_select_tools,
     "partial-output-kept-on-timeout": _partial_output_kept_on_timeout,
     "no-automatic-out-collection": _no_automatic_out_collection,
     "empty-list-as-object": _empty_list_as_object,

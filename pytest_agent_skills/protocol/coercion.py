@@ -9,11 +9,23 @@ converted exactly as pydantic's lax mode converts it (pydantic itself does
 it); what pydantic refuses (``5.5`` for an integer, ``1`` for a string) is
 left for the schema check to reject.
 
-Two more relaxations apply only to the parameters a tool names in
-``lax_lists`` (the ``docs`` / ``tools`` lists of ``skill_load`` and the select
-tools, which the reference reads with ``docs or []``): ``null`` means the
-parameter was left out, and a lone string is a one-item list (the reference
-iterates the string and stores its characters; see docs/protocol.md).
+More relaxations apply only to the parameters a tool names in its
+:class:`Leniency`, each the way 1.2.0 reads that parameter:
+
+- ``lists`` (the ``docs`` / ``tools`` lists of ``skill_load`` and the select
+  tools, which the reference reads with ``docs or []``): ``null`` means the
+  parameter was left out, a lone string is a one-item list (the reference
+  iterates the string and stores its characters; see docs/protocol.md), and an
+  object is the list of its keys (what iterating it gives the reference);
+- ``string_items`` (``skill_load``'s ``docs``): items that are not strings are
+  left out, the others kept;
+- ``folded`` (the select tools' ``mode``): an enum value in another letter case
+  or padded (``"ADD"``) is the value it names, as the reference lowercases it;
+- ``ignored`` (``skill_list``'s ``mode``): a parameter the reference takes and
+  ignores, left out;
+- ``floored`` (``skill_run``'s ``timeout``): a number below the schema's
+  ``minimum`` is the minimum (``-1`` is ``0``, the default timeout, as the
+  reference's ``max(0, timeout)``).
 
 Every conversion is returned as a :class:`Coercion`, so that the trajectory
 shows what the model really sent.
@@ -64,43 +76,104 @@ class Coercion:
         }
 
 
+@dataclass(frozen=True)
+class Leniency:
+    """The parameters of one tool that take more than their schema says (see the module)."""
+
+    lists: tuple[str, ...] = ()
+    string_items: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    floored: tuple[str, ...] = ()
+
+
+#: A tool whose parameters take what their schema says, no more.
+NO_LENIENCY = Leniency()
+
+
 def coerce_arguments(
     schema: Mapping[str, Any],
     arguments: dict[str, Any],
     *,
     lax_lists: Collection[str] = (),
+    leniency: Leniency = NO_LENIENCY,
 ) -> tuple[dict[str, Any], tuple[Coercion, ...]]:
     """``arguments`` with lax values converted for ``schema`` (an object schema), and the
-    conversions made.  The input is not modified; without conversions it is returned as is."""
+    conversions made.  The input is not modified; without conversions it is returned as is.
+    ``lax_lists`` adds to ``leniency.lists``."""
     coercions: list[Coercion] = []
     properties = schema.get("properties") or {}
-    result: dict[str, Any] | None = None
+    lists = {*lax_lists, *leniency.lists}
+    result = dict(arguments)
     for name, value in arguments.items():
         path = (name,)
-        if name in lax_lists and _is_string_array(properties.get(name)):
+        if name in leniency.ignored and name not in properties:
+            coercions.append(Coercion(path, value, LEFT_OUT))
+            del result[name]
+            continue
+        subschema = properties.get(name)
+        if name in lists and _is_string_array(subschema):
             if value is None:
                 coercions.append(Coercion(path, None, LEFT_OUT))
-                result = result if result is not None else dict(arguments)
                 del result[name]
                 continue
-            if isinstance(value, str):
-                coerced: Any = [value] if value else []
+            if isinstance(value, (str, dict)):
+                coerced: Any = list(value) if isinstance(value, dict) else [value] if value else []
                 coercions.append(Coercion(path, value, coerced))
-                result = result if result is not None else dict(arguments)
-                result[name] = coerced
-                continue
-        subschema = _property_schema(schema, name)
+                value = result[name] = coerced
+        if name in leniency.string_items and isinstance(value, list):
+            kept = [item for item in value if isinstance(item, str)]
+            if len(kept) < len(value):
+                coercions.extend(
+                    Coercion((name, index), item, LEFT_OUT)
+                    for index, item in enumerate(value)
+                    if not isinstance(item, str)
+                )
+                value = result[name] = kept
+        if name in leniency.folded and subschema is not None:
+            value = result[name] = _folded(subschema, value, path, coercions)
+        subschema = subschema if subschema is not None else _property_schema(schema, name)
         if subschema is None:
             continue
         coerced = _coerce(subschema, value, path, coercions)
-        if coerced is not value:
-            result = result if result is not None else dict(arguments)
-            result[name] = coerced
-    return (arguments if result is None else result), tuple(coercions)
+        if name in leniency.floored:
+            coerced = _floored(subschema, coerced, value, path, coercions)
+        result[name] = coerced
+    if not coercions:
+        return arguments, ()
+    return result, tuple(coercions)
+
+
+def _folded(
+    schema: Mapping[str, Any], value: Any, path: tuple[Any, ...], out: list[Coercion]
+) -> Any:
+    """``value`` as the enum member it names in another letter case or padded, else as is."""
+    members = schema.get("enum") or ()
+    if not isinstance(value, str) or value in members:
+        return value
+    for member in members:
+        if isinstance(member, str) and value.strip().lower() == member.lower():
+            out.append(Coercion(path, value, member))
+            return member
+    return value
+
+
+def _floored(
+    schema: Mapping[str, Any], value: Any, sent: Any, path: tuple[Any, ...], out: list[Coercion]
+) -> Any:
+    """``value`` (converted from ``sent``), raised to the schema's minimum if below it."""
+    minimum = schema.get("minimum")
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if minimum is None or not number or value >= minimum:
+        return value
+    if out and out[-1].path == path:  # converted first ("-1" -> -1): one conversion, sent -> 0
+        out.pop()
+    out.append(Coercion(path, sent, minimum))
+    return minimum
 
 
 def _property_schema(schema: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
-    properties = schema.get("properties") or {}
+    properties: Mapping[str, Mapping[str, Any]] = schema.get("properties") or {}
     if name in properties:
         return properties[name]
     extra = schema.get("additionalProperties")

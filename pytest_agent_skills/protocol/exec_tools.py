@@ -19,6 +19,7 @@ from ..workspace.interactive import (
     MAX_YIELD_MS,
     UnknownSessionError,
 )
+from .coercion import Leniency
 from .outcome import INVALID_ARGUMENTS, UNKNOWN_SESSION, ToolCallError
 from .tools import (
     SKILL_RUN,
@@ -51,7 +52,7 @@ def _skill_exec(context: ToolContext, arguments: dict[str, Any]) -> dict[str, An
 
 
 def _session_id(arguments: dict[str, Any]) -> str:
-    session_id = arguments["session_id"].strip()
+    session_id = str(arguments["session_id"]).strip()
     if not session_id:
         raise ToolCallError(
             INVALID_ARGUMENTS,
@@ -169,6 +170,7 @@ SKILL_EXEC = SkillTool(
         ["skill", "command"],
     ),
     _skill_exec,
+    Leniency(floored=("timeout",)),
 )
 
 SKILL_WRITE_STDIN = SkillTool(

@@ -54,6 +54,9 @@ class ToolOutcome:
     state_delta: dict[str, str] = field(default_factory=dict)
     #: Lax values converted before the tool ran (``"5"`` -> 5 for an integer).
     coercions: tuple[Coercion, ...] = ()
+    #: Schema violations a pool tool was called with all the same (a value of the wrong JSON
+    #: type, handed over as the reference hands it), each ``path: message``.
+    unchecked: tuple[str, ...] = ()
 
     @property
     def error_code(self) -> str | None:

@@ -99,7 +99,7 @@ def _minimum(rule: Any, value: Any) -> bool:
     if type(rule) not in (int, float):
         return False
     if type(value) in (int, float):
-        return value >= rule
+        return bool(value >= rule)
     return type(value) in (str, bool, dict, list, type(None))  # not a number: does not apply
 
 

@@ -139,7 +139,7 @@ def _tool_object_function(tool: Any) -> Callable[..., Any] | None:
     """
     if not all(hasattr(tool, field) for field in ("name", "description", "parameters")):
         return None
-    function = getattr(tool, "function", None)
+    function: object = getattr(tool, "function", None)
     if callable(function):
         return function
     return tool if callable(tool) else None

@@ -20,7 +20,7 @@ from ..docpath import dotted
 from ..errors import AgentSkillsError
 from ..repository import SkillRepository
 from . import dynamic, prompt
-from .coercion import Coercion, coerce_arguments
+from .coercion import LEFT_OUT, NO_LENIENCY, Coercion, Leniency, coerce_arguments
 from .outcome import (
     INVALID_ARGUMENTS,
     TOOL_EXECUTION_ERROR,
@@ -200,7 +200,9 @@ class SkillSession:
         # A skill tool is always offered (unless a pool tool takes its name); anything else
         # is looked up among the tools offered now.  Missing pool tools are a configuration
         # problem reported when the request is built, not a reason to refuse this call.
-        tool = None if name in self.tool_pool else self._skill_tools.get(name)
+        tool: SkillTool | PoolTool | None = (
+            None if name in self.tool_pool else self._skill_tools.get(name)
+        )
         if tool is None:
             exposed = {tool.name: tool for tool in self._offered()[0]}
             tool = exposed.get(name)
@@ -212,21 +214,24 @@ class SkillSession:
         assert arguments is not None  # parsed, since there was no parse error
         given = arguments
         coercions: tuple[Coercion, ...] = ()
+        leniency = tool.leniency if isinstance(tool, SkillTool) else NO_LENIENCY
         if self.lax_arguments:
-            arguments, coercions = coerce_arguments(
-                tool.parameters, arguments, lax_lists=getattr(tool, "lax_lists", ())
-            )
+            arguments, coercions = coerce_arguments(tool.parameters, arguments, leniency=leniency)
+        # A pool tool is handed a value of the wrong JSON type as the reference hands it
+        # over (its function tools check nothing but missing arguments); the rest is refused.
+        tolerated = ("type",) if isinstance(tool, PoolTool) and self.lax_arguments else ()
         try:
-            _validate(name, tool.parameters, arguments)
+            unchecked = _validate(name, tool.parameters, arguments, tolerated)
         except ToolCallError as error:
             return ToolOutcome(name, given, error.result(), True, coercions=coercions)
         if isinstance(tool, PoolTool):
-            return self._call_pool_tool(tool, given, arguments, coercions)
+            return self._call_pool_tool(tool, given, arguments, (coercions, unchecked))
         try:
             result = tool.handler(self._context, arguments)
         except ToolCallError as error:
             return ToolOutcome(name, given, error.result(), True, coercions=coercions)
         else:
+            result = _with_floor_warnings(result, coercions, leniency)
             return ToolOutcome(name, given, result, False, self._state.commit(), coercions)
         finally:
             self._state.pending.clear()  # a failed call leaves no trace
@@ -238,8 +243,11 @@ class SkillSession:
         tool: PoolTool,
         given: dict[str, Any],
         arguments: dict[str, Any],
-        coercions: tuple[Coercion, ...],
+        checks: tuple[tuple[Coercion, ...], tuple[str, ...]],
     ) -> ToolOutcome:
+        """``tool`` called; ``checks``: the conversions made and the schema violations let
+        through (both reported in the outcome)."""
+        coercions, unchecked = checks
         try:
             result = tool(**arguments)
         except Exception as error:  # a tool's own failure is reported to the model, as 1.2.0 does
@@ -250,9 +258,10 @@ class SkillSession:
                 error_result(TOOL_EXECUTION_ERROR, message),
                 True,
                 coercions=coercions,
+                unchecked=unchecked,
             )
         require_json(tool.name, result)
-        return ToolOutcome(tool.name, given, result, coercions=coercions)
+        return ToolOutcome(tool.name, given, result, coercions=coercions, unchecked=unchecked)
 
     def _unknown_tool(self, name: str, exposed: Mapping[str, Any]) -> str:
         available = ", ".join(exposed)
@@ -395,16 +404,38 @@ def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str
     return dict(raw)
 
 
-def _validate(name: str, schema: dict[str, Any], arguments: dict[str, Any]) -> None:
+def _validate(
+    name: str, schema: dict[str, Any], arguments: dict[str, Any], tolerated: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    """Refuse ``arguments`` against ``schema``; violations of the ``tolerated`` keywords
+    (``"type"``) are not refused but returned, each as ``path: message``."""
     if plainly_valid(schema, arguments):
-        return
+        return ()
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path]
     )
-    if errors:
-        problems = "; ".join(f"{_where(error)}{error.message}" for error in errors)
+    refused = [error for error in errors if error.validator not in tolerated]
+    if refused:
+        problems = "; ".join(f"{_where(error)}{error.message}" for error in refused)
         raise ToolCallError(INVALID_ARGUMENTS, f"invalid arguments for tool {name!r}: {problems}.")
+    return tuple(f"{_where(error)}{error.message}" for error in errors)
+
+
+def _with_floor_warnings(result: Any, coercions: tuple[Coercion, ...], leniency: Leniency) -> Any:
+    """A ``skill_run`` / ``skill_exec`` result told, in its ``warnings``, that a timeout below
+    0 was taken as 0 (the default), as the reference takes it."""
+    notes = [
+        f"{coercion.path[0]} {json.dumps(coercion.original)} is below {coercion.value}:"
+        f" taken as {coercion.value}, the default timeout"
+        for coercion in coercions
+        if len(coercion.path) == 1
+        and coercion.path[0] in leniency.floored
+        and coercion.value is not LEFT_OUT
+    ]
+    if not notes or not isinstance(result, dict):
+        return result
+    return {**result, "warnings": [*notes, *result.get("warnings", ())]}
 
 
 def _where(error: jsonschema.ValidationError) -> str:

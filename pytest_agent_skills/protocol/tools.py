@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..files import FileReadError, resolve_inside
 from ..repository import SkillRepository, UnknownSkillError
 from ..skill import Skill
+from .coercion import NO_LENIENCY, Leniency
 from .outcome import (
     INVALID_ARGUMENTS,
     SKILL_NOT_LOADED,
@@ -64,9 +65,9 @@ class SkillTool:
     description: str
     parameters: dict[str, Any]
     handler: Handler
-    #: Array parameters that also take ``null`` (left out) or a lone string (a one-item
-    #: list), as the reference reads them (see :mod:`.coercion`).
-    lax_lists: tuple[str, ...] = ()
+    #: The parameters that take more than the schema says, as the reference reads them
+    #: (see :mod:`.coercion`).
+    leniency: Leniency = NO_LENIENCY
 
     def definition(self) -> dict[str, Any]:
         return function_definition(self.name, self.description, self.parameters)
@@ -335,7 +336,7 @@ SKILL_LOAD = SkillTool(
         ["skill_name"],
     ),
     _skill_load,
-    lax_lists=("docs",),
+    Leniency(lists=("docs",), string_items=("docs",)),
 )
 
 SKILL_RUN = SkillTool(
@@ -387,6 +388,7 @@ SKILL_RUN = SkillTool(
         ["skill", "command"],
     ),
     _skill_run,
+    Leniency(floored=("timeout",)),
 )
 
 SKILL_LIST = SkillTool(
@@ -394,6 +396,7 @@ SKILL_LIST = SkillTool(
     "List the names of all available skills.",
     _object({}),
     _skill_list,
+    Leniency(ignored=("mode",)),  # 1.2.0's mode (all / available), which it ignores
 )
 
 SKILL_LIST_DOCS = SkillTool(
@@ -411,7 +414,7 @@ SKILL_SELECT_DOCS = SkillTool(
         "docs", "Doc paths (see skill_list_docs).", "Select every doc of the skill."
     ),
     _skill_select_docs,
-    lax_lists=("docs",),
+    Leniency(lists=("docs",), folded=("mode",)),
 )
 
 SKILL_LIST_TOOLS = SkillTool(
@@ -430,7 +433,7 @@ SKILL_SELECT_TOOLS = SkillTool(
         "tools", "Tool names (see skill_list_tools).", "Select every tool the skill declares."
     ),
     _skill_select_tools,
-    lax_lists=("tools",),
+    Leniency(lists=("tools",), folded=("mode",)),
 )
 
 #: The tools of every session, in the order of 1.2.0's ``SkillToolSet``.
