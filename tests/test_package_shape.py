@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_agent_skills"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 #: The hard limit on a function's parameters (``self`` and ``cls`` not counted).
 MAX_PARAMETERS = 8
 
@@ -191,3 +192,56 @@ def test_no_function_takes_more_than_a_handful_of_parameters() -> None:
     )
     if crowded:
         pytest.xfail(f"still over {MAX_PARAMETERS} parameters: {crowded}")
+
+
+def layers() -> list[tuple[str, set[str]]]:
+    """The layers of docs/architecture.md, from the ground up: (name, top-level modules)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text[text.index("<!-- layers:begin") : text.index("<!-- layers:end -->")]
+    rows = [line.strip("|").split(" | ") for line in table.splitlines() if line.startswith("| ")]
+    return [
+        (layer.strip(), {name.strip(" `") for name in names.split(",")})
+        for layer, names, _ in rows[1:]
+        if not layer.strip().startswith("---")
+    ]
+
+
+def _area(module: str) -> str:
+    return module.split(".")[0] if module else "__init__"
+
+
+def test_every_module_stands_in_one_layer() -> None:
+    named = [name for _, names in layers() for name in names]
+    assert len(named) == len(set(named)), "a module named in two layers"
+    areas = {_area(module) for module in modules()}
+    assert sorted(areas - set(named)) == [], "place these in a layer of docs/architecture.md"
+    assert sorted(set(named) - areas) == [], "docs/architecture.md names modules that do not exist"
+
+
+def test_no_module_imports_one_of_a_higher_layer() -> None:
+    level = {name: index for index, (_, names) in enumerate(layers()) for name in names}
+    upward = sorted(
+        f"{module or '__init__'} -> {target or '__init__'}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if level.get(_area(target), 0) > level.get(_area(module), 0)
+    )
+    assert upward == [], "imports of a higher layer (see docs/architecture.md)"
+
+
+def test_below_the_front_layer_no_module_imports_pytest_as_it_loads() -> None:
+    front = layers()[-1][1]
+    loading = []
+    for name, path in modules().items():
+        if _area(name) in front:
+            continue
+        for statement in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                names = (
+                    [alias.name for alias in statement.names]
+                    if isinstance(statement, ast.Import)
+                    else [statement.module or ""]
+                )
+                if any(n.split(".")[0] in ("pytest", "_pytest") for n in names):
+                    loading.append(name)
+    assert loading == []
