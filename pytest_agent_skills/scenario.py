@@ -163,7 +163,7 @@ def _compose(text: str, path: Path) -> tuple[Any, dict[DocPath, int]]:
     except yamlguard.AliasExpansionError as error:
         raise ScenarioError(
             path,
-            error.problem_mark.line + 1,
+            error.problem_mark.line + 1 if error.problem_mark is not None else None,
             f"refused: {error.problem}; write the values out instead of repeating aliases",
         ) from None
     except yaml.MarkedYAMLError as error:
@@ -261,10 +261,10 @@ def _check_patterns(data: dict[str, Any], lines: dict[DocPath, int], path: Path)
 
 def _expect_blocks(data: dict[str, Any]) -> Iterator[tuple[DocPath, dict[str, Any]]]:
     """Every ``expect`` of the file: of each scenario and of each of its turns."""
-    entries = [((), data)]
+    entries: list[tuple[DocPath, dict[str, Any]]] = [((), data)]
     entries += [(("scenarios", i), entry) for i, entry in enumerate(data.get("scenarios", []))]
     for prefix, entry in entries:
-        blocks = [((*prefix, "expect"), entry.get("expect"))]
+        blocks: list[tuple[DocPath, Any]] = [((*prefix, "expect"), entry.get("expect"))]
         blocks += [
             ((*prefix, "turns", index, "expect"), turn.get("expect"))
             for index, turn in enumerate(entry.get("turns", []))
@@ -277,7 +277,7 @@ def _is_turn(doc_path: DocPath) -> bool:
     return len(doc_path) >= 2 and doc_path[-2] == "script" and isinstance(doc_path[-1], int)
 
 
-_KIND_NAMES = {
+_KIND_NAMES: dict[str, str] = {
     "object": "a mapping",
     "array": "a list",
     "string": "a string",
@@ -290,7 +290,7 @@ _KIND_NAMES = {
 
 def _kinds(value: Any) -> str:
     names = value if isinstance(value, list) else [value]
-    return " or ".join(_KIND_NAMES.get(name, name) for name in names)
+    return " or ".join(_KIND_NAMES.get(name, str(name)) for name in names)
 
 
 def _kind(value: Any) -> str:

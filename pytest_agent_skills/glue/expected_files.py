@@ -115,7 +115,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if ledger is None or not (ledger.created or ledger.updated or (update and ledger.folders)):
         return
     terminalreporter.write_sep("-", "agent-skills expected files")
-    shown = lambda path: os.path.relpath(path, config.rootpath)  # noqa: E731
+
+    def shown(path: str | Path) -> str:
+        return os.path.relpath(path, config.rootpath)
+
     for status in ("created", "updated"):
         for path in getattr(ledger, status):
             terminalreporter.write_line(f"{status}: {shown(path)}")

@@ -40,7 +40,8 @@ def skill_roots(config: pytest.Config) -> list[Path]:
     """The configured skill roots as local folders, resolved once per session."""
     if _ROOTS_KEY not in config.stash:
         config.stash[_ROOTS_KEY] = _resolve_skill_roots(config)
-    return list(config.stash[_ROOTS_KEY])
+    roots: list[Path] = config.stash[_ROOTS_KEY]
+    return list(roots)
 
 
 def _resolve_skill_roots(config: pytest.Config) -> list[Path]:

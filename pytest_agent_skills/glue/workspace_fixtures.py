@@ -14,7 +14,7 @@ Everything here is thin over :mod:`pytest_agent_skills.workspace`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -393,7 +393,7 @@ class WorkspaceFailureReport:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Iterator[Any]:
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         handles = item.stash.get(_HANDLES_KEY, None)
         if report.failed and handles:

@@ -226,9 +226,10 @@ class Matcher:
             return len(live) == len(recorded) and all(
                 self._same(None, a, b, substitutions) for a, b in zip(live, recorded, strict=True)
             )
-        return self._canonical_value(key, live, substitutions) == self._canonical_value(
+        same: bool = self._canonical_value(key, live, substitutions) == self._canonical_value(
             key, recorded, substitutions
         )
+        return same
 
 
 def _response_problem(response: dict[str, Any]) -> str | None:

@@ -125,7 +125,8 @@ def _skill_state(trajectory: Trajectory, name: str) -> tuple[bool, list[Selectio
         loaded = loaded or call.state_delta.get(loaded_at) == LOADED_VALUE
         if docs_at in call.state_delta:
             values.append(call.state_delta[docs_at])
-    return loaded, [Selection.decode(value) for value in values]
+    selections = [Selection.decode(value) for value in values]
+    return loaded, [selection for selection in selections if selection is not None]
 
 
 def _mentions(command: str, script: str) -> bool:

@@ -287,7 +287,8 @@ def _item_problem(item: Mapping[str, Any], call: CallRecord, default_mode: str) 
 
 def _describe_item(item: Mapping[str, Any]) -> str:
     args = item.get("args")
-    return item["name"] + (f" {_show(args)}" if args is not None else "")
+    name: str = item["name"]
+    return name + (f" {_show(args)}" if args is not None else "")
 
 
 def _describe_call(index: int, call: CallRecord) -> str:
@@ -380,12 +381,12 @@ def check_calls(trajectory: Trajectory, spec: Any) -> list[Failure]:
                 )
     if mode in ("any_order", "superset"):
         matched_calls = set(matching.values())
-        extra = [c for c in range(len(calls)) if c not in matched_calls]
-        if extra:
+        unmatched = [c for c in range(len(calls)) if c not in matched_calls]
+        if unmatched:
             failures += fail(
                 (),
                 "call(s) not in the expected items: "
-                + "; ".join(_describe_call(c, calls[c]) for c in extra),
+                + "; ".join(_describe_call(c, calls[c]) for c in unmatched),
             )
     return failures
 

@@ -111,7 +111,7 @@ class RequestReader:
         return self._take(int(length))
 
     def _chunked(self) -> bytes:
-        parts = []
+        parts: list[bytes] = []
         while True:
             line = self._line()
             size = line.split(b";", 1)[0].strip()

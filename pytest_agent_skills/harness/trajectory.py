@@ -154,7 +154,7 @@ class Trajectory:
                 return value.replace(workspace, "<workspace>")
             return value
 
-        return clean(
+        comparable: dict[str, Any] = clean(
             {
                 "requests": [
                     {"system": r.system, "tools": list(r.tools), "messages": _without_ids(r.body)}
@@ -181,6 +181,7 @@ class Trajectory:
                 "final": self.final,
             }
         )
+        return comparable
 
     def format(self) -> str:
         """The conversation turn by turn: calls, arguments, trimmed results, state changes."""
