@@ -243,8 +243,10 @@ def _require_runtime(kind: str) -> None:
 @pytest.mark.sandbox
 def test_the_skills_runtime_setting_chooses_the_runtime(suite) -> None:
     _require_runtime("sandbox")
+    # The sandbox's bwrap shows the host's /usr read-only; the local runtime's (its isolation
+    # step) binds the whole file system.
     (suite.path / "where.scenario.yaml").write_text(
-        PID1.format(runtime="", pattern="^\\\\S*bwrap ")
+        PID1.format(runtime="", pattern="^\\\\S*bwrap --ro-bind /usr /usr ")
     )
     run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
     run(suite).assert_outcomes(failed=1)
