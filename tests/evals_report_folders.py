@@ -1,4 +1,4 @@
-"""Eval output folders written by hand, as the eval runner writes them (EVALS.md's names).
+"""Eval output folders written by hand, as the eval runner writes them (docs/evals.md).
 
 The report's tests render these instead of running evals, so they pin the page against the
 folder contract alone. A case says, per configuration, how each run went: how many of its

@@ -1,7 +1,7 @@
 """``report.html`` of an eval output folder: the page a person reads after ``agent-skills eval``.
 
 :func:`write_report` reads ``benchmark.json`` with its run folders and/or ``triggers.json``
-(EVALS.md's names), renders one self-contained page (style and script inline, no request
+(docs/evals.md), renders one self-contained page (style and script inline, no request
 ever leaves it) and replaces ``report.html`` atomically, so a reader never sees half a page.
 """
 

@@ -1,6 +1,6 @@
 """Reading an eval output folder into plain values the report renders.
 
-The folder is the one EVALS.md describes: ``benchmark.json`` with its run folders
+The folder is the one docs/evals.md describes: ``benchmark.json`` with its run folders
 (``eval-<id>/<configuration>/run-<n>/`` holding ``grading.json``, ``transcript.json`` and
 ``outputs/``) and/or ``triggers.json``. A file that is there must be well-formed: bad JSON or
 a field of the wrong type is a :class:`ReportError` naming the file, the field and (for JSON
