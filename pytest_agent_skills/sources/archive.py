@@ -27,9 +27,10 @@ import zipfile
 import zlib
 from contextlib import nullcontext
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Literal
+from typing import IO, BinaryIO, Literal, cast
 
-from ..skill import SKILL_FILE, parse_skill_text
+from ..filenames import SKILL_FILE
+from ..skill import parse_skill_text
 from .cache import READY_FILE
 from .errors import ArchiveError, ArchiveRejectedError, CorruptArchiveError
 from .options import Limits
@@ -179,7 +180,8 @@ def _zip_declared_entries(stream: BinaryIO) -> int:
         return 0
     data = end_record(stream)
     stream.seek(0)
-    return int(data[zipfile._ECD_ENTRIES_TOTAL]) if data else 0
+    total_index: int = zipfile._ECD_ENTRIES_TOTAL  # type: ignore[attr-defined]
+    return int(data[total_index]) if data else 0
 
 
 class _CappedReader:
@@ -277,7 +279,7 @@ class _Extractor:
 
     def unpack_tar(self, stream: BinaryIO, *, compressed: bool) -> None:
         current: str | None = None
-        source: BinaryIO = gzip.GzipFile(fileobj=stream, mode="rb") if compressed else stream
+        source = cast(BinaryIO, gzip.GzipFile(fileobj=stream, mode="rb")) if compressed else stream
         capped = _CappedReader(
             source,
             self.limits.max_total_bytes + TAR_METADATA_ALLOWANCE,
@@ -392,7 +394,7 @@ class _Extractor:
                 raise self.reject(name, f"cannot be written: {error.strerror or error}") from None
             self.dir_parts.add(prefix)
 
-    def add_file(self, name: str, member: BinaryIO | io.BufferedIOBase, mode: int) -> None:
+    def add_file(self, name: str, member: IO[bytes] | io.BufferedIOBase, mode: int) -> None:
         self.entries += 1
         parts = self.safe_parts(name)
         if not parts:
@@ -412,7 +414,7 @@ class _Extractor:
         os.chmod(path, 0o755 if mode & 0o111 else 0o644)
         self.total_bytes += written
 
-    def copy(self, name: str, member: BinaryIO | io.BufferedIOBase, out: BinaryIO) -> int:
+    def copy(self, name: str, member: IO[bytes] | io.BufferedIOBase, out: BinaryIO) -> int:
         written = 0
         while True:
             chunk = member.read(CHUNK_BYTES)

@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..redaction import mask_url
 from .errors import CacheError, SourceError
@@ -160,7 +161,7 @@ class SkillCache:
         return entry
 
 
-def _read_marker(entry: Path) -> dict | None:
+def _read_marker(entry: Path) -> dict[str, Any] | None:
     try:
         data = json.loads((entry / READY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
