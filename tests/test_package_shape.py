@@ -19,8 +19,6 @@ KNOWN_CIRCLES: list[frozenset[str]] = [
 ]
 #: Inside workspace/: the circles its modules make among themselves.
 KNOWN_CIRCLE_AREAS = ("workspace",)
-#: Functions still taking more (their spec object is being made); any other fails.
-KNOWN_CROWDED = {"workspace.workspace.run", "workspace.workspace.exec"}
 
 
 def modules() -> dict[str, Path]:
@@ -185,13 +183,10 @@ def test_no_function_takes_more_than_a_handful_of_parameters() -> None:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 count = len(_parameters(node))
                 if count > MAX_PARAMETERS:
-                    crowded.append((f"{name or '__init__'}.{node.name}", count))
-    new = [f"{function} ({count})" for function, count in crowded if function not in KNOWN_CROWDED]
-    assert new == [], (
-        f"more than {MAX_PARAMETERS} parameters (give a spec object, as ExecSpec): {new}"
+                    crowded.append(f"{name or '__init__'}.{node.name} ({count})")
+    assert crowded == [], (
+        f"more than {MAX_PARAMETERS} parameters (give a spec object, as ExecSpec): {crowded}"
     )
-    if crowded:
-        pytest.xfail(f"still over {MAX_PARAMETERS} parameters: {crowded}")
 
 
 def layers() -> list[tuple[str, set[str]]]:

@@ -158,13 +158,23 @@ def test_loading_the_plugin_adds_no_scan_of_the_installed_distributions(tmp_path
     assert scans() == without.replace(" no glue", " glue")
 
 
-def test_the_session_keywords_are_the_session_options() -> None:
+def test_the_keywords_of_session_run_and_exec_are_their_values_fields() -> None:
     import dataclasses
 
     from pytest_agent_skills.protocol import SessionOptionFields, SessionOptions
+    from pytest_agent_skills.workspace import requests
 
-    fields = {field.name for field in dataclasses.fields(SessionOptions)}
-    assert set(SessionOptionFields.__annotations__) == fields
+    for value, keywords in (
+        (SessionOptions, SessionOptionFields),
+        (requests.RunRequest, requests.RunRequestFields),
+        (requests.ExecRequest, requests.ExecRequestFields),
+    ):
+        fields = {field.name for field in dataclasses.fields(value)}
+        assert set(keywords.__annotations__) | _inherited(keywords) == fields, value
+
+
+def _inherited(keywords: type) -> set[str]:
+    return {name for base in keywords.__mro__[1:] for name in getattr(base, "__annotations__", {})}
 
 
 def test_a_session_takes_its_options_whole_or_as_keywords() -> None:

@@ -21,6 +21,7 @@ from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, Works
 if TYPE_CHECKING:
     from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
     from .removal import RemovalError
+    from .requests import ExecRequest, RunRequest
     from .result import (
         ARTIFACT_CAP_BYTES,
         DEFAULT_TIMEOUT_SECONDS,
@@ -47,6 +48,8 @@ _LAZY = {
     "Interaction": "interactive",
     "UnknownSessionError": "interactive",
     "RemovalError": "removal",
+    "ExecRequest": "requests",
+    "RunRequest": "requests",
     "ExecSpec": "runtime",
     "Runtime": "runtime",
     "Workspace": "workspace",
@@ -74,11 +77,13 @@ __all__ = [
     "STREAM_CAP_BYTES",
     "ArtifactFile",
     "ExecChunk",
+    "ExecRequest",
     "ExecSession",
     "ExecSpec",
     "Interaction",
     "OutputFile",
     "RemovalError",
+    "RunRequest",
     "RunResult",
     "Runtime",
     "RuntimeUnavailableError",

@@ -34,6 +34,7 @@ from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome, ProcessRegistry, new_tag
 from .removal import remove_tree
+from .requests import ExecRequest, ExecRequestFields, RunRequest, RunRequestFields
 from .result import (
     ARTIFACT_CAP_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
@@ -53,6 +54,8 @@ from .staging import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from .runtime import Runtime
 
 InputValue = bytes | str | Path
@@ -203,60 +206,66 @@ class Workspace:
         self,
         skill: Skill | str,
         command: str,
-        *,
-        output_files: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        stdin: str | bytes = "",
-        save_as_artifacts: bool = False,
-        omit_inline_content: bool = False,
-        cwd: str = "",
+        request: RunRequest | None = None,
+        **fields: Unpack[RunRequestFields],
     ) -> RunResult:
-        """Run ``bash -lc command`` in the staged skill folder (staging it first if needed)."""
+        """Run ``bash -lc command`` in the staged skill folder (staging it first if needed),
+        as ``request`` (or its fields as keywords) says."""
         self._check_open()
+        request = replace(request or RunRequest(), **fields)
+        stdin = request.stdin
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
-        output_files = _output_patterns(output_files)
+        output_files = _output_patterns(request.output_files)
         with self._lock:
-            prepared = self.prepare_run(skill, command, env=env, timeout=timeout, cwd=cwd)
+            prepared = self.prepare_run(
+                skill, command, env=request.env, timeout=request.timeout, cwd=request.cwd
+            )
             spec = replace(prepared.spec, stdin_path=self._stdin_file(stdin, prepared.run_dir))
             outcome = self.runtime.execute(self, spec)
             return self.finish_run(
-                prepared, outcome, output_files, save_as_artifacts, omit_inline_content
+                prepared,
+                outcome,
+                output_files,
+                request.save_as_artifacts,
+                request.omit_inline_content,
             )
 
     def exec(
         self,
         skill: Skill | str,
         command: str,
-        *,
-        output_files: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        stdin: str = "",
-        save_as_artifacts: bool = False,
-        omit_inline_content: bool = False,
-        cwd: str = "",
-        tty: bool = False,
+        request: ExecRequest | None = None,
+        **fields: Unpack[ExecRequestFields],
     ) -> ExecSession:
         """Start ``bash -lc command`` as an interactive session (see :mod:`.interactive`).
 
         The command is prepared exactly as :meth:`run` prepares it; the session
         keeps the process running, takes stdin and yields its output as it comes.
         """
-        check_text("stdin", stdin, nul_allowed=True)
-        output_files = _output_patterns(output_files)
+        request = replace(request or ExecRequest(), **fields)
+        stdin = request.stdin
+        if isinstance(stdin, str):
+            check_text("stdin", stdin, nul_allowed=True)
+        output_files = _output_patterns(request.output_files)
         session_id = self.exec_sessions.reserve()
         prepared = self.prepare_run(
-            skill, command, env=env, timeout=timeout, cwd=cwd, tool="skill_exec"
+            skill,
+            command,
+            env=request.env,
+            timeout=request.timeout,
+            cwd=request.cwd,
+            tool="skill_exec",
         )
         stream = OutputStream(prepared.spec.cap)
-        process = self.runtime.start_interactive(self, prepared.spec, stream, tty=tty)
-        collect = OutputCollection(tuple(output_files), save_as_artifacts, omit_inline_content)
+        process = self.runtime.start_interactive(self, prepared.spec, stream, tty=request.tty)
+        collect = OutputCollection(
+            tuple(output_files), request.save_as_artifacts, request.omit_inline_content
+        )
         session = ExecSession(session_id, self, prepared, stream, process, collect)
         self.exec_sessions.add(session)
         if stdin:
-            session.send_stdin(stdin.encode("utf-8"))
+            session.send_stdin(stdin.encode("utf-8") if isinstance(stdin, str) else stdin)
         return session
 
     def prepare_run(
