@@ -257,3 +257,28 @@ def test_the_lazy_names_and_their_type_checking_imports_are_one_list() -> None:
             for alias in node.names
         }
         assert checked == {(source, name) for name, source in module._EXPORTS.items()}, package
+
+
+def test_a_command_takes_its_request_whole_or_as_keywords(tmp_path: Path) -> None:
+    from workspace_support import make_skill
+
+    from pytest_agent_skills.workspace import ExecRequest, RunRequest, create_runtime
+
+    skill = make_skill(tmp_path / "skills")
+    request = RunRequest(stdin="from stdin\n", output_files=["out/*.txt"])
+    command = "mkdir -p out && cat > out/got.txt && cat out/got.txt"
+    with (
+        create_runtime("local", work_root=tmp_path / "work") as runtime,
+        runtime.create_workspace("whole") as workspace,
+    ):
+        whole = workspace.run(skill, command, request)
+        changed = workspace.run(skill, command, request, stdin="changed\n")
+        session = workspace.exec(skill, "head -n 1", ExecRequest(stdin="line\n"))
+        chunks = [session.poll(200)]
+        while chunks[-1].status == "running" and len(chunks) < 100:
+            chunks.append(session.poll(200))
+        exec_output = "".join(chunk.output for chunk in chunks)
+    assert whole.stdout == "from stdin\n"
+    assert [file.name for file in whole.output_files] == ["out/got.txt"]
+    assert changed.stdout == "changed\n"
+    assert exec_output == "line\n"
