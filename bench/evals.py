@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from pytest_agent_skills.evals.options import EvalOptions, RetryPolicy  # noqa: E402
 from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark  # noqa: E402
-from pytest_agent_skills.harness import LoopbackServer, Reply, Upstream  # noqa: E402
+from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream  # noqa: E402
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body  # noqa: E402
 
 SKILL_MD = """---
@@ -123,9 +123,9 @@ def record(skill: Path, base_url: str, runs: int, jobs: int, cassettes: Path) ->
     options = EvalOptions(
         runs=runs,
         jobs=jobs,
-        record_mode="all",
-        upstream=Upstream(base_url, "sk-bench"),
-        model="bench-model",
+        run=RunSettings(
+            record_mode="all", upstream=Upstream(base_url, "sk-bench"), model_name="bench-model"
+        ),
         cassettes=cassettes,
         base_dir=skill.parent.parent,
         retry=RetryPolicy(attempts=1),

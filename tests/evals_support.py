@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_agent_skills.evals.options import EvalOptions, RetryPolicy
-from pytest_agent_skills.harness import LoopbackServer, Reply, Upstream
+from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 from tests._skill_files import write_skill
 
@@ -202,9 +202,9 @@ def fake_endpoint(behaviour: Behaviour | None = None) -> Iterator[tuple[FakeEndp
 def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
     """Options that record everything from ``url`` (fast retries)."""
     options = EvalOptions(
-        record_mode="all",
-        upstream=Upstream(url, "sk-test"),
-        model="fake-agent",
+        run=RunSettings(
+            record_mode="all", upstream=Upstream(url, "sk-test"), model_name="fake-agent"
+        ),
         grader_model="fake-grader",
         runs=4,
         jobs=4,
@@ -215,5 +215,10 @@ def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
 
 
 def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
-    options = EvalOptions(model="fake-agent", grader_model="fake-grader", runs=4, base_dir=base_dir)
+    options = EvalOptions(
+        run=RunSettings(model_name="fake-agent"),
+        grader_model="fake-grader",
+        runs=4,
+        base_dir=base_dir,
+    )
     return replace(options, **changes)

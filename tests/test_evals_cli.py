@@ -42,6 +42,7 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
     assert "[16/16] evals of csv-stats:" in recorded.stderr and "tokens" in recorded.stderr
     assert "eval 1 mean of a column: with_skill " in recorded.stdout
     assert (tmp_path / "eval-cassettes" / "csv-stats" / "eval-1" / "with_skill").is_dir()
+    assert "mean of a column" in (tmp_path / "recorded" / "report.html").read_text()
 
     replayed = _eval(str(skill), "--runs", "4", "--out", "replayed", "--model", "fake-agent",
                      "--min-pass-rate", "0", cwd=tmp_path)  # fmt: skip

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ..settings import load_all
     from .benchmark import run_table
     from .options import eval_options
-    from .outputs import write_benchmark, write_report_if_available, write_triggers
+    from .outputs import write_benchmark, write_report, write_triggers
     from .runner import EvalRequest, run_benchmark, run_triggers
 
     load_all()
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.triggers:
         triggers = run_triggers(request)
         write_triggers(out, triggers.document)
-        write_report_if_available(out)
+        write_report(out)
         for result in triggers.document["results"]:
             verdict = "pass" if result["pass"] else "FAIL"
             print(
@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK if summary["failed"] == 0 else EXIT_SHORT
     outcome = run_benchmark(request)
     write_benchmark(out, outcome.document, outcome.runs)
-    write_report_if_available(out)
+    write_report(out)
     short = [verdict for verdict in outcome.document["evals"] if not verdict["meets_bar"]]
     for verdict in outcome.document["evals"]:
         rates = ", ".join(

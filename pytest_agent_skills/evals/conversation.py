@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import AgentSkillsError
 from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
+from ..harness.conversation import Conversation
 from ..harness.loop import AgentLoop
 from ..harness.runner import ServedModel
 from ..harness.trajectory import Trajectory
@@ -36,25 +37,11 @@ class ModelAccess:
             self.pool,
             mode=self.options.record_mode,
             matcher=Matcher(
-                ignored_fields=DEFAULT_IGNORED_FIELDS | set(self.options.match_ignore),
+                ignored_fields=DEFAULT_IGNORED_FIELDS | set(self.options.settings.match_ignore),
                 substitutions=substitutions,
             ),
-            redactor=self.options.redactor(),
+            redactor=self.options.settings.redactor(),
         )
-
-
-@dataclass(frozen=True)
-class ConversationSpec:
-    """One conversation to have: the skills, the user message, the files in work/inputs/."""
-
-    repository: Any
-    prompt: str
-    cassette: Path
-    inputs: Mapping[str, bytes]
-    #: Stable names of this machine's paths (the skill roots), for matching and for the grader.
-    roots: Mapping[str, str]
-    #: Stop the conversation once the model loads this skill (a trigger eval).
-    stop_on_load: str | None = None
 
 
 @dataclass
@@ -110,39 +97,57 @@ def loads(name: str, arguments: Any, skill: str) -> bool:
     return str(named).strip() == skill
 
 
-def converse(access: ModelAccess, spec: ConversationSpec) -> Conversed:
-    """Have the conversation of ``spec``; a harness failure (the endpoint, the cassette, the
-    turn limit) is returned in :attr:`Conversed.error` with the trajectory up to it."""
+def converse(
+    access: ModelAccess,
+    conversation: Conversation,
+    roots: Mapping[str, str],
+    stop_on_load: str | None = None,
+) -> Conversed:
+    """Have ``conversation`` (one user message and its cassette) with the eval's run
+    settings, through the run's cassette backend (the shared upstream client, retries, token
+    counts); ``roots`` names this machine's skill-root paths for matching; with
+    ``stop_on_load``, the conversation ends once the model loads that skill.  A harness
+    failure (the endpoint, the cassette, the turn limit) is returned in
+    :attr:`Conversed.error` with the trajectory up to it."""
     from ..protocol import SkillSession
 
-    options = access.options
-    session = SkillSession(spec.repository, inputs=spec.inputs, load_mode=options.load_mode)
+    settings = access.options.settings
+    name = conversation.model_name or settings.model_name
+    session = SkillSession(
+        conversation.repository,
+        runtime=settings.runtime,
+        inputs=conversation.inputs,
+        env=conversation.env,
+        load_mode=conversation.load_mode or settings.load_mode,
+    )
+    prompt = str(conversation.user)
+    assert conversation.cassette is not None  # an eval's conversation is always recorded
 
     def machine_paths() -> dict[str, str]:
         workspace = session.workspace
-        paths = dict(spec.roots)
+        paths = dict(roots)
         if workspace is not None:
             paths[str(workspace.path)] = "<workspace>"
         return paths
 
-    trajectory = Trajectory(spec.prompt)
+    trajectory = Trajectory(prompt)
     error: AgentSkillsError | None = None
     watch: _LoadWatch | None = None
     cassette: RunCassette | None = None
     with contextlib.ExitStack() as stack:
         stack.callback(session.close)
         try:
-            cassette = access.cassette(spec.cassette, machine_paths)
-            if spec.inputs:
+            cassette = access.cassette(Path(conversation.cassette), machine_paths)
+            if conversation.inputs:
                 # Staged before the first model turn, as a skill-creator executor sees them.
                 session._ensure_workspace()
-            served = ServedModel(cassette, model_name=options.model, stream=False)
+            served = ServedModel(cassette, model_name=name, stream=False)
             stack.callback(served.close)
             model: ServedModel | _LoadWatch = served
-            if spec.stop_on_load is not None:
-                model = watch = _LoadWatch(served, spec.stop_on_load)
-            loop = AgentLoop(session, model, model_name=options.model, max_turns=options.max_turns)
-            trajectory = loop.run(spec.prompt)
+            if stop_on_load is not None:
+                model = watch = _LoadWatch(served, stop_on_load)
+            loop = AgentLoop(session, model, model_name=name, max_turns=conversation.max_turns)
+            trajectory = loop.run(conversation.user_turns)
         except AgentSkillsError as failure:
             error = failure
             trajectory = getattr(failure, "trajectory", None) or trajectory

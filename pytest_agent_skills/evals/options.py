@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,10 +20,7 @@ from ..settings import Setting, SettingValues
 
 if TYPE_CHECKING:
     from ..harness.cassette import Upstream
-    from ..redaction import Redactor
-
-#: Record modes of the cassettes (as the scenarios': none, once, new, all).
-RECORD_MODES = ("none", "once", "new", "all")
+    from ..harness.run_settings import RunSettings
 
 
 @dataclass(frozen=True)
@@ -138,11 +134,11 @@ class EvalOptions:
     """Everything an eval run needs besides the skill: how many runs, how the model is
     reached, how the grader and the bars judge."""
 
+    #: How the model is reached, what is recorded and hidden (the scenarios' settings); its
+    #: ``model_name`` is the agent's model.  None: ``RunSettings()``, replaying.
+    run: RunSettings | None = None
     runs: int = 3
     jobs: int = 4
-    record_mode: str = "none"
-    upstream: Upstream | None = None
-    model: str = "scripted"
     grader_model: str = ""
     min_pass_rate: float = 1.0
     threshold: float = 0.5
@@ -150,21 +146,35 @@ class EvalOptions:
     cassettes: Path = DEFAULT_CASSETTES
     #: The folder of the configuration file (the current folder without one).
     base_dir: Path = field(default_factory=Path.cwd)
-    secret_env: tuple[str, ...] = ("OPENAI_API_KEY",)
-    match_ignore: tuple[str, ...] = ()
-    load_mode: str = "turn"
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_turns: int = EVAL_MAX_TURNS
+
+    def __post_init__(self) -> None:
+        if self.run is None:
+            from ..harness.run_settings import RunSettings
+
+            object.__setattr__(self, "run", RunSettings())
+
+    @property
+    def settings(self) -> RunSettings:
+        assert self.run is not None  # set by __post_init__
+        return self.run
+
+    @property
+    def record_mode(self) -> str:
+        return self.settings.record_mode
+
+    @property
+    def upstream(self) -> Upstream | None:
+        return self.settings.upstream
+
+    @property
+    def model(self) -> str:
+        return self.settings.model_name
 
     @property
     def grader(self) -> str:
         return self.grader_model or self.model
-
-    def redactor(self) -> Redactor:
-        from ..redaction import Redactor
-
-        secrets = self.upstream.secrets if self.upstream else ()
-        return Redactor(self.secret_env, extra_values=secrets)
 
     def cassette_dir(self, skill_name: str) -> Path:
         """The folder of one skill's cassettes."""
@@ -184,46 +194,18 @@ def eval_options(values: SettingValues) -> EvalOptions:
                 f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
                 f" 1, got {rate!r}"
             )
-    record_mode = values("skills_record")
-    if record_mode not in RECORD_MODES:
-        raise ConfigurationError(
-            f"{values.origin('skills_record')}: unknown record mode {record_mode!r} (choose"
-            f" from {', '.join(RECORD_MODES)})"
-        )
-    key_env = values("skills_upstream_key_env") or "OPENAI_API_KEY"
+    from ..config.runs import run_settings
+
     return EvalOptions(
+        run=run_settings(values),
         runs=runs,
         jobs=jobs,
-        record_mode=record_mode,
-        upstream=upstream(values, key_env),
-        model=values("skills_model"),
         grader_model=values("skills_grader_model") or "",
         min_pass_rate=values("skills_eval_min_pass_rate"),
         threshold=values("skills_eval_threshold"),
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
-        secret_env=(key_env, "OPENAI_API_KEY", *values("skills_redact_env")),
-        match_ignore=tuple(values("skills_match_ignore")),
-        load_mode=values("skills_load_mode"),
         retry=RetryPolicy(attempts=attempts),
         base_dir=values.base_dir,
-    )
-
-
-def upstream(values: SettingValues, key_env: str) -> Upstream | None:
-    """The endpoint recordings come from (``skills_upstream_url``), or None."""
-    from ..harness.cassette import Upstream
-    from ..httpbounds import MAX_TOTAL_TIMEOUT
-
-    url = values("skills_upstream_url")
-    if not url:
-        return None
-    return Upstream(
-        url,
-        os.environ.get(key_env, ""),
-        total_timeout=settings.positive_number(
-            values, "skills_upstream_timeout", "seconds", at_most=MAX_TOTAL_TIMEOUT
-        ),
-        max_response_bytes=settings.positive_number(values, "skills_upstream_max_bytes", "bytes"),
     )
 
 

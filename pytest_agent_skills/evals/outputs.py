@@ -58,11 +58,8 @@ def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
     write_json(out_dir / "triggers.json", document)
 
 
-def write_report_if_available(out_dir: Path) -> Path | None:
-    """report.html, when the report writer is installed."""
-    try:
-        from .report import write_report  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return None
-    written: Path = write_report(out_dir)
-    return written
+def write_report(out_dir: Path) -> Path:
+    """report.html of the folder (see :mod:`.report`)."""
+    from .report import write_report as write_page
+
+    return write_page(out_dir)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AgentSkillsError
+from ..harness.conversation import Conversation
 from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
-from .conversation import ConversationSpec, ModelAccess, converse
+from .conversation import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, grade, transcript_text
 from .results import RunError, RunKey, RunResult, metrics_json, transcript_json
 from .spec import EvalCase
@@ -53,10 +54,14 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     if inputs:
         prompt += "\n\nInput files (in work/inputs/): " + ", ".join(sorted(inputs))
     started, clock = _now(), time.perf_counter()
-    conversed = converse(
-        access,
-        ConversationSpec(plan.repository, prompt, plan.cassette(".json"), inputs, plan.roots),
+    conversation = Conversation(
+        plan.repository,
+        prompt,
+        cassette=plan.cassette(".json"),
+        inputs=inputs,
+        max_turns=access.options.max_turns,
     )
+    conversed = converse(access, conversation, plan.roots)
     executor_seconds = time.perf_counter() - clock
     executor_end = _now()
     trajectory = conversed.trajectory

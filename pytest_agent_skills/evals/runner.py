@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from ..errors import AgentSkillsError
+from ..harness.conversation import Conversation
 from .benchmark import BASELINE, WITH_SKILL, WITHOUT_SKILL, BenchmarkInfo, benchmark_json
-from .conversation import ConversationSpec, ModelAccess, converse
+from .conversation import ModelAccess, converse
 from .options import EvalOptions
 from .results import RunKey, RunResult
 from .run import RunPlan, interrupted, run_eval
@@ -171,15 +172,13 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
     ]
 
     def one(access: ModelAccess, plan: TriggerPlan) -> tuple[bool, str]:
-        spec = ConversationSpec(
+        conversation = Conversation(
             skills.repositories[WITH_SKILL],
             plan.query,
-            cassettes / f"query-{plan.index}" / f"run-{plan.run_number}.json",
-            {},
-            skills.roots,
-            stop_on_load=skills.name,
+            cassette=cassettes / f"query-{plan.index}" / f"run-{plan.run_number}.json",
+            max_turns=access.options.max_turns,
         )
-        conversed = converse(access, spec)
+        conversed = converse(access, conversation, skills.roots, stop_on_load=skills.name)
         return conversed.triggered, "" if conversed.error is None else str(conversed.error)
 
     def stopped_before(plan: TriggerPlan) -> tuple[bool, str]:
