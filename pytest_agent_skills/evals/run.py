@@ -140,13 +140,19 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
 def interrupted(plan: RunPlan) -> RunResult:
     """The result of a run the eval was stopped before."""
     error = RunError("interrupted", "the eval was stopped (Ctrl-C) before this run finished")
+    return _failed(plan, error, {}, 0)
+
+
+def _failed(plan: RunPlan, error: RunError, timing: dict[str, Any], tokens: int) -> RunResult:
+    """A run that failed before it could be graded: every expectation unmet."""
     return RunResult(
         key=plan.key,
         eval_name=plan.case.title,
         prompt=plan.case.prompt,
         expectations=tuple(_not_graded(item, error) for item in plan.case.expectations),
         error=error,
-        timing={},
+        timing=timing,
+        tokens=tokens,
     )
 
 
@@ -199,15 +205,7 @@ def _error(failure: BaseException | None) -> RunError | None:
 def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> RunResult:
     """A run whose endpoint failed while it was recorded: replayed as that failure."""
     error = RunError("model", str(record["error"].get("message", "")))
-    return RunResult(
-        key=plan.key,
-        eval_name=plan.case.title,
-        prompt=plan.case.prompt,
-        expectations=tuple(_not_graded(item, error) for item in plan.case.expectations),
-        error=error,
-        timing=dict(record.get("timing") or {}),
-        tokens=int(record.get("tokens", 0)),
-    )
+    return _failed(plan, error, dict(record.get("timing") or {}), int(record.get("tokens", 0)))
 
 
 def _read_record(path: Path) -> dict[str, Any]:
