@@ -100,7 +100,9 @@ def test_a_changed_skill_is_a_miss_that_says_what_changed_and_how_to_re_record(
 
 def test_rate_limits_are_waited_out(skill: Path) -> None:
     with fake_endpoint(Behaviour(rate_limited=3)) as (endpoint, url):
-        outcome = run_benchmark(EvalRequest(skill, recording(url, skill.parent.parent)))
+        # More attempts than refusals: whichever runs they hit, every run gets through.
+        options = recording(url, skill.parent.parent, retry=_retry(attempts=4))
+        outcome = run_benchmark(EvalRequest(skill, options))
     assert endpoint.refused == 3
     assert not any(run["error"] for run in outcome.document["runs"])
 

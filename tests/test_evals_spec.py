@@ -179,3 +179,14 @@ def test_json_lines_finds_every_value_where_it_starts(value: object, indent: int
         assert set(lines.values()) == {1}
     for doc_path, line in lines.items():
         assert 1 <= line <= text.count("\n") + 1, doc_path
+
+
+def test_two_input_files_of_one_name_are_refused(tmp_path: Path) -> None:
+    text = (
+        '{"skill_name": "csv-stats", "evals": [{"id": 1, "prompt": "p",\n'
+        ' "files": ["evals/a/data.csv", "evals/b/data.csv"], "expectations": ["x"]}]}'
+    )
+    skill = _skill(tmp_path, text, {"evals/a/data.csv": "1", "evals/b/data.csv": "2"})
+    with pytest.raises(EvalFileError, match=r"two input files are named 'data\.csv'") as caught:
+        load_evals(skill, "csv-stats")
+    assert caught.value.line == 2

@@ -143,6 +143,12 @@ def interrupted(plan: RunPlan) -> RunResult:
     return _failed(plan, error, {}, 0)
 
 
+def crashed(plan: RunPlan, error: Exception) -> RunResult:
+    """The result of a run whose making raised (a bug of the harness): an error, never a pass."""
+    message = f"the run failed unexpectedly: {type(error).__name__}: {error}"
+    return _failed(plan, RunError("harness", message), {}, 0)
+
+
 def _failed(plan: RunPlan, error: RunError, timing: dict[str, Any], tokens: int) -> RunResult:
     """A run that failed before it could be graded: every expectation unmet."""
     return RunResult(

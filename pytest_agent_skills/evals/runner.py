@@ -24,7 +24,7 @@ from .benchmark import BASELINE, WITH_SKILL, WITHOUT_SKILL, BenchmarkInfo, bench
 from .conversation import ModelAccess, converse
 from .options import EvalOptions
 from .results import RunKey, RunResult
-from .run import RunPlan, interrupted, run_eval
+from .run import RunPlan, crashed, interrupted, run_eval
 from .spec import load_evals, load_triggers
 from .transport import UpstreamPool
 
@@ -138,7 +138,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         for number in range(1, options.runs + 1)
     ]
     progress = Progress(request.progress, len(plans), f"evals of {skills.name}")
-    results, stopped = run_all(options, plans, run_eval, interrupted, progress.run_done)
+    results, stopped = run_all(options, plans, run_eval, (interrupted, crashed), progress.run_done)
     info = BenchmarkInfo(
         skill_name=skills.name,
         skill_path=_shown_path(skills.directory),
@@ -184,9 +184,12 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
     def stopped_before(plan: TriggerPlan) -> tuple[bool, str]:
         return False, "interrupted"
 
+    def broke(plan: TriggerPlan, error: Exception) -> tuple[bool, str]:
+        return False, f"{type(error).__name__}: {error}"
+
     progress = Progress(request.progress, len(plans), f"trigger queries of {skills.name}")
     outcomes, stopped = run_all(
-        options, plans, one, stopped_before, lambda result: progress.done(result[0], 0)
+        options, plans, one, (stopped_before, broke), lambda result: progress.done(result[0], 0)
     )
     results = []
     for index, query in enumerate(queries, 1):
@@ -225,16 +228,20 @@ def run_all(
     options: EvalOptions,
     plans: Sequence[Plan],
     work: Callable[[ModelAccess, Plan], Result],
-    stopped_before: Callable[[Plan], Result],
+    failures: tuple[Callable[[Plan], Result], Callable[[Plan, Exception], Result]],
     done: Callable[[Result], None],
 ) -> tuple[list[Result], bool]:
     """``work`` for every plan, up to ``options.jobs`` at once, results in plan order.
+
+    ``failures`` makes the result of a plan that did not run (stopped before it) and of one
+    whose work raised (a bug, recorded against that run rather than ending the others).
 
     Ctrl-C (KeyboardInterrupt) stops the eval: no new run starts, runs waiting to ask the
     upstream again stop waiting, the runs going on get :data:`STOP_GRACE` seconds to end
     (their next request is refused), and every run that did not finish is
     ``stopped_before(plan)``; the second value says whether that happened.
     """
+    stopped_before, crashed_with = failures
     _warm_up()
     pool = UpstreamPool(options.upstream, jobs=options.jobs, retry=options.retry)
     access = ModelAccess(options, pool)
@@ -251,8 +258,8 @@ def run_all(
                 return
             try:
                 outcome: Any = work(access, plans[index])
-            except BaseException as error:  # a bug: the run's failure, not the eval's
-                outcome = error
+            except Exception as error:  # a bug: this run's failure, not the eval's
+                outcome = crashed_with(plans[index], error)
             finished.put((index, outcome))
 
     # Daemon threads: a run blocked on a slow endpoint after Ctrl-C must not hold the exit.
@@ -267,8 +274,6 @@ def run_all(
     try:
         while len(results) < len(plans):
             index, outcome = finished.get()
-            if isinstance(outcome, BaseException):
-                raise outcome
             results[index] = outcome
             done(outcome)
     except KeyboardInterrupt:
@@ -279,8 +284,7 @@ def run_all(
             while any(thread.is_alive() for thread in threads) and time.monotonic() < deadline:
                 with contextlib.suppress(queue.Empty):
                     index, outcome = finished.get(timeout=0.05)
-                    if not isinstance(outcome, BaseException):
-                        results[index] = outcome
+                    results[index] = outcome
         except KeyboardInterrupt:  # a second Ctrl-C: give the runs going on up now
             pass
         while True:
@@ -288,8 +292,7 @@ def run_all(
                 index, outcome = finished.get_nowait()
             except queue.Empty:
                 break
-            if not isinstance(outcome, BaseException):
-                results[index] = outcome
+            results[index] = outcome
     finally:
         pool.close()
     return [

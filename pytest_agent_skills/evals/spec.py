@@ -103,6 +103,15 @@ def load_evals(skill_dir: Path, skill_name: str) -> EvalSet:
             _input_file(skill_dir, name, path, lines.get((*where, "files", number)))
             for number, name in enumerate(entry.get("files", ()))
         )
+        staged = [PurePosixPath(name).name for name in files]
+        twice = next((name for name in staged if staged.count(name) > 1), None)
+        if twice is not None:
+            raise EvalFileError(
+                path,
+                lines.get((*where, "files")),
+                f"evals[{index}].files: two input files are named {twice!r}, and both would be"
+                f" work/inputs/{twice}; rename one of them",
+            )
         cases.append(
             EvalCase(
                 id=entry["id"],
