@@ -271,6 +271,25 @@ def test_a_timeout_ends_the_wait_with_the_result(session: SkillSession) -> None:
     assert all_gone(marker)
 
 
+def test_a_negative_timeout_is_the_default_timeout_and_the_answer_says_so(
+    session: SkillSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for skill_run: bounded by the default timeout (shortened here to see it end)."""
+    from pytest_agent_skills.workspace import workspace as workspace_module
+
+    monkeypatch.setattr(workspace_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
+    marker = unique_marker()
+    result = exec_greeter(session, command=f"echo started; sleep {marker}", timeout=-1)
+
+    assert (result["status"], result["exit_code"], result["result"]["timed_out"]) == (
+        "exited",
+        -1,
+        True,
+    )
+    assert result["warnings"][0] == "timeout -1 is below 0: taken as 0, the default timeout"
+    assert all_gone(marker)
+
+
 def test_closing_the_session_kills_its_processes(local: Runtime) -> None:
     marker = unique_marker()
     session = SkillSession(example_repository(), runtime=local, exec_tools=True)
