@@ -107,6 +107,14 @@ class Run:
         return self.error is not None or self.errors > 0
 
     @property
+    def outcome(self) -> str:
+        """``error`` (never a pass, whatever was graded), ``pass`` (every expectation met) or
+        ``fail``."""
+        if self.is_error:
+            return "error"
+        return "pass" if self.total and self.passed == self.total else "fail"
+
+    @property
     def counted_pass_rate(self) -> float:
         """The pass rate the summaries use: an errored run is never a pass."""
         return 0.0 if self.is_error else self.pass_rate

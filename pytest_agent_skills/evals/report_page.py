@@ -80,19 +80,20 @@ def _status(run: Run) -> Markup:
         return el("span", f"error: {run.error.kind}", class_="badge error")
     if run.errors:
         return el("span", _count(run.errors, "error"), class_="badge error")
-    if run.total and run.passed == run.total:
-        return el("span", "pass", class_="badge pass")
-    return el("span", "fail", class_="badge fail")
+    return el("span", run.outcome, class_=f"badge {run.outcome}")
 
 
 # --- summary -----------------------------------------------------------------------------
 
 
+def _skill_name(folder: ReportFolder) -> str:
+    recorded = folder.benchmark.metadata.get("skill_name", "") if folder.benchmark else ""
+    return recorded or (folder.triggers.skill_name if folder.triggers else "")
+
+
 def _header(folder: ReportFolder) -> Markup:
     benchmark, triggers = folder.benchmark, folder.triggers
-    skill = (benchmark.metadata.get("skill_name") if benchmark else None) or (
-        triggers.skill_name if triggers else ""
-    )
+    skill = _skill_name(folder)
     facts: list[Markup] = []
     if benchmark:
         for key, value in benchmark.metadata.items():
@@ -155,9 +156,8 @@ def _summary_cards(view: BenchmarkView) -> Markup:
                 data_pass_rate=f"{cell.pass_rate.mean:.4f}",
             )
         )
-    first = view.overall[0] if view.overall else None
-    for other in view.overall[1:]:
-        assert first is not None
+    first, *others = view.overall
+    for other in others:
         cards.append(
             el(
                 "div",
@@ -523,26 +523,18 @@ def _run(run: Run) -> Markup:
         if run.outputs_omitted
         else None,
         el("ul", [el("li", note) for note in run.notes], class_="notes") if run.notes else None,
-        class_="run "
-        + (
-            "is-error"
-            if run.is_error
-            else "is-pass"
-            if run.total and run.passed == run.total
-            else "is-fail"
-        ),
+        class_=f"run is-{run.outcome}",
         id=run_anchor(run),
     )
 
 
 def _chip(run: Run) -> Markup:
-    kind = "error" if run.is_error else "pass" if run.total and run.passed == run.total else "fail"
     return el(
         "a",
         str(run.run_number),
         href=f"#{run_anchor(run)}",
-        class_=f"chip {kind}",
-        title=f"run {run.run_number}: {kind}",
+        class_=f"chip {run.outcome}",
+        title=f"run {run.run_number}: {run.outcome}",
     )
 
 
@@ -702,9 +694,7 @@ def render_page(folder: ReportFolder) -> str:
         f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; "
         "img-src 'none'; base-uri 'none'; form-action 'none'"
     )
-    skill = (folder.benchmark.metadata.get("skill_name", "") if folder.benchmark else "") or (
-        folder.triggers.skill_name if folder.triggers else ""
-    )
+    skill = _skill_name(folder)
     head = el(
         "head",
         Markup('<meta charset="utf-8">'),
