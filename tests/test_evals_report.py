@@ -457,3 +457,20 @@ def test_a_file_that_is_not_utf8(out_dir: Path) -> None:
     with pytest.raises(ReportError) as caught:
         write_report(out_dir)
     assert str(caught.value) == f"{out_dir}/triggers.json:2: is not UTF-8 text"
+
+
+def test_expectations_come_from_grading_json_when_benchmark_json_has_none(out_dir: Path) -> None:
+    write_benchmark(out_dir, [MEAN_EVAL])
+    benchmark = json.loads((out_dir / "benchmark.json").read_text())
+    for run in benchmark["runs"]:
+        del run["expectations"]
+    (out_dir / "benchmark.json").write_text(json.dumps(benchmark))
+    _, page = render(out_dir)
+    run = squash(page.text_by_id["run-1-with_skill-3"])
+    assert (
+        "✘ out/stats.json exists skill_run printed mean 4.2 but the final answer gives 4.0." in run
+    )
+    assert "out/stats.json exists failed in 1/3 with_skill" in squash(page.text_by_id["failing"])
+    (out_dir / "eval-1/with_skill/run-2/grading.json").write_text("{")
+    with pytest.raises(ReportError, match=r"run-2/grading.json:1: is not valid JSON"):
+        write_report(out_dir)

@@ -361,15 +361,13 @@ def _read_run(out_dir: Path, node: _Node, budget: _Budget) -> Run:
     total = result.opt_int("total")
     run_dir = node.opt_text("run_dir", f"eval-{eval_id}/{configuration}/run-{run_number}")
     folder = _inside(out_dir, run_dir, node.child("run_dir"))
-    grading = (
-        _load_json(folder / "grading.json").obj() if (folder / "grading.json").is_file() else None
-    )
+    expectations: tuple[Expectation, ...] = ()
     if node.has("expectations"):
         expectations = _read_expectations(node.child("expectations"))
-    elif grading is not None and grading.has("expectations"):
-        expectations = _read_expectations(grading.child("expectations"))
-    else:
-        expectations = ()
+    elif (folder / "grading.json").is_file():  # benchmark.json without them: the run's own
+        grading = _load_json(folder / "grading.json").obj()
+        if grading.has("expectations"):
+            expectations = _read_expectations(grading.child("expectations"))
     transcript_file = folder / "transcript.json"
     transcript = (
         _read_transcript(_load_json(transcript_file)) if transcript_file.is_file() else None
