@@ -10,7 +10,9 @@ configuration value).
 options of the configuration file pytest would use for each path
 (``pyproject.toml``'s ``[tool.pytest.ini_options]`` or ``[tool.pytest]``,
 ``pytest.ini``, ``tox.ini``, ``setup.cfg``) and the ``SKILLS_*`` environment
-variables, with the same precedence (command line > environment > file).
+variables, with the same precedence (command line > environment > file).  With no
+path it checks what a bare ``pytest`` run there collects (``testpaths``,
+``norecursedirs``, the ``skills_roots``; :mod:`pytest_agent_skills.config.selection`).
 """
 
 from __future__ import annotations
