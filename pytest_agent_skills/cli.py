@@ -201,13 +201,16 @@ def _selected_targets(scopes: Scopes) -> dict[Path, Scope]:
     from the rootdir, else this folder; ``norecursedirs`` not entered), then the
     ``skills_roots`` (relative to the configuration file's folder, shown relative to here)."""
     from .config.selection import DEFAULT_NORECURSEDIRS, SkillWalk, ini_args, test_paths
+    from .filenames import SKILL_FILE
 
     scope = scopes.for_path(".")
     config = scope.settings.config
     walk = SkillWalk(ini_args(config, "norecursedirs", DEFAULT_NORECURSEDIRS))
     targets: dict[Path, Scope] = {}
-    for start in test_paths(config, scopes.invocation_dir):
-        for skill_file in walk.skill_files(Path(start)):
+    for start in map(Path, test_paths(config, scopes.invocation_dir)):
+        if start.name == SKILL_FILE and start.is_file():  # a test path may name one skill
+            targets.setdefault(start, scope)
+        for skill_file in walk.skill_files(start):
             targets.setdefault(skill_file, scope)
     base_dir = scope.settings.base_dir
     for spec in scope.settings("skills_roots"):

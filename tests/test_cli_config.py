@@ -258,8 +258,16 @@ def make_selection_repo(path: Path, config: str) -> None:
         '[tool.pytest.ini_options]\nskills_roots = [".claude/skills"]\n',
         '[tool.pytest.ini_options]\nnorecursedirs = "node_*  legacy"\ntestpaths = "skills docs"\n',
         '[tool.pytest.ini_options]\ntestpaths = ["no-such-folder"]\n',
+        '[tool.pytest.ini_options]\ntestpaths = ["docs/examples/not-tested/SKILL.md", "plugins"]\n',
     ],
-    ids=["testpaths-globs-norecursedirs-roots", "testpaths", "roots", "ini-texts", "no-match"],
+    ids=[
+        "testpaths-globs-norecursedirs-roots",
+        "testpaths",
+        "roots",
+        "ini-texts",
+        "no-match",
+        "a-file",
+    ],
 )
 def test_with_no_path_the_cli_checks_what_pytest_collects(
     pytester: pytest.Pytester,
