@@ -53,3 +53,26 @@ def test_a_bad_limit_names_where_it_was_set() -> None:
     )
     with pytest.raises(ConfigurationError, match=r"pytest.ini: skills_upstream_max_bytes"):
         run_settings(configured, environ={})
+
+
+def test_the_runtime_options_of_the_settings(tmp_path: Path) -> None:
+    from pytest_agent_skills.config.runtimes import RuntimeOptions, runtime_options
+
+    assert runtime_options(values({})) == RuntimeOptions()
+    configured = values(
+        {
+            "skills_runtime": "sandbox",
+            "skills_work_root": str(tmp_path),
+            "skills_runtime_missing": "skip",
+            "skills_keep_workspaces": "true",
+        }
+    )
+    options = runtime_options(configured)
+    assert (options.default, options.work_root, options.skip_missing, options.keep_workspaces) == (
+        "sandbox",
+        tmp_path,
+        True,
+        True,
+    )
+    with options.create("local") as runtime, runtime.create_workspace("made") as workspace:
+        assert workspace.path.is_relative_to(tmp_path)

@@ -83,6 +83,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.config",
     "pytest_agent_skills.config.roots",
     "pytest_agent_skills.config.runs",
+    "pytest_agent_skills.config.runtimes",
     "pytest_agent_skills.config.sources",
     "pytest_agent_skills.config.validation",
     "pytest_agent_skills.errors",

@@ -21,14 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import pytest
 
 from .. import settings
+from ..config.runtimes import RUNTIME_SETTINGS, runtime_options
 from ..errors import AgentSkillsError
 from ..settings import Setting
-from ..workspace import (
-    DEFAULT_DOCKER_IMAGE,
-    RUNTIME_NAMES,
-    STAGE_MODES,
-    RuntimeUnavailableError,
-)
+from ..workspace import RUNTIME_NAMES, RuntimeUnavailableError
 from . import expected_files
 from .roots import skill_roots
 
@@ -38,56 +34,15 @@ if TYPE_CHECKING:  # the workspace classes and the skill parser load on first us
 
 MARKER = "skills_runtime"
 
-WORKSPACE_SETTINGS = settings.declare(
-    Setting(
-        ini="skills_runtime",
-        kind="choice",
-        choices=RUNTIME_NAMES,
-        default="local",
-        env="SKILLS_RUNTIME",
-        help="where skill commands run: local (host), sandbox (bubblewrap) or docker",
-    ),
-    Setting(
-        ini="skills_work_root",
-        default="",
-        env="SKILLS_WORK_ROOT",
-        metavar="DIR",
-        help="folder for skill workspaces (default: the system temporary folder)",
-    ),
-    Setting(
-        ini="skills_keep_workspaces",
-        kind="bool",
-        default=False,
-        help="keep each test's workspace folder instead of deleting it after the test",
-    ),
-    Setting(
-        ini="skills_docker_image",
-        default=DEFAULT_DOCKER_IMAGE,
-        env="SKILLS_DOCKER_IMAGE",
-        metavar="IMAGE",
-        help="image of the docker runtime (needs bash; 'agent-skills docker-image' builds the"
-        " default one)",
-    ),
-    Setting(
-        ini="skills_stage_mode",
-        kind="choice",
-        choices=STAGE_MODES,
-        default="link",
-        help="stage skills by links (sandbox, docker; cost independent of size) or by copy"
-        " (local always copies)",
-    ),
-    Setting(
-        ini="skills_runtime_missing",
-        kind="choice",
-        choices=("fail", "skip"),
-        default="fail",
-        help="what a test does when its runtime (bubblewrap, Docker) is not available",
-    ),
-    Setting(
-        ini="skills_update_expected",
-        kind="bool",
-        default=False,
-        help="write output files into their expected files instead of comparing with them",
+WORKSPACE_SETTINGS = (
+    *RUNTIME_SETTINGS,
+    *settings.declare(
+        Setting(
+            ini="skills_update_expected",
+            kind="bool",
+            default=False,
+            help="write output files into their expected files instead of comparing with them",
+        ),
     ),
 )
 
@@ -253,26 +208,20 @@ class SkillWorkspace:
 
 
 def shared_runtime(config: pytest.Config, kind: str) -> Runtime:
-    from ..workspace import create_runtime
-
+    """The session's runtime of ``kind``, made at its first use with the configured options;
+    one that is not available fails (or skips) the test asking for it."""
     __tracebackhide__ = True
     runtimes = config.stash[_RUNTIMES_KEY]
+    options = runtime_options(settings.PluginSettings(config))
     if kind not in runtimes:
-        work_root = settings.value(config, "skills_work_root")
         try:
-            runtimes[kind] = create_runtime(
-                kind,
-                work_root=Path(work_root) if work_root else None,
-                image=settings.value(config, "skills_docker_image"),
-                stage_mode=settings.value(config, "skills_stage_mode"),
-                keep_workspaces=bool(settings.value(config, "skills_keep_workspaces")),
-            )
+            runtimes[kind] = options.create(kind)
         except RuntimeUnavailableError as error:
             runtimes[kind] = error
     runtime = runtimes[kind]
     if isinstance(runtime, RuntimeUnavailableError):
         message = f"skills runtime {kind!r} is not available: {runtime}"
-        if settings.value(config, "skills_runtime_missing") == "skip":
+        if options.skip_missing:
             # Reported at the test (or the scenario), not at this line of the plugin.
             raise pytest.skip.Exception(message, _use_item_location=True)
         pytest.fail(message + " (or pass --skills-runtime-missing=skip)", pytrace=False)
@@ -289,7 +238,7 @@ def runtime_name(item: pytest.Item, explicit: str | None) -> str:
             )
         name, origin = marker.args[0], f"@pytest.mark.{MARKER}"
     else:
-        return str(settings.value(item.config, "skills_runtime"))
+        return runtime_options(settings.PluginSettings(item.config)).default
     if name not in RUNTIME_NAMES:
         pytest.fail(
             f"{origin}: unknown runtime {name!r} (choose from {', '.join(RUNTIME_NAMES)})",
