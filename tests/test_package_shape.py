@@ -14,9 +14,7 @@ ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 MAX_PARAMETERS = 8
 
 #: Circles being untied in the areas they stand in; any other circle fails.
-KNOWN_CIRCLES: list[frozenset[str]] = [
-    frozenset({"bodyscan", "skill"}),
-]
+KNOWN_CIRCLES: list[frozenset[str]] = []
 #: Inside workspace/: the circles its modules make among themselves.
 KNOWN_CIRCLE_AREAS = ("workspace",)
 
