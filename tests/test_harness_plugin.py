@@ -65,6 +65,35 @@ def test_skill_agent_runs_a_script_and_checks_an_expectation(suite) -> None:
     )
 
 
+def test_skill_agent_gives_the_conversation_it_runs_for_variants(suite) -> None:
+    suite.makepyfile(
+        test_agent="""
+        import dataclasses
+
+        from pytest_agent_skills import Conversation, SkillAgent
+
+        def test_variants(skill_agent: SkillAgent):
+            conversation = skill_agent.conversation(
+                "Load the notes.",
+                skills="skills",
+                script=[{"call": "skill_load", "args": {"skill_name": "notes"}}, {"say": "ok"}],
+            )
+            assert isinstance(conversation, Conversation)
+            assert skill_agent.run_conversation(conversation).final == "ok"
+            other = dataclasses.replace(conversation, expect={"final": "not ok"})
+            skill_agent.run_conversation(dataclasses.replace(other, load_mode="session"))
+        """
+    )
+    result = run(suite)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            '*- expect.final: final text: expected "not ok", found "ok"',
+            "scenarios run: 2",
+        ]
+    )
+
+
 def test_skill_agent_replays_a_cassette_next_to_the_test(suite) -> None:
     suite.makepyfile(
         test_tape="""
