@@ -266,6 +266,12 @@ def test_input_the_process_does_not_read_is_reported(
 
     assert asked.output == "Ready? "
     [warning] = chunk.warnings
+    assert_not_read(warning, size)
+    assert chunk.status == "running"
+
+
+def assert_not_read(warning: str, size: int) -> None:
+    """``warning`` says that part, not all, of ``size`` bytes of input was written."""
     written = re.fullmatch(
         rf"only (\d+) of {size} bytes of input were written within 0.5s: the process is not"
         " reading its stdin",
@@ -273,7 +279,6 @@ def test_input_the_process_does_not_read_is_reported(
     )
     assert written is not None, warning
     assert 0 < int(written[1]) < size
-    assert chunk.status == "running"
 
 
 def test_stdin_given_at_the_start_that_the_process_never_reads_is_reported(
@@ -289,13 +294,7 @@ def test_stdin_given_at_the_start_that_the_process_never_reads_is_reported(
     [last] = poll_until(session, exited)
 
     [warning] = first.warnings
-    written = re.fullmatch(
-        rf"only (\d+) of {size} bytes of input were written within 0.5s: the process is not"
-        " reading its stdin",
-        warning,
-    )
-    assert written is not None, warning
-    assert 0 < int(written[1]) < size
+    assert_not_read(warning, size)
     assert later.warnings == ()  # said once
     assert last.result is not None and last.result.warnings[0] == warning
 

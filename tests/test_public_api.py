@@ -108,6 +108,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.sources.options",
     "pytest_agent_skills.workspace",
     "pytest_agent_skills.workspace.errors",
+    "pytest_agent_skills.workspace.names",  # runtime names, stage modes: the settings' choices
 ]
 HEAVY = ["yaml", "jsonschema", "openai", "docker", "httpx", "werkzeug", "markdown_it", "mistune"]
 

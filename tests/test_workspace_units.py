@@ -22,6 +22,7 @@ from pytest_agent_skills.workspace import (
 )
 from pytest_agent_skills.workspace.capture import BoundedCapture
 from pytest_agent_skills.workspace.globbing import translate
+from pytest_agent_skills.workspace.removal import remove_tree
 
 
 @pytest.mark.parametrize(
@@ -351,3 +352,17 @@ def test_a_commands_group_is_killed_before_its_shell_is_reaped() -> None:
 
     assert (exit_code, timed_out, capture.data()) == (0, False, b"done\n")
     assert seen == ["Z"]
+
+
+def test_closing_a_kept_workspace_whose_folder_went_is_a_workspace_error(tmp_path: Path) -> None:
+    runtime = create_runtime("local", work_root=tmp_path, keep_workspaces=True)
+    workspace = runtime.create_workspace("kept", defer_metadata=True)
+    remove_tree(workspace.path)  # what a command's 'rm -rf "$WORKSPACE_DIR"' does
+
+    with pytest.raises(WorkspaceError) as raised:
+        workspace.close()
+
+    assert str(raised.value) == (
+        f"the kept workspace {workspace.path} has no metadata.json: it cannot be written"
+        " (No such file or directory); the folder was changed by a command"
+    )

@@ -13,10 +13,11 @@ Docker SDK only when a docker runtime is created.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._lazy import lazy_exports
 from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, WorkspacePathError
+from .names import DEFAULT_DOCKER_IMAGE, RUNTIME_NAMES, STAGE_MODES
 
 if TYPE_CHECKING:
     from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
@@ -33,14 +34,11 @@ if TYPE_CHECKING:
         OutputFile,
         RunResult,
     )
-    from .runtime import ExecSpec, Runtime
+    from .runtime import Runtime
+    from .spec import ExecSpec
     from .staging import StagedSkill
     from .workspace import Workspace
 
-RUNTIME_NAMES = ("local", "sandbox", "docker")
-STAGE_MODES = ("link", "copy")
-#: Built offline by ``agent-skills docker-image`` (debootstrap minbase + python3).
-DEFAULT_DOCKER_IMAGE = "pytest-agent-skills/test:bookworm"
 
 _LAZY = {
     "ExecChunk": "interactive",
@@ -50,7 +48,7 @@ _LAZY = {
     "RemovalError": "removal",
     "ExecRequest": "requests",
     "RunRequest": "requests",
-    "ExecSpec": "runtime",
+    "ExecSpec": "spec",
     "Runtime": "runtime",
     "Workspace": "workspace",
     "ArtifactFile": "result",
@@ -109,7 +107,11 @@ def create_runtime(
     keep_workspaces: bool = False,
 ) -> Runtime:
     """A runtime by name; raises :class:`RuntimeUnavailableError` when its engine is missing."""
-    options = {"work_root": work_root, "stage_mode": stage_mode, "keep_workspaces": keep_workspaces}
+    options: dict[str, Any] = {
+        "work_root": work_root,
+        "stage_mode": stage_mode,
+        "keep_workspaces": keep_workspaces,
+    }
     if kind == "local":
         from .local import LocalRuntime
 

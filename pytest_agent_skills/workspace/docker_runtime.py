@@ -30,12 +30,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import DEFAULT_DOCKER_IMAGE
 from .capture import BoundedCapture
 from .docker_attach import Demultiplexer, ExecAttachment
+from .docker_exec import KILL_ALL, NOT_SHARED, NOT_SHARED_STATUS, remove_container, run_wrapper
 from .errors import INSTALL_DOCKER, RuntimeUnavailableError, WorkspaceError
+from .names import DEFAULT_DOCKER_IMAGE
 from .process import ProcessOutcome
-from .runtime import ExecSpec, Runtime, read_only_folders
+from .runtime import Runtime, read_only_folders
+from .spec import ExecSpec
 
 if TYPE_CHECKING:
     from .interactive import InteractiveProcess, OutputStream
@@ -43,33 +45,6 @@ if TYPE_CHECKING:
 
 LABEL = "pytest-agent-skills.workspace"
 KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
-#: Exit status and stderr of the wrapper when the workspace is not visible in the container.
-NOT_SHARED_STATUS = 97
-NOT_SHARED = "pytest-agent-skills: workspace not visible in the container"
-#: $1 command, $2 stdin file, $3 cwd, $4 the workspace's runs/ folder (every run's folder is in
-#: it, so it exists from before the first run; an engine not sharing this machine's files shows
-#: the workspace mount empty). Not metadata.json: it is replaced while other runs go on.
-WRAPPER = (
-    f'[ -d "$4" ] || {{ echo "{NOT_SHARED}" >&2; exit {NOT_SHARED_STATUS}; }}; cd "$3" || exit 1;'
-    ' bash -lc "$1" <"$2"; status=$?; kill -KILL -1 2>/dev/null; exit $status'
-)
-KILL_ALL = ["bash", "-c", "kill -KILL -1 2>/dev/null; exit 0"]
-
-
-def run_wrapper(command: str, stdin: Path | str, cwd: Path, workspace: Workspace) -> list[str]:
-    """The argv of an exec that runs ``command`` through :data:`WRAPPER`."""
-    return [
-        "bash",
-        "-c",
-        WRAPPER,
-        "bash",
-        command,
-        str(stdin),
-        str(cwd),
-        str(workspace.layout.runs),
-    ]
-
-
 class _RunningExec:
     """A run's exec, as ``workspace.processes`` holds it: ``kill()`` ends all its processes."""
 
@@ -231,7 +206,9 @@ class DockerRuntime(Runtime):
     def _exec_create(self, container: Any, spec: ExecSpec, workspace: Workspace) -> str:
         exec_id: str = self.client.api.exec_create(
             container.id,
-            run_wrapper(spec.command, spec.stdin_path or "/dev/null", spec.cwd, workspace),
+            run_wrapper(
+                spec.command, spec.stdin_path or "/dev/null", spec.cwd, workspace.layout.runs
+            ),
             environment=spec.env,
             workdir="/",
             user=self.user,
@@ -339,19 +316,3 @@ def _vanished(folder: str) -> bool:
     except OSError:  # not ours to judge (permission denied, ...)
         return False
     return False
-
-
-def remove_container(container: Any) -> None:
-    """Remove ``container`` and everything running in it (gone already, or being removed by
-    another process - each test process cleans up stale containers: nothing to do)."""
-    try:
-        container.remove(force=True)
-    except Exception as error:
-        if "already in progress" in str(error):  # another process's removal: wait for its end
-            with contextlib.suppress(Exception):  # (gone meanwhile: the wait has nothing to do)
-                container.wait(condition="removed", timeout=60)
-            return
-        if "No such container" not in str(error):
-            raise WorkspaceError(
-                f"cannot remove container {container.short_id}: {error}"
-            ) from error

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from ..errors import AgentSkillsError
 
 
@@ -30,3 +32,16 @@ INSTALL_DOCKER = (
     " check that 'docker info' answers for this user, or choose another runtime with"
     " --skills-runtime=local|sandbox"
 )
+
+
+def run_all(actions: Iterable[Callable[[], object]]) -> None:
+    """Run every action, also after one failed; the first :class:`WorkspaceError` raised is
+    raised again once all have run."""
+    failures: list[WorkspaceError] = []
+    for action in actions:
+        try:
+            action()
+        except WorkspaceError as error:
+            failures.append(error)
+    if failures:
+        raise failures[0]

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from .errors import RuntimeUnavailableError
 from .process import HostProcessTree, ProcessOutcome
-from .runtime import ExecSpec, Runtime
+from .runtime import Runtime
+from .spec import ExecSpec
 
 if TYPE_CHECKING:
     from .interactive import InteractiveProcess, OutputStream

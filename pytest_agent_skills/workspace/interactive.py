@@ -33,16 +33,18 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..excerpt import excerpt
 from .capture import BoundedCapture, drop_partial_tail
-from .errors import WorkspaceError
+from .errors import WorkspaceError, run_all
 from .process import ProcessOutcome
 from .result import STREAM_CAP_BYTES, RunResult
+from .spec import check_text
 
 if TYPE_CHECKING:
-    from .workspace import PreparedRun, Workspace
+    from .spec import PreparedRun
 
 RUNNING = "running"
 EXITED = "exited"
@@ -377,6 +379,26 @@ class ExecChunk:
         return data
 
 
+class SessionWorkspace(Protocol):
+    """What a session asks of its workspace (a :class:`~.workspace.Workspace`, which stands
+    on this module: it starts the sessions)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def finish_run(
+        self,
+        prepared: PreparedRun,
+        outcome: ProcessOutcome,
+        output_files: Sequence[str],
+        save_as_artifacts: bool,
+        omit_inline_content: bool,
+    ) -> RunResult: ...
+
+
 @dataclass(frozen=True)
 class OutputCollection:
     """What to do with the output files once the process exits (as ``run`` does)."""
@@ -392,7 +414,7 @@ class ExecSession:
     def __init__(
         self,
         session_id: str,
-        workspace: Workspace,
+        workspace: SessionWorkspace,
         prepared: PreparedRun,
         stream: OutputStream,
         process: InteractiveProcess,
@@ -454,8 +476,6 @@ class ExecSession:
         Writing nothing is a poll.  Input for a process that has exited is not an error: the
         chunk says ``exited`` and a warning says the input was not written.
         """
-        from .workspace import check_text
-
         check_text("chars", chars, nul_allowed=True)
         with self._lock:
             warnings = self.send((chars + "\n" if submit else chars).encode("utf-8"))
@@ -531,7 +551,7 @@ class ExecSession:
 class ExecSessions:
     """The interactive sessions of one workspace, by id."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: SessionWorkspace) -> None:
         self._workspace = workspace
         self._sessions: dict[str, ExecSession] = {}
         self._started = 0
@@ -584,14 +604,7 @@ class ExecSessions:
             self._closed = True
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        failures: list[WorkspaceError] = []
-        for session in sessions:
-            try:
-                session.kill()
-            except WorkspaceError as error:
-                failures.append(error)
-        if failures:
-            raise failures[0]
+        run_all(session.kill for session in sessions)
 
     def __len__(self) -> int:
         return len(self._sessions)

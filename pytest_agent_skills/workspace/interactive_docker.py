@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .docker_attach import Demultiplexer, ExecAttachment
+from .docker_exec import ContainerHost, remove_container, run_wrapper
 from .errors import WorkspaceError
 from .interactive import (
     InteractiveProcess,
@@ -29,17 +30,16 @@ from .interactive import (
     wait_ready,
     write_within,
 )
-from .runtime import ExecSpec
+from .spec import ExecSpec
 
 if TYPE_CHECKING:
-    from .docker_runtime import DockerRuntime
     from .workspace import Workspace
 
 
 class DockerProcess(InteractiveProcess):
     def __init__(
         self,
-        runtime: DockerRuntime,
+        runtime: ContainerHost,
         workspace: Workspace,
         spec: ExecSpec,
         stream: OutputStream,
@@ -47,8 +47,6 @@ class DockerProcess(InteractiveProcess):
         tty: bool,
     ) -> None:
         from docker.errors import DockerException
-
-        from .docker_runtime import remove_container, run_wrapper
 
         self._stream = stream
         self._api = runtime.client.api
@@ -61,7 +59,7 @@ class DockerProcess(InteractiveProcess):
             runtime.check_shared(self._container, workspace)
             self._exec_id = self._api.exec_create(
                 self._container.id,
-                run_wrapper(spec.command, "/dev/stdin", spec.cwd, workspace),
+                run_wrapper(spec.command, "/dev/stdin", spec.cwd, workspace.layout.runs),
                 stdin=True,
                 tty=tty,
                 environment=spec.env,
@@ -128,8 +126,6 @@ class DockerProcess(InteractiveProcess):
         return -1 if code is None else int(code)
 
     def _remove(self) -> None:
-        from .docker_runtime import remove_container
-
         with self._remove_lock:
             if not self._removed:
                 self._removed = True
@@ -149,7 +145,8 @@ class DockerProcess(InteractiveProcess):
 
     def _send(self, data: bytes) -> int:
         try:
-            return self._socket.send(data, socket.MSG_DONTWAIT)
+            sent: int = self._socket.send(data, socket.MSG_DONTWAIT)
+            return sent
         except (BlockingIOError, InterruptedError):
             raise
         except OSError:  # the container is gone

@@ -26,7 +26,7 @@ from typing import IO
 
 from .interactive import InteractiveProcess, OutputStream, ProcessGoneError, write_within
 from .process import HostProcessTree, Sink, kill_tagged, supervise
-from .runtime import ExecSpec
+from .spec import ExecSpec
 
 TERMINAL_ROWS, TERMINAL_COLUMNS = 24, 80
 

@@ -42,7 +42,7 @@ from ..excerpt import excerpt
 from .errors import RuntimeUnavailableError, WorkspaceError
 from .host import HostRuntime, find_bash
 from .process import ProcessOutcome
-from .runtime import ExecSpec
+from .spec import ExecSpec
 
 if TYPE_CHECKING:
     from .workspace import Workspace

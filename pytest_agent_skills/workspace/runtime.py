@@ -19,35 +19,18 @@ import tempfile
 import threading
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from .errors import WorkspaceError
+from .errors import run_all
 from .layout import workspace_dir_name
 from .process import ProcessOutcome
-from .result import STREAM_CAP_BYTES
+from .spec import ExecSpec
 from .staging import check_stage_mode
 
 if TYPE_CHECKING:
     from .interactive import InteractiveProcess, OutputStream
     from .workspace import Workspace
-
-
-@dataclass(frozen=True)
-class ExecSpec:
-    """One command, ready for a runtime: ``bash -lc command`` in ``cwd`` with exactly ``env``.
-
-    ``env`` holds the command's tag (:data:`~.process.TAG_VARIABLE`).
-    """
-
-    command: str
-    cwd: Path
-    env: dict[str, str]
-    stdin_path: Path | None
-    timeout: float
-    run_dir: Path
-    cap: int = STREAM_CAP_BYTES
 
 
 def read_only_folders(workspace: Workspace) -> list[Path]:
@@ -124,14 +107,7 @@ class Runtime(ABC):
     def close(self) -> None:
         """Close every workspace still open; the first that fails (a folder that could not be
         removed whole, ...) is raised once all are closed."""
-        failures: list[WorkspaceError] = []
-        for workspace in list(self._open):
-            try:
-                workspace.close()
-            except WorkspaceError as error:
-                failures.append(error)
-        if failures:
-            raise failures[0]
+        run_all(workspace.close for workspace in list(self._open))
 
     def __enter__(self) -> Runtime:
         return self

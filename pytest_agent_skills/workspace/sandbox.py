@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 from .errors import INSTALL_BWRAP, RuntimeUnavailableError
 from .globbing import is_inside
 from .host import HostRuntime, find_bash
-from .runtime import ExecSpec, read_only_folders
+from .runtime import read_only_folders
+from .spec import ExecSpec
 
 if TYPE_CHECKING:
     from .workspace import Workspace

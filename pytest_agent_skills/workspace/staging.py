@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..skill import Skill
-from . import STAGE_MODES
 from .errors import StagingError
 from .globbing import is_inside
+from .names import STAGE_MODES
 from .removal import remove_tree
 
 WORKSPACE_LINKS = {"out": "../../out", "work": "../../work", "inputs": "../../work/inputs"}

@@ -13,10 +13,10 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ..excerpt import excerpt
 from ..skill import Skill
@@ -43,7 +43,7 @@ from .result import (
     OutputFile,
     RunResult,
 )
-from .runtime import ExecSpec
+from .spec import ExecSpec, PreparedRun, check_text
 from .staging import (
     Snapshot,
     StagedSkill,
@@ -56,21 +56,39 @@ from .staging import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .runtime import Runtime
+    from .interactive import InteractiveProcess
 
 InputValue = bytes | str | Path
 
 
-@dataclass(frozen=True)
-class PreparedRun:
-    """A command ready to execute: its spec, the staged skill, its run folder, and what to
-    compare after it where the runtime does not guard the skill tree: ``watched`` maps
-    ``"staged"`` (the workspace's copy) and ``"source"`` (the user's folder) to a snapshot."""
+class WorkspaceRuntime(Protocol):
+    """What a :class:`Workspace` asks of its runtime (a :class:`~.runtime.Runtime`, which
+    stands on this module: it creates the workspaces)."""
 
-    spec: ExecSpec
-    staged: StagedSkill
-    run_dir: Path
-    watched: dict[str, tuple[Path, Snapshot]]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def keep_workspaces(self) -> bool: ...
+
+    @property
+    def stage_mode(self) -> str: ...
+
+    @property
+    def copies_skills(self) -> bool: ...
+
+    @property
+    def guards_skill_tree(self) -> bool: ...
+
+    def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome: ...
+
+    def start_interactive(
+        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
+    ) -> InteractiveProcess: ...
+
+    def release(self, workspace: Workspace) -> None: ...
+
+    def forget(self, workspace: Workspace) -> None: ...
 
 
 #: ``save(name, stream, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes; the
@@ -87,7 +105,12 @@ class Workspace:
     """
 
     def __init__(
-        self, runtime: Runtime, path: Path, session_id: str, *, defer_metadata: bool = False
+        self,
+        runtime: WorkspaceRuntime,
+        path: Path,
+        session_id: str,
+        *,
+        defer_metadata: bool = False,
     ) -> None:
         self.runtime = runtime
         self.path = path
@@ -102,7 +125,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._artifact_versions: dict[str, int] = {}
         self.exec_sessions = ExecSessions(self)
-        self._metadata: dict = {
+        self._metadata: dict[str, Any] = {
             "version": 1,
             "created_at": _now(),
             "skills": {},
@@ -517,7 +540,9 @@ class Workspace:
                         continue
                     budget -= size
                     version = self.artifact_saver(
-                        output.name, LimitedReader(handle, size), output.mime_type
+                        output.name,
+                        io.BufferedReader(LimitedReader(handle, size)),
+                        output.mime_type,
                     )
             except (OSError, WorkspaceError) as error:
                 warnings.append(f"output file {output.name!r} not saved as an artifact: {error}")
@@ -579,9 +604,18 @@ class Workspace:
                     self.runtime.forget(self)
                     if self.keep:
                         if not self._metadata_written:
-                            self._write_metadata()
+                            self._write_kept_metadata()
                     else:
                         remove_tree(self.path, alongside="skills")  # its biggest part
+
+    def _write_kept_metadata(self) -> None:
+        try:
+            self._write_metadata()
+        except OSError as error:  # the folder removed or made unwritable by a command
+            raise WorkspaceError(
+                f"the kept workspace {self.path} has no metadata.json: it cannot be written"
+                f" ({error.strerror or error}); the folder was changed by a command"
+            ) from error
 
     def __enter__(self) -> Workspace:
         return self
@@ -667,18 +701,6 @@ def _timeout_seconds(timeout: float | None) -> float:
             f" got {excerpt(timeout)}"
         )
     return float(timeout)
-
-
-def check_text(name: str, value: str, *, nul_allowed: bool = False) -> None:
-    """Refuse text no process can be given: NUL bytes in argv/paths, lone surrogates."""
-    if not nul_allowed and "\x00" in value:
-        raise WorkspaceError(f"{name} must not contain NUL bytes")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise WorkspaceError(
-            f"{name} is not valid Unicode text ({error.reason} at position {error.start})"
-        ) from None
 
 
 def _timeout_text(outcome: ProcessOutcome) -> str:
