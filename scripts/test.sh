@@ -13,6 +13,8 @@ if [ "$(id -u)" = "0" ]; then
 fi
 
 python3 -m ruff check .
+# A type error fails the run as a failing test does.
+python3 -m mypy --strict pytest_agent_skills
 
 status=0
 python3 -m pytest "$@" || status=$?

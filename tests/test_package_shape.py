@@ -6,17 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "pytest_agent_skills"
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 #: The hard limit on a function's parameters (``self`` and ``cls`` not counted).
 MAX_PARAMETERS = 8
 
-#: Circles being untied in the areas they stand in; any other circle fails.
-KNOWN_CIRCLES: list[frozenset[str]] = []
-#: Inside workspace/: the circles its modules make among themselves.
-KNOWN_CIRCLE_AREAS = ("workspace",)
 
 
 def modules() -> dict[str, Path]:
@@ -106,9 +100,10 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def import_circles() -> list[frozenset[str]]:
-    """The strongly connected sets of more than one module (Tarjan)."""
-    graph = import_graph()
+def import_circles(graph: dict[str, set[str]] | None = None) -> list[frozenset[str]]:
+    """The strongly connected sets of more than one module (Tarjan), of the package's import
+    graph or of ``graph``."""
+    graph = import_graph() if graph is None else graph
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -142,18 +137,14 @@ def import_circles() -> list[frozenset[str]]:
     return circles
 
 
-def _known(circle: frozenset[str]) -> bool:
-    return circle in KNOWN_CIRCLES or all(
-        member.split(".")[0] in KNOWN_CIRCLE_AREAS for member in circle
-    )
-
-
 def test_no_import_circle_between_files() -> None:
-    circles = import_circles()
-    new = [sorted(circle) for circle in circles if not _known(circle)]
-    assert new == [], f"import circles between the package's files: {new}"
-    if circles:
-        pytest.xfail(f"circles still being untied: {[sorted(c) for c in circles]}")
+    circles = [sorted(circle) for circle in import_circles()]
+    assert circles == [], f"import circles between the package's files: {circles}"
+
+
+def test_the_circle_check_finds_a_circle_and_only_it() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_circles(graph) == [frozenset({"a", "b", "c"})]
 
 
 def test_the_circle_check_sees_function_level_and_relative_imports() -> None:
