@@ -2,7 +2,7 @@
 
     python bench/xdist.py [--skills 1000] [--runs 5]
 
-Each skill is a valid SKILL.md (7 check items), one in fifty with an error and one in a
+Each skill is a valid SKILL.md (one item, every check), one in fifty with an error and one in a
 hundred sharing another's name, in a dot-folder root listed in ``skills_roots`` (as a skill
 repository has it).  Serial and ``-n 2`` runs alternate (each writes JUnit XML); printed: the
 median and fastest wall time of each, the median CPU time of all its processes (user + system:
@@ -162,7 +162,7 @@ def main() -> None:
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
     options = parser.parse_args()
-    items = options.skills * 7
+    items = options.skills  # one item per skill (the default skills_items = skill)
     with tempfile.TemporaryDirectory() as temp:
         skills, plain, probe = (Path(temp) / name for name in ("skills-repo", "plain", "probe"))
         for folder in (skills, plain, probe):
@@ -234,7 +234,7 @@ def main() -> None:
     print(
         f"xdist's own cost per item (floor, tests phase of every process, -n 2 minus serial):"
         f" +{added:.2f} ms CPU; a whole item's tests phase serially: plain test"
-        f" {tests['floor serial'] / items * 1000:.2f} ms, skill check"
+        f" {tests['floor serial'] / items * 1000:.2f} ms, skill (every check)"
         f" {tests['skills serial'] / items * 1000:.2f} ms"
     )
     parallel, serial = (

@@ -33,6 +33,7 @@ from .redaction import mask_urls
 
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
+    from .links import SkippedLink
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -137,15 +138,22 @@ def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def _run_validate(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
+    from .links import describe_all
     from .rules import FORMATTERS, to_sarif, validate_paths
 
     if args.output is not None:
         _check_output(args.output)
     # Each path is checked with the configuration pytest would read for it.
     scopes = Scopes(_validate_flags(args))
-    targets = _given_targets(args.paths, scopes) if args.paths else _selected_targets(scopes)
+    skipped: list[SkippedLink] = []  # linked folders the walks did not enter
+    if args.paths:
+        targets = _given_targets(args.paths, scopes)
+    else:
+        targets = _selected_targets(scopes, skipped)
     options = {path: scope.validation for path, scope in targets.items()}
-    reports = validate_paths(targets, options.__getitem__)
+    reports = validate_paths(targets, options.__getitem__, skipped)
+    for line in describe_all(skipped):  # once per link, beside the report
+        sys.stderr.write(f"agent-skills: {line}\n")
     if not reports:
         specs = args.paths or [".", *scopes.for_path(".").settings("skills_roots")]
         raise UsageError(
@@ -196,10 +204,11 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
     return targets
 
 
-def _selected_targets(scopes: Scopes) -> dict[Path, Scope]:
+def _selected_targets(scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
     """What a bare ``pytest`` here collects: the skills under its test paths (``testpaths``
     from the rootdir, else this folder; ``norecursedirs`` not entered), then the
-    ``skills_roots`` (relative to the configuration file's folder, shown relative to here)."""
+    ``skills_roots`` (relative to the configuration file's folder, shown relative to here).
+    The linked folders the walk did not enter are added to ``skipped``."""
     from .config.selection import DEFAULT_NORECURSEDIRS, SkillWalk, ini_args, test_paths
     from .filenames import SKILL_FILE
 
@@ -212,6 +221,7 @@ def _selected_targets(scopes: Scopes) -> dict[Path, Scope]:
             targets.setdefault(start, scope)
         for skill_file in walk.skill_files(start):
             targets.setdefault(skill_file, scope)
+    skipped.extend(walk.skipped)
     base_dir = scope.settings.base_dir
     for spec in scope.settings("skills_roots"):
         local = Path(os.path.relpath(base_dir / spec))

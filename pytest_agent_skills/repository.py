@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .errors import AgentSkillsError
 from .filenames import SKILL_FILE
+from .links import SkippedLink, skipped_link
 from .listings import FolderListings
 from .skill import Skill
 
@@ -68,27 +69,38 @@ class DuplicateSkill:
 
 
 def walk_folders(
-    root: Path, listings: FolderListings | None = None
+    root: Path, listings: FolderListings | None = None, skipped: list[SkippedLink] | None = None
 ) -> Iterator[tuple[str, list[str], list[str]]]:
     """``os.walk`` following symlinks, each real folder once (a link loop ends), hidden folders
     below ``root`` skipped; the caller may prune the yielded ``dirnames`` in place.  Folders
-    are listed through ``listings`` (a run's shared listings; new ones when None)."""
-    for current, dirnames, entries, _identity in _walk(root, listings or FolderListings()):
+    are listed through ``listings`` (a run's shared listings; new ones when None); each linked
+    folder not walked (a link back into a folder it is in, a second way to a folder walked
+    already) is added to ``skipped`` when given."""
+    walk = _walk(root, listings or FolderListings(), skipped)
+    for current, dirnames, entries, _identity in walk:
         yield current, dirnames, [name for name in entries if name not in dirnames]
 
 
 def _walk(
-    root: Path, listings: FolderListings
+    root: Path, listings: FolderListings, skipped: list[SkippedLink] | None = None
 ) -> Iterator[tuple[str, list[str], dict[str, os.DirEntry[str]], tuple[int, int]]]:
     """(folder as named from ``root``, its sub-folders to walk, its entries, its (device,
-    inode)), as :func:`walk_folders` goes."""
-    # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part.
-    visited: set[tuple[int, int]] = set()
+    inode)), as :func:`walk_folders` goes: the real folders first, depth first in sorted
+    order, then each linked folder met (in that order), so that a folder is walked at its
+    real path whenever it is under ``root``."""
+    # (device, inode) pairs, not realpath(): one stat per folder instead of one per path part;
+    # each with the folder's name as first walked.
+    visited: dict[tuple[int, int], str] = {}
     top = os.fspath(root)
-    # Each folder as named from root (what is yielded) and absolute (how it is listed).
-    stack = [(top, os.path.abspath(top))]
-    while stack:
-        current, absolute = stack.pop()
+    # Each folder as named from root (what is yielded), absolute (how it is listed), and the
+    # (device, inode) of the folders it is in.
+    Folder = tuple[str, str, tuple[tuple[int, int], ...]]
+    stack: list[Folder] = [(top, os.path.abspath(top), ())]
+    linked: list[Folder] = []  # walked once the real folders are
+    while stack or linked:
+        if not stack:
+            stack.append(linked.pop(0))
+        current, absolute, above = stack.pop()
         entries = listings.entries(absolute)
         if entries is None:
             continue
@@ -98,15 +110,28 @@ def _walk(
             continue
         identity = (status.st_dev, status.st_ino)
         if identity in visited:
+            if skipped is not None:
+                walked = None if identity in above else visited[identity]
+                skipped.append(skipped_link(current, walked))
             continue
-        visited.add(identity)
+        visited[identity] = current
         dirnames = sorted(name for name in _folder_names(entries) if name[0] != ".")
         yield current, dirnames, entries, identity
         if dirnames:
             # os.path.join's result, without a call per folder (a name is never absolute).
             named = current if not current or current.endswith(os.sep) else current + os.sep
             listed = absolute if absolute.endswith(os.sep) else absolute + os.sep
-            stack.extend((named + name, listed + name) for name in reversed(dirnames))
+            inside = (*above, identity)
+            links = 0
+            for name in reversed(dirnames):
+                folder = (named + name, listed + name, inside)
+                if _is_link(entries.get(name)):
+                    linked.append(folder)
+                    links += 1
+                else:
+                    stack.append(folder)
+            if links:
+                linked.sort(key=_named)  # walked in sorted order
 
 
 def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
@@ -118,6 +143,17 @@ def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
         return [name for name, entry in entries.items() if _is_dir(entry)]
 
 
+def _named(folder: tuple[str, str, tuple[tuple[int, int], ...]]) -> str:
+    return folder[0]
+
+
+def _is_link(entry: os.DirEntry[str] | None) -> bool:
+    try:
+        return entry is not None and entry.is_symlink()
+    except OSError:
+        return False
+
+
 def _is_dir(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_dir()
@@ -125,20 +161,24 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def find_skill_dirs(root: Path, listings: FolderListings | None = None) -> Iterator[Path]:
+def find_skill_dirs(
+    root: Path, listings: FolderListings | None = None, skipped: list[SkippedLink] | None = None
+) -> Iterator[Path]:
     """Skill folders under ``root`` (``root`` itself included), in sorted walk order, following
     symlinks once.  As in the reference, a ``SKILL.md`` inside another skill's folder is a skill
     of its own: the walk goes on below a skill folder.  Folders are listed through
-    ``listings`` (new ones when None)."""
-    for directory, _identity in skill_folders(root, listings or FolderListings()):
+    ``listings`` (new ones when None); linked folders not walked go to ``skipped``."""
+    for directory, _identity in skill_folders(root, listings or FolderListings(), skipped):
         yield directory
 
 
-def skill_folders(root: Path, listings: FolderListings) -> Iterator[tuple[Path, tuple[int, int]]]:
+def skill_folders(
+    root: Path, listings: FolderListings, skipped: list[SkippedLink] | None = None
+) -> Iterator[tuple[Path, tuple[int, int]]]:
     """:func:`find_skill_dirs` with each folder's (device, inode), which the walk has."""
     root = root if isinstance(root, Path) else Path(root)
     top = str(root)
-    for current, _dirnames, entries, identity in _walk(root, listings):
+    for current, _dirnames, entries, identity in _walk(root, listings, skipped):
         entry = entries.get(SKILL_FILE)
         if entry is not None and _is_file(entry):
             yield (root if current == top else Path(current)), identity

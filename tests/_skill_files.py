@@ -47,3 +47,18 @@ def write_linked_docs_skill(root: Path, name: str = "style-guide") -> Path:
     (skill / "docs").symlink_to("shared/docs", target_is_directory=True)
     (skill / "references").symlink_to(f"../{name}/shared/refs", target_is_directory=True)
     return skill
+
+
+def write_linked_repository(root: Path) -> None:
+    """A plugin repository whose folders link as real ones do: ``plugins/uipath -> ..`` (back
+    to the repository's root), ``plugins/shared -> ../skills`` (a second way to its skills) and
+    ``plugins/pdf -> ../.vendor/pdf`` (the only way to a skill in a dot-folder).  Of the three
+    skills, ``broken`` fails (its name is not a valid one)."""
+    write_skill(root / "skills", "alpha")
+    write_skill(root / "skills", "broken", front="name: Broken\ndescription: Breaks. Use never.\n")
+    write_skill(root / ".vendor", "pdf")
+    plugins = root / "plugins"
+    plugins.mkdir()
+    (plugins / "uipath").symlink_to("..", target_is_directory=True)
+    (plugins / "shared").symlink_to("../skills", target_is_directory=True)
+    (plugins / "pdf").symlink_to("../.vendor/pdf", target_is_directory=True)

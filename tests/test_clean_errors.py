@@ -93,8 +93,8 @@ def test_pytests_junit_xml_is_written_for_a_skill_in_such_a_folder(odd_tree: Pat
     cases = list(ElementTree.parse(odd_tree / "r.xml").iter("testcase"))
     assert {case.get("classname") for case in cases} == {"skills.caf\\xff.SKILL.md"}
     (failed,) = [case for case in cases if case.find("failure") is not None]
-    assert failed.get("name") == "name"
-    assert "FAILED skills/caf\\xff/SKILL.md::name" in done.stdout
+    assert failed.get("name") == "validate"
+    assert "FAILED skills/caf\\xff/SKILL.md::validate" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -35,8 +35,8 @@ def test_the_example_suite_passes_in_every_runtime(
     for expected in (
         "agent-skills: skills_roots=[.claude/skills], skills_profile=trpc,"
         f" skills_runtime={runtime}, skills_record=none,",
-        ".claude/skills/invoice-totals/SKILL.md::name PASSED",
-        ".claude/skills/meeting-notes/SKILL.md::references PASSED",
+        ".claude/skills/invoice-totals/SKILL.md::validate PASSED",
+        ".claude/skills/meeting-notes/SKILL.md::validate PASSED",
         "tests/test_invoice_totals.py::test_totals_per_customer PASSED",
         "tests/test_agent.py::test_the_recorded_agent_totals_the_invoices PASSED",
         ".claude/skills/invoice-totals/evals/totals.scenario.yaml::totals for two customers PASSED",

@@ -353,7 +353,7 @@ def test_an_unreadable_skill_md_fails_its_pytest_item_cleanly(
         "skills/locked/SKILL.md: error [skill-md-unreadable] SKILL.md cannot be read (Permission"
         " denied); make it readable by the user running the tests."
     ) in done.stdout.splitlines()
-    assert "1 failed, 2 passed, 4 skipped in" in done.stdout.splitlines()[-1]
+    assert "1 failed in" in done.stdout.splitlines()[-1]  # one item per skill
 
 
 def test_an_unreadable_doc_is_a_finding_for_the_cli(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from pytest_agent_skills import settings
 
 pytest_plugins = ["pytester"]
 
-CHECKS = 7
+#: Items of a skill: one (validate) by default.
+SKILL_ITEMS = 1
 QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 EXAMPLE_SUITE = Path(__file__).resolve().parent.parent / "example_suite"
 PYTEST_9 = pytest.version_tuple >= (9,)
@@ -60,7 +61,7 @@ def repo(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_no_path_runs_every_skill_of_the_roots(repo: pytest.Pytester) -> None:
-    run(repo).assert_outcomes(passed=2 + 2 * CHECKS + 1)
+    run(repo).assert_outcomes(passed=2 + 2 * SKILL_ITEMS + 1)
 
 
 @pytest.mark.parametrize(
@@ -69,13 +70,13 @@ def test_no_path_runs_every_skill_of_the_roots(repo: pytest.Pytester) -> None:
         (["tests/test_plain.py"], 2),
         (["tests/test_plain.py::test_two"], 1),
         (["tests"], 2),
-        ([".claude/skills/beta"], CHECKS),
-        ([".claude/skills/alpha"], CHECKS + 1),
-        ([".claude/skills/alpha/SKILL.md::name"], 1),
+        ([".claude/skills/beta"], SKILL_ITEMS),
+        ([".claude/skills/alpha"], SKILL_ITEMS + 1),
+        ([".claude/skills/alpha/SKILL.md::validate"], 1),
         ([".claude/skills/alpha/evals/hello.scenario.yaml"], 1),
-        ([".claude/skills"], 2 * CHECKS + 1),
-        (["."], 2 + 2 * CHECKS + 1),
-        (["tests", ".claude/skills/beta/SKILL.md"], 2 + CHECKS),
+        ([".claude/skills"], 2 * SKILL_ITEMS + 1),
+        (["."], 2 + 2 * SKILL_ITEMS + 1),
+        (["tests", ".claude/skills/beta/SKILL.md"], 2 + SKILL_ITEMS),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else str(value),
 )
@@ -87,25 +88,25 @@ def test_paths_and_node_ids_narrow_what_runs(
 
 
 def test_ignore_applies_to_skill_roots(repo: pytest.Pytester) -> None:
-    run(repo, "--ignore=.claude/skills/alpha").assert_outcomes(passed=2 + CHECKS)
+    run(repo, "--ignore=.claude/skills/alpha").assert_outcomes(passed=2 + SKILL_ITEMS)
     run(repo, "--ignore=.claude").assert_outcomes(passed=2)
-    run(repo, "--ignore-glob=*/evals/*").assert_outcomes(passed=2 + 2 * CHECKS)
+    run(repo, "--ignore-glob=*/evals/*").assert_outcomes(passed=2 + 2 * SKILL_ITEMS)
     repo.makepyfile(
         ignore_beta="def pytest_ignore_collect(collection_path):\n"
         "    return collection_path.name == 'beta' or None\n"
     )
     repo.syspathinsert()
-    run(repo, "-p", "ignore_beta").assert_outcomes(passed=2 + CHECKS + 1)
+    run(repo, "-p", "ignore_beta").assert_outcomes(passed=2 + SKILL_ITEMS + 1)
 
 
 def test_a_root_outside_the_test_paths_runs_only_when_named(pytester: pytest.Pytester) -> None:
     write_skill(pytester.path / "shared" / "skills", "gamma")
     pytester.makepyfile(**{"tests/test_plain.py": "def test_one():\n    pass\n"})
     pytester.makeini("[pytest]\ntestpaths = tests\nskills_roots = shared/skills\n")
-    run(pytester).assert_outcomes(passed=1 + CHECKS)
+    run(pytester).assert_outcomes(passed=1 + SKILL_ITEMS)
     run(pytester, "tests").assert_outcomes(passed=1)
-    run(pytester, "shared").assert_outcomes(passed=CHECKS)
-    run(pytester, "-k", "gamma").assert_outcomes(passed=CHECKS)
+    run(pytester, "shared").assert_outcomes(passed=SKILL_ITEMS)
+    run(pytester, "-k", "gamma").assert_outcomes(passed=SKILL_ITEMS)
 
 
 # --- 2. no false name-duplicate for a file given inside a skill -----------------------------------
@@ -113,7 +114,7 @@ def test_a_root_outside_the_test_paths_runs_only_when_named(pytester: pytest.Pyt
 
 def test_a_scenario_and_its_skill_given_together_are_no_duplicate(repo: pytest.Pytester) -> None:
     result = run(repo, ".claude/skills/alpha/evals/hello.scenario.yaml", ".claude/skills/alpha")
-    result.assert_outcomes(passed=CHECKS + 1)
+    result.assert_outcomes(passed=SKILL_ITEMS + 1)
     assert "name-duplicate" not in result.stdout.str()
 
 
@@ -239,7 +240,7 @@ def test_both_pyproject_tables_take_typed_values(pytester: pytest.Pytester, tabl
     write_skill(pytester.path / ".claude" / "skills", "alpha", body="")
     pytester.makepyprojecttoml(table)
     result = run(pytester, "-W", "error::UserWarning")
-    result.assert_outcomes(passed=CHECKS)
+    result.assert_outcomes(passed=SKILL_ITEMS)
     assert header(result) == (
         "agent-skills: skills_roots=[.claude/skills], skills_profile=spec,"
         " skills_rule_severity=[body-empty=off], skills_runtime=local, skills_record=none,"
@@ -276,11 +277,18 @@ def test_junit_xml_has_the_junit_10_shape_under_xunit2(repo: pytest.Pytester) ->
     xml = (repo.path / "report.xml").read_bytes()
     assert b"<failure" in xml and b"<properties>" not in xml
     assert problems(xml) == []
+    run(repo, "--junitxml=checks.xml", "-o", "skills_items=check")
+    checks = (repo.path / "checks.xml").read_bytes()
+    assert checks.count(b"<failure") == 2 and b"<properties>" not in checks  # fields, name
+    assert problems(checks) == []
     run(repo, "--junitxml=legacy.xml", "-o", "junit_family=xunit1")
     legacy = (repo.path / "legacy.xml").read_text()
-    assert '<property name="skill_check" value="name" />' in legacy
+    assert '<property name="skill_name" value="Bad_Name" />' in legacy
     assert '<property name="scenario"' in legacy
     assert problems(legacy)  # per-case properties: valid only under xunit1
+    run(repo, "--junitxml=legacy.xml", "-o", "junit_family=xunit1", "-o", "skills_items=check")
+    legacy = (repo.path / "legacy.xml").read_text()
+    assert '<property name="skill_check" value="name" />' in legacy
 
 
 # --- 9. failures and skips point at the test, not at the plugin --------------------------------
@@ -391,7 +399,7 @@ def test_each_xdist_worker_parses_only_the_skills_it_checks(
     monkeypatch.setenv("PARSE_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", importable_first(pytester.path))
     result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_parses", "-n", "2")
-    result.assert_outcomes(passed=(skills + 1) * CHECKS - 1, failed=1)  # the twin's name check
+    result.assert_outcomes(passed=skills, failed=1)  # the twin: name-duplicate
     parsed = {path.name: path.read_text().splitlines() for path in log.iterdir()}
     assert sorted(parsed) == ["gw0", "gw1"]
     for worker, directories in parsed.items():
@@ -436,7 +444,7 @@ def test_each_process_walks_the_skill_roots_once_for_skills_and_scenarios(
     monkeypatch.setenv("PYTHONPATH", importable_first(pytester.path))
     for extra in ([], ["-n", "2"]):
         result = pytester.runpytest_subprocess(*QUIET_PLUGINS, "-p", "count_listings", *extra)
-        result.assert_outcomes(passed=2 * CHECKS)
+        result.assert_outcomes(passed=2 * SKILL_ITEMS)
     # The root folder is listed by walks only (a skill's checks list the skill's own folders).
     walks = {path.name: path.read_text().splitlines().count(str(root)) for path in log.iterdir()}
     assert walks == {"serial": 1, "gw0": 1, "gw1": 1}
@@ -450,4 +458,4 @@ def test_a_glue_module_given_with_p_before_the_plugin_is_not_registered_twice(
 ) -> None:
     # -p names load before the installed plugins, ours included, which registers its glue.
     result = run(repo, "-p", "pytest_agent_skills.glue.scenarios")
-    result.assert_outcomes(passed=2 + 2 * CHECKS + 1)
+    result.assert_outcomes(passed=2 + 2 * SKILL_ITEMS + 1)

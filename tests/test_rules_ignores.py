@@ -234,7 +234,8 @@ def test_pytest_per_path_ignores_from_ini_flag_and_environment(
 ) -> None:
     monkeypatch.delenv("SKILLS_PER_PATH_IGNORES", raising=False)
     legacy(pytester.path / "skills", "Run scripts/a.py.\n")
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    # The per-check view: which checks fail tells which ignores held.
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-o", "skills_items=check")
     pytester.runpytest(*quiet).assert_outcomes(passed=5, failed=2)
     pytester.makeini(
         "[pytest]\nskills_per_path_ignores =\n    skills/legacy-*: name-directory\n"
@@ -297,4 +298,4 @@ def test_pytest_honours_ignore_comments_without_failure_or_warning(
     # outer run is an xdist worker).
     quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
     result = pytester.runpytest(*quiet, "-W", "error")
-    result.assert_outcomes(passed=7, warnings=0)
+    result.assert_outcomes(passed=1, warnings=0)

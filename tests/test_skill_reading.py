@@ -168,3 +168,37 @@ def test_collection_makes_each_nested_skill_its_own_test_file(
         check for skill, check in items if skill == "inner"
     ]
     assert {skill for skill, _check in items} == {"outer", "inner"}
+
+
+def test_the_cli_and_a_repository_walk_a_link_loop_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The layout pytest collects in tests/test_collection.py: each skill folder once, at its
+    real path when the walk meets it there; what was not walked said once per link."""
+    from _skill_files import write_linked_repository
+
+    from pytest_agent_skills.cli import main
+
+    write_linked_repository(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["validate"]) == 1
+    out, err = capsys.readouterr()
+    assert [line.split(" [")[0] for line in out.splitlines() if "error [" in line] == [
+        "skills/broken/SKILL.md:2: error",  # name-charset
+        "skills/broken/SKILL.md:2: error",  # name-directory: the failing skill, once
+    ]
+    assert "3 skill(s) checked: 2 error(s), 0 warning(s); 1 skill(s) failed" in out
+    assert err.splitlines() == [
+        "agent-skills: plugins/shared -> ../skills: leads to skills, walked already",
+        "agent-skills: plugins/uipath -> ..: a symbolic link back into a folder it is in,"
+        " not followed",
+    ]
+    assert main(["validate", "."]) == 1  # a path given: walked alike
+    out, err = capsys.readouterr()
+    assert "3 skill(s) checked" in out and err.count("\n") == 2
+    assert sorted(SkillRepository([tmp_path]).names()) == ["Broken", "alpha", "pdf"]
+    assert [path.relative_to(tmp_path).as_posix() for path in find_skill_dirs(tmp_path)] == [
+        "skills/alpha",
+        "skills/broken",
+        "plugins/pdf",
+    ]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..filenames import SKILL_FILE
+from ..links import SkippedLink
 from ..settings import ConfigFile
 
 #: pytest's default ``norecursedirs``.
@@ -75,12 +76,15 @@ class SkillWalk:
     def __init__(self, norecursedirs: Sequence[str]) -> None:
         self.by_name = [pattern for pattern in norecursedirs if os.sep not in pattern]
         self.by_path = [pattern for pattern in norecursedirs if os.sep in pattern]
+        #: The linked folders the walks did not enter (a link back into a folder it is in, a
+        #: second way to a folder walked already).
+        self.skipped: list[SkippedLink] = []
 
     def skill_files(self, top: Path) -> Iterator[Path]:
         from ..repository import walk_folders  # loads the skill parser
 
         top_name = os.fspath(top)
-        for current, dirnames, filenames in walk_folders(top):
+        for current, dirnames, filenames in walk_folders(top, skipped=self.skipped):
             if current != top_name and self._environment(current, dirnames, filenames):
                 dirnames[:] = []
                 continue

@@ -1,5 +1,11 @@
 """pytest collection of skills: every ``SKILL.md`` becomes a node named after its
-skill, with one item per check (``frontmatter``, ``fields``, ``name``, ...).
+skill, with one item, ``validate``, that runs every check and reports every finding of the
+skill; ``skills_items = check`` gives one item per check instead (``frontmatter``,
+``fields``, ``name``, ...).
+
+One item per skill is the default because a repository of thousands of skills is normal:
+pytest's cost grows with the items (each has three reports, and its failure summary looks
+through every report for each failure), while the findings are the same either way.
 
 The checks themselves live in :mod:`pytest_agent_skills.rules`; this module
 only maps them onto pytest nodes, reports findings (errors fail the item,
@@ -10,6 +16,7 @@ roots) that the ordinary walk of the test paths does not reach.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from dataclasses import replace
@@ -22,6 +29,7 @@ from .. import settings
 from ..config.validation import VALIDATION_SETTINGS, validation_options
 from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
+from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
 from .roots import root_files, selected_root_files
 
@@ -29,10 +37,26 @@ if TYPE_CHECKING:  # the rule tables load when a skill is collected, the parser 
     from ..findings import Finding
     from ..rules import ValidationOptions
     from ..skill import Skill
+    from .collection_links import CollectionLinks
 
 _OPTIONS_KEY = pytest.StashKey["ValidationOptions"]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
 _DUPLICATES_KEY = pytest.StashKey[dict[Path, tuple[list["Finding"], Any]]]()
+_LINKS_KEY = pytest.StashKey["CollectionLinks"]()
+
+#: The name of the one item of a skill (``skills/pdf/SKILL.md::validate``).
+SKILL_ITEM_NAME = "validate"
+ITEM_SHAPES = ("skill", "check")
+COLLECTION_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_items",
+        kind="choice",
+        choices=ITEM_SHAPES,
+        default="skill",
+        help="test items of a SKILL.md: skill (one item, 'validate', reporting every failing"
+        " check) or check (one item per check: frontmatter, fields, name, ...)",
+    ),
+)
 
 
 class SkillWarning(UserWarning):
@@ -48,10 +72,17 @@ class SkillCheckFailed(AgentSkillsError):
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    settings.add_to_parser(parser, VALIDATION_SETTINGS)
+    settings.add_to_parser(parser, (*VALIDATION_SETTINGS, *COLLECTION_SETTINGS))
 
 
+#: The terminal reporter of each session running in this process, the innermost last (see
+#: :func:`pytest_runtest_logreport`; pytester runs sessions inside a session).
+_TERMINALS: list[object] = []
+
+
+@pytest.hookimpl(trylast=True)  # after the terminal reporter is registered
 def pytest_configure(config: pytest.Config) -> None:
+    _TERMINALS.append(config.pluginmanager.get_plugin("terminalreporter"))
     config.stash[_SKILL_FILES_KEY] = []
     # Options given are checked before any test runs; defaults cannot be wrong, so with them
     # the rule tables load only when a check first runs.
@@ -72,6 +103,22 @@ def _enabled(config: pytest.Config) -> bool:
     return bool(settings.value(config, "skills_validate"))
 
 
+def _links(config: pytest.Config) -> CollectionLinks:
+    """The links this session's collection met (made, and its module loaded, on the first)."""
+    if _LINKS_KEY not in config.stash:
+        from .collection_links import CollectionLinks
+
+        config.stash[_LINKS_KEY] = CollectionLinks(str(config.rootpath))
+    return config.stash[_LINKS_KEY]
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    # A link back into a folder it is in would make pytest walk those folders without end.
+    if os.path.islink(collection_path) and _links(config).leads_back(collection_path):
+        return True
+    return None
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SkillFile | None:
     if file_path.name != SKILL_FILE or not _enabled(parent.config):
         return None
@@ -84,27 +131,65 @@ def pytest_collection_modifyitems(
 ) -> None:
     if not _enabled(config):
         return
-    parents = {item.parent for item in items if isinstance(item, SkillCheckItem)}
-    collected = {node.path.resolve() for node in parents}  # one resolve() a skill, not a check
-    for path in selected_root_files(session, root_files(config).skills):
-        resolved = path.resolve()
-        if resolved not in collected:
-            collected.add(resolved)
-            items.extend(session.genitems(SkillFile.for_path(session, path)))
+    found = root_files(config).skills
+    if found:
+        collected = {item.parent.path for item in items if isinstance(item, SkillItem)}
+        for path in selected_root_files(session, found):
+            if path not in collected:  # else under the test paths too
+                collected.add(path)
+                items.extend(session.genitems(SkillFile.for_path(session, path)))
     # The skills of this run, in collection order (the first of two with one name wins); pytest
     # also builds, then drops, nodes for the siblings of a file given on the command line.
-    files = {item.parent: None for item in items if isinstance(item, SkillCheckItem)}
-    config.stash[_SKILL_FILES_KEY] = list(files)
+    files = list({item.parent: None for item in items if isinstance(item, SkillItem)})
+    identities = [node.identity for node in files]
+    left_out = set()
+    if len(set(identities)) < len(identities):  # a skill folder reached a second way
+        left_out = _links(config).left_out([(node.path, node.identity) for node in files])
+    if left_out:  # a skill folder reached through links: one node for it, the others deselected
+        kept = [item for item in items if getattr(item.parent, "path", None) not in left_out]
+        config.hook.pytest_deselected(items=[item for item in items if item not in set(kept)])
+        items[:] = kept
+        files = [node for node in files if node.path not in left_out]
+    config.stash[_SKILL_FILES_KEY] = files
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _TERMINALS:
+        _TERMINALS.pop()
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    return config.stash[_LINKS_KEY].report_lines() if _LINKS_KEY in config.stash else []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Leave a skill item's passed setup and teardown out of the terminal's statistics when
+    they captured nothing: pytest's failure summary looks through all of them for each failure
+    (for teardown output to show), which grows as failures x items; such a report shows
+    nothing there, and no count or outcome depends on it."""
+    if report.when == "call" or not report.passed or report.sections:
+        return
+    if not report.nodeid.partition("::")[0].endswith(SKILL_FILE):
+        return
+    statistics = getattr(_TERMINALS[-1], "stats", None) if _TERMINALS else None
+    if statistics:
+        passed = statistics.get("")
+        if passed and passed[-1] is report:
+            passed.pop()
 
 
 class SkillFile(pytest.File):
-    """One skill (its ``SKILL.md``), named after the skill; one item per check.
+    """One skill (its ``SKILL.md``), named after the skill; its item ``validate``, or one item
+    per check (``skills_items = check``).
 
     The skill is parsed when a check first runs: collection only reads the name
     (``quick_skill_name``), so ``--collect-only`` and deselected skills stay cheap.
     """
 
     skill_properties: list[tuple[str, str]]
+    #: The (device, inode) of the skill folder: one skill however many paths lead to it.
+    identity: tuple[int, int] | None
     _skill: Skill | None = None
 
     @classmethod
@@ -123,6 +208,11 @@ class SkillFile(pytest.File):
             name = skill.name
         node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
         node._skill = skill
+        try:
+            status = os.stat(path.parent)
+            node.identity = (status.st_dev, status.st_ino)
+        except OSError:
+            node.identity = None  # Skill.load says why
         node.skill_properties = []
         if with_testcase_properties(parent.config):
             node.skill_properties = [
@@ -139,7 +229,9 @@ class SkillFile(pytest.File):
             self._skill = Skill.load(self.path.parent)
         return self._skill
 
-    def collect(self) -> list[SkillCheckItem]:
+    def collect(self) -> list[SkillItem]:
+        if settings.value(self.config, "skills_items") == "skill":
+            return [SkillItem.from_parent(self, name=SKILL_ITEM_NAME)]
         from ..rules import CHECKS
 
         return [SkillCheckItem.from_parent(self, name=check, check=check) for check in CHECKS]
@@ -181,32 +273,27 @@ def relative_to_root(config: pytest.Config, path: Path) -> str:
     return bestrelpath(config.rootpath, path)
 
 
-class SkillCheckItem(pytest.Item):
-    """One check (a group of rules) of one skill."""
+class SkillItem(pytest.Item):
+    """Every check of one skill: fails with every finding of the skill (errors and warnings,
+    check by check) when one is an error."""
 
     parent: SkillFile
 
-    def __init__(self, *, check: str, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.check = check
         if self.parent.skill_properties:  # decided once per skill
             self.user_properties.extend(self.parent.skill_properties)
-            self.user_properties.append(("skill_check", check))
 
     def runtest(self) -> None:
-        from ..rules import FRONT_MATTER_CHECKS, validate_check
+        from ..rules import report_skill
 
         skill = self.parent.skill
-        if self.check in FRONT_MATTER_CHECKS and skill.front_matter is None:
-            # Reported at the SKILL.md (like a skip marker), not at this line of the plugin.
-            raise pytest.skip.Exception(
-                "the front matter did not parse: see the frontmatter check",
-                _use_item_location=True,
-            )
         options = _options(self.config)
-        findings = validate_check(skill, self.check, options)
-        if self.check == "name":
-            findings += self._duplicates(options).get(skill.skill_file, ([], []))[0]
+        duplicates = self._duplicates(options).get(skill.skill_file, ([], []))
+        self._conclude(list(report_skill(skill, options, duplicates).findings))
+
+    def _conclude(self, findings: list[Finding]) -> None:
+        """Warn for each warning; fail with every finding when one is an error."""
         for finding in findings:
             if not finding.is_error:
                 warnings.warn_explicit(
@@ -231,14 +318,47 @@ class SkillCheckItem(pytest.Item):
             self.config.stash[_DUPLICATES_KEY] = duplicate_name_findings_by_file(shared, options)
         return self.config.stash[_DUPLICATES_KEY]
 
-    def _format(self, finding: Finding) -> str:
-        """The finding as :meth:`Finding.format` writes it, its path relative to the rootdir."""
-        return replace(finding, path=Path(relative_to_root(self.config, finding.path))).format()
-
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, SkillCheckFailed):
-            return "\n".join(self._format(finding) for finding in excinfo.value.findings)
+            # Each finding as Finding.format writes it, its path relative to the rootdir (the
+            # findings of a skill name one or two files: each made relative once).
+            shown: dict[Path, Path] = {}
+            lines = []
+            for finding in excinfo.value.findings:
+                if finding.path not in shown:
+                    shown[finding.path] = Path(relative_to_root(self.config, finding.path))
+                lines.append(replace(finding, path=shown[finding.path]).format())
+            return "\n".join(lines)
         return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"skill {self.parent.name}"
+
+
+class SkillCheckItem(SkillItem):
+    """One check (a group of rules) of one skill."""
+
+    def __init__(self, *, check: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check = check
+        if self.parent.skill_properties:
+            self.user_properties.append(("skill_check", check))
+
+    def runtest(self) -> None:
+        from ..rules import FRONT_MATTER_CHECKS, validate_check
+
+        skill = self.parent.skill
+        if self.check in FRONT_MATTER_CHECKS and skill.front_matter is None:
+            # Reported at the SKILL.md (like a skip marker), not at this line of the plugin.
+            raise pytest.skip.Exception(
+                "the front matter did not parse: see the frontmatter check",
+                _use_item_location=True,
+            )
+        options = _options(self.config)
+        findings = validate_check(skill, self.check, options)
+        if self.check == "name":
+            findings += self._duplicates(options).get(skill.skill_file, ([], []))[0]
+        self._conclude(findings)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"skill {self.parent.name}: {self.check}"

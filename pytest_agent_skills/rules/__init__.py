@@ -38,6 +38,7 @@ _EXPORTS = {
     "ValidationOptions": "_options",
     "parse_severities": "_options",
     "SkillReport": "_validate",
+    "report_skill": "_validate",
     "check_findings": "_validate",
     "duplicate_name_findings": "_validate",
     "duplicate_name_findings_by_file": "_validate",
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # the lazy names' own types, for type checkers
     from ._validate import check_findings as check_findings
     from ._validate import duplicate_name_findings as duplicate_name_findings
     from ._validate import duplicate_name_findings_by_file as duplicate_name_findings_by_file
+    from ._validate import report_skill as report_skill
     from ._validate import skill_dirs as skill_dirs
     from ._validate import validate as validate
     from ._validate import validate_check as validate_check

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..filenames import SKILL_FILE
 from ..findings import Finding, Severity
+from ..links import SkippedLink
 from ..listings import FolderListings
 from ..repository import skill_folders
 from ..skill import Skill
@@ -88,19 +89,20 @@ def validate_check(
 
 def validate(skill: Skill, options: ValidationOptions = DEFAULT_OPTIONS) -> list[Finding]:
     """Every finding for ``skill``: parse problems first, then each check in order."""
-    return list(_report(skill, options).findings)
+    return list(report_skill(skill, options).findings)
 
 
 _NO_FINDINGS: tuple[list[Finding], list[Suppressed]] = ([], [])
 
 
-def _report(
+def report_skill(
     skill: Skill,
-    options: ValidationOptions,
+    options: ValidationOptions = DEFAULT_OPTIONS,
     name_duplicates: tuple[list[Finding], list[Suppressed]] = _NO_FINDINGS,
 ) -> SkillReport:
-    """Each check's findings in order, ``name_duplicates`` (kept, suppressed) after the name
-    check's."""
+    """The :class:`SkillReport` of ``skill``: each check's findings in order, the
+    ``name_duplicates`` found among many skills (kept, suppressed: see
+    :func:`duplicate_name_findings_by_file`) after the name check's."""
     findings: list[Finding] = []
     suppressed: list[Suppressed] = []
     for check in CHECKS:
@@ -186,30 +188,34 @@ def skill_dirs(path: Path, listings: FolderListings | None = None) -> list[Path]
 
 
 def _skill_folders(
-    path: Path, listings: FolderListings | None
+    path: Path, listings: FolderListings | None, skipped: list[SkippedLink] | None = None
 ) -> Iterable[tuple[Path, tuple[int, int]]]:
-    """:func:`skill_dirs` with each folder's (device, inode)."""
+    """:func:`skill_dirs` with each folder's (device, inode); linked folders the walk did not
+    enter go to ``skipped``."""
     if path.name == SKILL_FILE and path.is_file():
         status = os.stat(path.parent)  # one system call; resolve() makes one per path part
         return [(path.parent, (status.st_dev, status.st_ino))]
-    return skill_folders(path, listings or FolderListings())
+    return skill_folders(path, listings or FolderListings(), skipped)
 
 
 def validate_paths(
     paths: Iterable[Path],
     options: ValidationOptions | Callable[[Path], ValidationOptions] = DEFAULT_OPTIONS,
+    skipped: list[SkippedLink] | None = None,
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included.
 
     ``options`` are the options of every skill, or a function giving those of the skills
     found under each path (e.g. each path's own configuration file); the first path a skill
-    is found under decides.
+    is found under decides.  Each skill folder is validated once, however many links lead
+    to it; the linked folders the walk did not enter (a link back into a folder it is in, a
+    second way to a folder walked already) are added to ``skipped`` when given.
     """
     listings = FolderListings()  # each folder listed once in this run: by the walk, for the rules
     directories: dict[tuple[int, int], tuple[Path, ValidationOptions]] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
         chosen = options(path) if callable(options) else options
-        for directory, identity in _skill_folders(path, listings):
+        for directory, identity in _skill_folders(path, listings, skipped):
             directories.setdefault(identity, (directory, chosen))
     skills = [Skill.load(directory, listings) for directory, _chosen in directories.values()]
     chosen_options = [chosen for _directory, chosen in directories.values()]
@@ -223,5 +229,5 @@ def validate_paths(
         duplicates = duplicates_by_options[id(chosen)]
         # (no duplicate names is the common case: no path hashed for it)
         found = duplicates.get(skill.skill_file, _NO_FINDINGS) if duplicates else _NO_FINDINGS
-        reports.append(_report(skill, chosen, found))
+        reports.append(report_skill(skill, chosen, found))
     return reports
