@@ -1,12 +1,16 @@
-"""The package's shape, read from its source: no import circle between files, no function
-taking more than a handful of parameters (a spec object instead, as ``ExecSpec``)."""
+"""The package's shape, read from its source: the layers of docs/architecture.md, no import
+circle between files, no function taking more than a handful of parameters (a spec object
+instead, as ``ExecSpec``).  The package is found where it is imported from, so the test reads
+the source that runs."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "pytest_agent_skills"
+import pytest_agent_skills
+
+PACKAGE = Path(pytest_agent_skills.__file__).resolve().parent
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 #: The hard limit on a function's parameters (``self`` and ``cls`` not counted).
 MAX_PARAMETERS = 8
