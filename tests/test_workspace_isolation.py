@@ -397,6 +397,22 @@ def test_the_local_runtime_uses_a_pid_namespace_where_the_kernel_allows_one() ->
 
     with LocalRuntime() as runtime:
         assert runtime.isolation == ("pid-namespace" if allowed else "process-group")
+        assert runtime.isolation_tool == ("unshare" if allowed else "")
+
+
+def test_the_local_runtime_refuses_bubblewrap_and_says_why() -> None:
+    from pytest_agent_skills.workspace import WorkspaceError
+    from pytest_agent_skills.workspace.local import LocalRuntime
+
+    with pytest.raises(WorkspaceError) as caught:
+        LocalRuntime(isolate="bwrap")
+
+    assert str(caught.value) == (
+        "isolate='bwrap': the local runtime does not use bubblewrap, whose 'bwrap --bind / /'"
+        " fails a run when a host mount vanishes while it copies them (Docker's container"
+        " mounts, autofs); its namespaces come from 'unshare': choose True (or 'unshare'),"
+        " None or False"
+    )
 
 
 # --- host sockets -------------------------------------------------------------------------------

@@ -23,8 +23,6 @@ _RUNTIMES: dict[str, Runtime | str] = {}
 
 #: The local runtime without namespaces: what a machine without root or user namespaces gets.
 LOCAL_PROCESS_GROUP = "local-process-group"
-#: The local runtime's namespaces made by ``unshare``: what a machine without bubblewrap gets.
-LOCAL_UNSHARE = "local-unshare"
 
 
 def _create(kind: str, work_root: Path, stage_mode: str) -> Runtime:
@@ -32,10 +30,6 @@ def _create(kind: str, work_root: Path, stage_mode: str) -> Runtime:
         from pytest_agent_skills.workspace.local import LocalRuntime
 
         return LocalRuntime(work_root=work_root, isolate=False, stage_mode=stage_mode)
-    if kind == LOCAL_UNSHARE:
-        from pytest_agent_skills.workspace.local import LocalRuntime
-
-        return LocalRuntime(work_root=work_root, isolate="unshare", stage_mode=stage_mode)
     return create_runtime(kind, work_root=work_root, stage_mode=stage_mode)
 
 
@@ -70,7 +64,6 @@ assert [param.values[0] for param in RUNTIME_PARAMS] == list(RUNTIME_NAMES)
 #: Every runtime, and the local runtime in each of its process modes.
 ISOLATION_PARAMS = [
     RUNTIME_PARAMS[0],
-    pytest.param(LOCAL_UNSHARE),
     pytest.param(LOCAL_PROCESS_GROUP),
     *RUNTIME_PARAMS[1:],
 ]

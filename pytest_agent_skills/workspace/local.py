@@ -10,17 +10,25 @@ file system and network.  What it does guarantee:
   bounded output;
 - no process of the command outlives its run (or the workspace).
 
-Where bubblewrap or ``unshare`` can make namespaces (root, or unprivileged user
-namespaces), each command runs in its own PID and mount namespaces with a
-private ``/proc``, and the own folder of every skill staged in the workspace
-is hidden behind an empty read-only tmpfs (the command works on the copy):
-the kernel kills every process it started when its shell ends, it cannot see
-the test process or read its environment through ``/proc/<pid>/environ``,
-and it cannot write into a skill's folder even by its host path (as a normal
-user it keeps no capability to undo the mount; root can, on purpose).  The
-whole set-up is one step: one ``bwrap`` process that makes every mount itself
-(where bubblewrap is installed), else one ``unshare`` whose first process
-makes every mount with a single ``mount -a`` (see :class:`Namespaces`).
+Where ``unshare`` can make namespaces (root, or unprivileged user namespaces),
+each command runs in its own PID and mount namespaces with a private ``/proc``,
+and the own folder of every skill staged in the workspace is hidden behind an
+empty read-only tmpfs (the command works on the copy): the kernel kills every
+process it started when its shell ends, it cannot see the test process or read
+its environment through ``/proc/<pid>/environ``, and it cannot write into a
+skill's folder even by its host path (as a normal user it keeps no capability
+to undo the mount; root can, on purpose).  The whole set-up is one step: one
+``unshare`` whose first process makes every mount with a single ``mount -a``
+(see :class:`Namespaces`).
+
+The host's mounts are never copied one by one: the kernel copies the whole
+mount tree into the new namespace at once and makes it private in one
+recursive call, and the only mounts made afterwards are new ones over the
+skill folders.  So a host mount that comes or goes meanwhile (Docker mounts an
+overlay for every container it starts, autofs, any transient mount) cannot fail
+a run.  Bubblewrap is not used here for that reason: ``bwrap --bind / /`` binds
+recursively and then remounts every submount it read from the mount table, and
+fails when one has vanished in between (a known, open bubblewrap race).
 Otherwise (``isolation == "process-group"``) the kill covers the process
 group and sweeps ``/proc`` for the command's tag, a command can read the
 environment of every process of the same user, and a write to a skill
@@ -47,21 +55,21 @@ from .spec import ExecSpec
 if TYPE_CHECKING:
     from .workspace import Workspace
 
-#: ``bwrap`` options: the machine's file system as it is (devices included), a private /proc,
-#: an own PID namespace whose first process dies with ``bwrap``.
-BWRAP_VIEW = ("--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent")
-#: As root the command keeps root's capabilities, as without bubblewrap; a normal user gets a
-#: user namespace that keeps the uid and leaves the command no capability.
-BWRAP_ROOT = ("--cap-add", "ALL")
-BWRAP_USER = ("--unshare-user",)
 #: ``unshare`` options: own PID and mount namespaces, a private /proc, killed with ``unshare``.
 PID_NAMESPACE = ("--pid", "--fork", "--kill-child", "--mount-proc")
 #: Added for a user that is not root: an unprivileged user namespace that keeps the uid (and,
 #: until the command starts, the capabilities the read-only mounts need).
 USER_NAMESPACE = ("--user", "--map-current-user", "--keep-caps")
 #: What the command gets as a normal user: no capability left in its user namespace, so it
-#: cannot undo the read-only mounts.
-DROP_CAPABILITIES = ("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--")
+#: cannot undo the read-only mounts, and ``no_new_privs``: a setuid bit or a file capability
+#: grants nothing either.
+DROP_CAPABILITIES = (
+    "--inh-caps=-all",
+    "--ambient-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
+)
 #: The first process of an ``unshare`` namespace (``sh -c INIT skills-init FSTAB COMMAND...``):
 #: one ``mount -a`` hides every skill's own folder behind an empty read-only tmpfs (FSTAB lists
 #: them; a new mount, so no flag of the folder's own mount has to be kept), then it runs the
@@ -75,8 +83,6 @@ shift
 "$@"; exit $?"""
 #: The FSTAB that ``INIT`` reads, written into the run's folder (``mount`` cannot read a pipe).
 FSTAB_NAME = ".hidden-folders.fstab"
-#: How bubblewrap reports that it could not set the namespace up (the command never started).
-BWRAP_FAILED = b"bwrap: "
 
 _NAMESPACES: dict[tuple[int, str], Namespaces | None] = {}
 
@@ -84,8 +90,8 @@ _NAMESPACES: dict[tuple[int, str], Namespaces | None] = {}
 @dataclass(frozen=True)
 class Namespaces:
     """How to run a command in its own PID and mount namespaces, skill folders hidden, in one
-    step: ``bwrap`` (``tool == "bwrap"``) with a ``--tmpfs``/``--remount-ro`` pair per folder,
-    or ``unshare`` with one ``sh`` whose single ``mount -a`` reads every folder from an fstab."""
+    step: ``unshare`` with one ``sh`` whose single ``mount -a`` reads every folder from an
+    fstab."""
 
     tool: str
     prefix: tuple[str, ...]
@@ -93,9 +99,6 @@ class Namespaces:
 
     def argv(self, hidden: list[str], command: list[str], scratch: Path) -> list[str]:
         """``command`` with the folders ``hidden``; ``unshare`` writes its fstab in ``scratch``."""
-        if self.tool == "bwrap":
-            covers = [item for path in hidden for item in ("--tmpfs", path, "--remount-ro", path)]
-            return [*self.prefix, *covers, "--", *command]
         table = ""
         if hidden:
             table = str(scratch / FSTAB_NAME)
@@ -105,8 +108,6 @@ class Namespaces:
 
     def failed(self, exit_code: int, stderr: bytes) -> bool:
         """Whether a run ended because the namespace could not be set up (not the command)."""
-        if self.tool == "bwrap":
-            return exit_code == 1 and stderr.startswith(BWRAP_FAILED) and stderr.count(b"\n") <= 1
         return exit_code == MOUNT_FAILED_STATUS and MOUNT_FAILED.encode() in stderr
 
 
@@ -127,29 +128,28 @@ def _init(mount: str) -> str:
 
 
 #: The tools that can set the namespaces up, in the order they are tried.
-NAMESPACE_TOOLS = ("bwrap", "unshare")
+NAMESPACE_TOOLS = ("unshare",)
+#: Why ``isolate="bwrap"`` is refused.
+NO_BWRAP = (
+    "isolate='bwrap': the local runtime does not use bubblewrap, whose 'bwrap --bind / /'"
+    " fails a run when a host mount vanishes while it copies them (Docker's container"
+    " mounts, autofs); its namespaces come from 'unshare': choose True (or 'unshare'),"
+    " None or False"
+)
 
 
 def namespaces(tool: str = "") -> Namespaces | None:
     """The namespaces this process can make with ``tool`` (by default the first of
-    :data:`NAMESPACE_TOOLS` that works: bubblewrap, else ``unshare`` of util-linux 2.38+),
-    probed once per user; ``None`` when it cannot (no root, no user namespaces)."""
+    :data:`NAMESPACE_TOOLS` that works: ``unshare`` of util-linux 2.38+), probed once per
+    user; ``None`` when it cannot (no root, no user namespaces)."""
     uid = os.geteuid()
     for name in (tool,) if tool else NAMESPACE_TOOLS:
         if (uid, name) not in _NAMESPACES:
-            make = _with_bwrap if name == "bwrap" else _with_unshare
-            _NAMESPACES[uid, name] = _probe(make(uid))
+            _NAMESPACES[uid, name] = _probe(_with_unshare(uid))
         found = _NAMESPACES[uid, name]
         if found is not None:
             return found
     return None
-
-
-def _with_bwrap(uid: int) -> Namespaces | None:
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
-        return None
-    return Namespaces("bwrap", (bwrap, *BWRAP_VIEW, *(BWRAP_ROOT if uid == 0 else BWRAP_USER)), ())
 
 
 def _with_unshare(uid: int) -> Namespaces | None:
@@ -194,11 +194,13 @@ class LocalRuntime(HostRuntime):
     copies_skills = True
 
     def __init__(self, *, isolate: bool | str | None = None, **options: Any) -> None:
-        """``isolate``: ``None`` uses a PID namespace when possible, ``True`` requires one,
-        ``"bwrap"`` or ``"unshare"`` requires one made by that tool, ``False`` never uses one
-        (process group and tag sweep only)."""
+        """``isolate``: ``None`` uses a PID namespace when possible, ``True`` (or ``"unshare"``,
+        the tool that makes it) requires one, ``False`` never uses one (process group and tag
+        sweep only)."""
         super().__init__(**options)
         self.bash = find_bash()
+        if isolate == "bwrap":
+            raise WorkspaceError(NO_BWRAP)
         if isinstance(isolate, str) and isolate not in NAMESPACE_TOOLS:
             raise WorkspaceError(
                 f"isolate={excerpt(isolate)}: choose a tool from {', '.join(NAMESPACE_TOOLS)},"
@@ -208,10 +210,10 @@ class LocalRuntime(HostRuntime):
         self.namespaces = None if isolate is False else namespaces(tool)
         if isolate and self.namespaces is None:
             raise RuntimeUnavailableError(
-                "the local runtime cannot put commands in their own namespaces here: neither"
-                " 'bwrap --unshare-pid' (bubblewrap) nor 'unshare --user --map-current-user"
-                " --keep-caps --pid --mount-proc' (util-linux 2.38+) works, they need root or"
-                " unprivileged user namespaces; use the sandbox runtime for isolation"
+                "the local runtime cannot put commands in their own namespaces here:"
+                " 'unshare --user --map-current-user --keep-caps --pid --mount-proc'"
+                " (util-linux 2.38+) does not work, it needs root or unprivileged user"
+                " namespaces; use the sandbox runtime for isolation"
                 if not tool
                 else f"the local runtime cannot put commands in their own namespaces with {tool}"
                 " here (is it installed? root or unprivileged user namespaces are needed)"
@@ -225,7 +227,7 @@ class LocalRuntime(HostRuntime):
 
     @property
     def isolation_tool(self) -> str:
-        """What sets the namespaces up: ``"bwrap"``, ``"unshare"``, or ``""`` without them."""
+        """What sets the namespaces up: ``"unshare"``, or ``""`` without them."""
         return "" if self.namespaces is None else self.namespaces.tool
 
     def argv(self, workspace: Workspace, spec: ExecSpec) -> list[str]:
