@@ -247,8 +247,7 @@ def load() -> str:
 
 def bench_as_normal_user(runs: int) -> None:
     """The local row again, as a fresh unprivileged uid (run from root)."""
-    sys.path.insert(0, str(PROJECT / "tests"))
-    from normal_user import run_as_normal_user
+    from tests.support.normal_user import run_as_normal_user
 
     script = Path(__file__).resolve().relative_to(PROJECT).as_posix()
     inner = run_as_normal_user(

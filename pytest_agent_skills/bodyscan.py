@@ -20,7 +20,7 @@ or that only the parser can tell (code, HTML, an escape or a Markdown example co
 be hiding it; fences that pair up plainly are followed without it).  For the
 others, :meth:`MarkdownText.exact_references` asks the parser, which reads the text
 only up to the end of the last paragraph in question, and parses inline content only
-in the blocks in question.  tests/test_bodyscan.py holds the scan to the parser on
+in the blocks in question.  tests/skill/test_bodyscan.py holds the scan to the parser on
 generated Markdown.
 """
 

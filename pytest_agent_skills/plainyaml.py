@@ -7,7 +7,7 @@ common shape directly and gives what PyYAML gives (the data, each key's line, th
 keys).  Whenever the text holds anything else - a value YAML reads as a number, a boolean,
 a date or null, a list, a block scalar, an anchor, a comment after a value, a tab, a
 value running on over lines - it returns None and the caller parses the text with PyYAML,
-which also words every error.  tests/test_plainyaml.py holds it to PyYAML on generated
+which also words every error.  tests/skill/test_plainyaml.py holds it to PyYAML on generated
 front matter.
 """
 

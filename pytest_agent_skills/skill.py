@@ -385,7 +385,7 @@ def _construct(loader: Any, node: yaml.Node, text: str) -> tuple[Any, list[tuple
     PyYAML's constructor, as a whole document would.  (Profiled: PyYAML's per-node
     constructor calls were a third of the time to validate a skill.)  Anything the fast
     pass cannot build alone falls back to the plain constructor for the whole document;
-    tests/test_parser_fuzz.py checks both give equal data.
+    tests/skill/test_parser_fuzz.py checks both give equal data.
     """
     duplicates: list[tuple[str, int]] = []
     try:

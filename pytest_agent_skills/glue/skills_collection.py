@@ -248,7 +248,7 @@ def quick_skill_name(raw: bytes) -> str | None:
     """The declared name read without parsing YAML, or None when only a full parse can tell.
 
     Whenever it returns a name and the front matter parses, the name is exactly what the
-    YAML gives (a property test in tests/test_parser_fuzz.py holds it to that).
+    YAML gives (a property test in tests/skill/test_parser_fuzz.py holds it to that).
     """
     if not raw.startswith(b"---\n"):
         return None

@@ -149,7 +149,8 @@ NOT_RUN = "-"
 
 def profile_rule_table() -> str:
     """The Markdown table of docs/rules.md: each rule's severity under each profile
-    (``-``: the profile does not run it). tests/test_rules_docs.py checks the page holds it."""
+    (``-``: the profile does not run it). tests/rules/test_rules_docs.py checks the page
+    holds it."""
     rows = [
         "| rule | " + " | ".join(f"`{name}`" for name in PROFILES) + " |",
         "| --- |" + " --- |" * len(PROFILES),

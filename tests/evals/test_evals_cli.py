@@ -1,0 +1,189 @@
+"""``agent-skills eval`` as a user runs it (whole processes), and the pytest items of eval
+files (pytester): exit statuses, progress, Ctrl-C, failure texts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.evals import Behaviour, fake_endpoint, write_eval_skill
+
+pytest_plugins = ["pytester"]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _eval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_path: Path) -> None:
+    skill = write_eval_skill(tmp_path)
+    with fake_endpoint() as (_endpoint, url):
+        recorded = _eval(
+            str(skill), "--record", "all", "--upstream-url", url, "--runs", "4",
+            "--out", "recorded", "--model", "fake-agent", "--min-pass-rate", "0",
+            cwd=tmp_path,
+        )  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    assert "[16/16] evals of csv-stats:" in recorded.stderr and "tokens" in recorded.stderr
+    assert "eval 1 mean of a column: with_skill " in recorded.stdout
+    assert (tmp_path / "eval-cassettes" / "csv-stats" / "eval-1" / "with_skill").is_dir()
+    assert "mean of a column" in (tmp_path / "recorded" / "report.html").read_text()
+
+    replayed = _eval(str(skill), "--runs", "4", "--out", "replayed", "--model", "fake-agent",
+                     "--min-pass-rate", "0", cwd=tmp_path)  # fmt: skip
+    assert replayed.returncode == 0, replayed.stderr
+    first, again = (
+        json.loads((tmp_path / name / "benchmark.json").read_text())
+        for name in ("recorded", "replayed")
+    )
+    first["metadata"]["timestamp"] = again["metadata"]["timestamp"] = None
+    assert first == again
+
+    strict = _eval(str(skill), "--runs", "4", "--out", "strict", "--model", "fake-agent", "-q",
+                   cwd=tmp_path)  # fmt: skip
+    assert strict.returncode == 1  # the stochastic agent misses the default bar of 1.0
+    assert "NOT met: the mean pass rate with the skill" in strict.stdout
+    assert strict.stderr == ""
+
+    usage = _eval(str(skill), "--runs", "0", cwd=tmp_path)
+    assert usage.returncode == 2
+    assert "--skills-eval-runs must be a whole number of at least 1, got 0" in usage.stderr
+
+
+def test_a_replay_that_was_never_recorded_says_how_to_record(tmp_path: Path) -> None:
+    skill = write_eval_skill(tmp_path)
+    done = _eval(str(skill), "--runs", "1", "-q", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "no cassette:" in done.stderr
+    assert "agent-skills eval SKILL_DIR --record new" in done.stderr
+
+
+def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
+    skill = write_eval_skill(tmp_path)
+    with fake_endpoint(Behaviour(delay=0.1)) as (_endpoint, url):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest_agent_skills.cli", "eval", str(skill),
+             "--record", "all", "--upstream-url", url, "--runs", "10", "--jobs", "2",
+             "--out", "out", "--model", "fake-agent"],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stderr=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            if line.startswith("[4/40]"):
+                break
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _out, rest = process.communicate(timeout=60)
+        stopped_in = time.monotonic() - started
+    assert process.returncode == 130, "".join(seen) + rest
+    assert stopped_in < 15
+    assert "interrupted: the runs that finished are written" in rest
+    document = json.loads((tmp_path / "out" / "benchmark.json").read_text())
+    runs = document["runs"]
+    assert len(runs) == 40
+    finished = [run for run in runs if run["error"] is None]
+    stopped = [run for run in runs if run["error"] and run["error"]["kind"] == "interrupted"]
+    assert len(finished) >= 4 and stopped
+    assert len(finished) + len(stopped) == 40
+    assert all(run["result"]["pass_rate"] == 0 for run in stopped)
+    kept = tmp_path / "out" / finished[0]["run_dir"] / "transcript.json"
+    assert json.loads(kept.read_text())["final_text"]
+
+
+def _suite(pytester: pytest.Pytester) -> Path:
+    skill = write_eval_skill(pytester.path)
+    pytester.makefile(
+        ".toml",
+        pyproject='[tool.pytest.ini_options]\nskills_model = "fake-agent"\nskills_eval_runs = 5\n',
+    )
+    return skill
+
+
+def test_pytest_collects_an_item_per_eval_and_one_for_the_triggers(
+    pytester: pytest.Pytester,
+) -> None:
+    skill = _suite(pytester)
+    with fake_endpoint() as (_endpoint, url):
+        recorded = pytester.runpytest_subprocess(
+            "skills/csv-stats/evals", "--skills-record=all", f"--skills-upstream-url={url}",
+            "--skills-eval-min-pass-rate=0", "--skills-eval-threshold=0.1",
+            "-p", "no:cacheprovider", "-v",
+        )  # fmt: skip
+    recorded.stdout.fnmatch_lines(
+        [
+            "*evals.json::eval 1: mean of a column PASSED*",
+            "*evals.json::eval 2: mean, said plainly PASSED*",
+            "*triggers.json::triggers PASSED*",
+        ]
+    )
+    assert skill.is_dir()
+    replayed = pytester.runpytest_subprocess("skills/csv-stats/evals", "-p", "no:cacheprovider")
+    replayed.stdout.fnmatch_lines(
+        [
+            "*eval 1 (mean of a column) is below its bar: the mean pass rate with the skill *"
+            " is below 1.00",
+            "pass rate: with_skill * ± *, without_skill * ± *; delta *",
+            "| eval | configuration | run | passed | time (s) | tokens | tool calls | error |",
+            "| 1 | with_skill | 1 | */2 | * |",
+        ]
+    )
+    assert replayed.ret == 1
+
+
+def test_a_bad_evals_file_is_a_collection_error_at_its_line(pytester: pytest.Pytester) -> None:
+    skill = _suite(pytester)
+    (skill / "evals" / "evals.json").write_text(
+        '{"skill_name": "csv-stats",\n "evals": [{"id": 1, "prompt": "p", "expectatons": ["x"]}]}'
+    )
+    result = pytester.runpytest_subprocess("skills/csv-stats/evals", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["*evals.json:2: unknown key 'expectatons' in evals?0?. Did you mean 'expectations'?*"]
+    )
+    assert result.ret == 2
+
+
+def test_eval_settings_take_the_flag_then_the_environment_then_the_file(tmp_path: Path) -> None:
+    from pytest_agent_skills.config.file_settings import FileSettings
+    from pytest_agent_skills.config.locate import ConfigLocator
+    from pytest_agent_skills.evals.options import eval_options
+    from pytest_agent_skills.settings import load_all
+
+    load_all()
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.pytest.ini_options]\nskills_eval_runs = 5\nskills_eval_jobs = 3\n"
+        'skills_grader_model = "from-file"\nskills_model = "agent"\n'
+    )
+    config = ConfigLocator(tmp_path).locate(tmp_path)
+    environ = {"SKILLS_EVAL_RUNS": "2", "SKILLS_GRADER_MODEL": "from-env"}
+    by_file = eval_options(FileSettings(config, {}, {}))
+    assert (by_file.runs, by_file.jobs, by_file.grader, by_file.model) == (
+        5,
+        3,
+        "from-file",
+        "agent",
+    )
+    by_env = eval_options(FileSettings(config, {}, environ))
+    assert (by_env.runs, by_env.grader) == (2, "from-env")
+    by_flag = eval_options(FileSettings(config, {"skills_eval_runs": 1}, environ))
+    assert by_flag.runs == 1 and by_flag.base_dir == tmp_path

@@ -1,0 +1,157 @@
+"""The front matter read without PyYAML gives exactly what PyYAML gives, or nothing.
+
+Generated texts mix the common shape (``key: value`` lines, one nested mapping) with what
+YAML reads differently: numbers, booleans, dates, null, quotes, indicators, comments, tabs,
+odd indentation, repeated keys.  Whenever :func:`read_plain` answers, PyYAML reads the same
+data, key lines and repeated keys; when PyYAML refuses a text, :func:`read_plain` does too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_agent_skills.plainyaml import read_plain
+from pytest_agent_skills.skill import _duplicate_keys
+
+COMMON_KEYS = ("name", "description", "license", "metadata", "author", "version", "a-b", "_x")
+KEYS = (
+    "Name", "y", "n", "yes", "on", "Off", "null", "NULL", "true", "x1", "1a", "<<", "=",
+    "a b", "é", "a:b", "x.y", "1", "~",
+)
+COMMON_VALUES = (
+    "x", "Summarises CSV files. Use when asked.", "C#", "a:b", "a#b", "'q'", "'it''s'", '"q"',
+    "Use [x] {y}", "https://example.com/a?b=c#d", "ünïcödé", "\u00a0x", "x\u00a0", "x  ",
+    "a 'q' \"r\"", "",
+)
+VALUES = (
+    "yes", "No", "on", "true", "null", "~", "1", "1.5", "-1", "0x1f", "1_000", "1:20", ".inf",
+    "-.NaN", "2024-01-02", "2024-01-02 10:00:00", "a: b", "a #b", "x:", "'unclosed",
+    '"a\\"b"', '"a\\nb"', '"unclosed', "[x]", "{y: z}", "-x", "- x", "?x", ":x", ",x", "%x",
+    "@x", "`x", "!x", "!!str 1", "&a x", "*a", "|", ">", "|-", "x\ty", "a\u2028b", "a\x85b",
+    "\ufeffx", "  x", "---", "...", "=", "<<",
+    "a --- b", "1e3", "0o17", "0b101", "+1", ".5", "1.", "1_0.5", "12:30:45", "Yes", "NO", "~x",
+    "2001-12-14t21:59:43.10-05:00", "a\\b", "\"a\\tb\"", "'a\\nb'", "x\r", "x\u3000",
+)
+INDENTS = (" ", "    ", "\t", "   ")
+EXTRA_LINES = (
+    "", "# comment", "  # indented comment", "   ", "- item", "  - item", "...", "---",
+    "  more words", "more words", "\tx: y",
+)
+
+
+def rarely(draw: st.DrawFn, common: tuple[str, ...], rare: tuple[str, ...]) -> str:
+    """Mostly one of ``common``, one time in eight one of ``rare``."""
+    return draw(st.sampled_from(rare if draw(st.integers(0, 7)) == 0 else common))
+
+
+@st.composite
+def front_matter(draw: st.DrawFn) -> str:
+    lines = []
+    nested = False  # the previous key opened a mapping: indent the next lines
+    for _ in range(draw(st.integers(1, 8))):
+        if draw(st.integers(0, 7)) == 0:
+            lines.append(draw(st.sampled_from(EXTRA_LINES)))
+            continue
+        indent = rarely(draw, ("  ",) if nested and draw(st.booleans()) else ("",), INDENTS)
+        key = rarely(draw, COMMON_KEYS, KEYS)
+        separator = rarely(draw, (": ",), (":  ", ":", " : "))
+        value = rarely(draw, COMMON_VALUES, VALUES) if separator != ":" else ""
+        trail = rarely(draw, ("",), (" ", " # c"))
+        lines.append(f"{indent}{key}{separator}{value}{trail}")
+        nested = nested or (indent == "" and value == "")
+    return "\n".join(lines)
+
+
+def pyyaml_reading(text: str) -> tuple[object, dict[str, int], list[tuple[str, int]]] | None:
+    """(data, 0-based key lines, repeated keys) as PyYAML reads ``text``; None on an error."""
+    loader = yaml.CSafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    key_lines: dict[str, int] = {}
+    duplicates: list[tuple[str, int]] = []
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _value in node.value:
+            key_lines.setdefault(str(key_node.value), key_node.start_mark.line)
+        duplicates = sorted(_duplicate_keys(node), key=lambda item: item[1])
+    return data, key_lines, duplicates
+
+
+ANSWERED: list[str] = []
+
+
+@settings(max_examples=4000, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(front_matter())
+def check_against_pyyaml(text: str) -> None:
+    plain = read_plain(text)
+    if plain is None:
+        return
+    ANSWERED.append(text)
+    reading = pyyaml_reading(text)
+    assert reading is not None, f"PyYAML refuses what read_plain read: {text!r}"
+    data, key_lines, duplicates = reading
+    assert repr(plain.data) == repr(data), text
+    assert plain.key_lines == key_lines, text
+    assert plain.duplicates == duplicates, text
+
+
+def test_read_plain_gives_what_pyyaml_gives_or_nothing() -> None:
+    ANSWERED.clear()
+    check_against_pyyaml()
+    assert len(ANSWERED) >= 400  # the common shape is generated often enough to be tested
+
+
+def test_the_common_shapes_are_read_without_pyyaml() -> None:
+    text = (
+        "name: csv-summary\n"
+        "description: Summarises CSV files (columns, types). Use when asked about a CSV.\n"
+        "license: Apache-2.0\n"
+        "# who wrote it\n"
+        "metadata:\n"
+        "  author: 'O''Brien'\n"
+        '  version: "1.0"\n'
+        "\n"
+        "allowed-tools: Read Write Bash(git:*)\n"
+        "name: again\n"
+    )
+    plain = read_plain(text)
+    assert plain is not None
+    assert plain.data == {
+        "name": "again",
+        "description": "Summarises CSV files (columns, types). Use when asked about a CSV.",
+        "license": "Apache-2.0",
+        "metadata": {"author": "O'Brien", "version": "1.0"},
+        "allowed-tools": "Read Write Bash(git:*)",
+    }
+    assert plain.key_lines == {
+        "name": 0, "description": 1, "license": 2, "metadata": 4, "allowed-tools": 8,
+    }
+    assert plain.duplicates == [("name", 9)]
+    assert pyyaml_reading(text) == (plain.data, plain.key_lines, plain.duplicates)
+
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"public skills corpus not found at {CORPUS}")
+def test_the_public_corpus_front_matter_is_read_as_pyyaml_reads_it() -> None:
+    texts = [
+        path.read_text(encoding="utf-8").split("\n---", 1)[0][4:]
+        for path in sorted(CORPUS.rglob("SKILL.md"))
+    ]
+    assert texts
+    read = [(text, read_plain(text)) for text in texts]
+    for text, plain in read:
+        if plain is not None:
+            assert (plain.data, plain.key_lines, plain.duplicates) == pyyaml_reading(text)
+    assert sum(plain is not None for _text, plain in read) >= 0.9 * len(texts)

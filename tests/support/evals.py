@@ -1,0 +1,224 @@
+"""Pieces of the eval tests: a skill with evals, and an OpenAI-compatible upstream (served
+by the project's loopback server) playing a seeded stochastic agent and a grader."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pytest_agent_skills.evals.options import EvalOptions, RetryPolicy
+from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream
+from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
+from tests.support.skill_files import write_skill
+
+STATS_SCRIPT = """\
+import csv, json, os, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+values = [float(row["value"]) for row in rows]
+os.makedirs("out", exist_ok=True)
+json.dump({"mean": sum(values) / len(values)}, open("out/stats.json", "w"))
+print("mean", sum(values) / len(values))
+"""
+
+EVALS = {
+    "skill_name": "csv-stats",
+    "evals": [
+        {
+            "id": 1,
+            "name": "mean of a column",
+            "prompt": "What is the mean of the value column in data.csv?",
+            "files": ["evals/files/data.csv"],
+            "expectations": [
+                "The answer gives the mean the script computed",
+                {"files": [{"path": "out/stats.json", "contains": "mean"}]},
+            ],
+        },
+        {
+            "id": 2,
+            "name": "mean, said plainly",
+            "prompt": "Tell me the average value in data.csv, please.",
+            "files": ["evals/files/data.csv"],
+            "assertions": ["The answer gives the mean the script computed"],
+        },
+    ],
+}
+
+TRIGGERS = [
+    {"query": "What is the mean of the value column of my CSV?", "should_trigger": True},
+    {"query": "Write me a haiku about autumn.", "should_trigger": False},
+]
+
+
+def write_eval_skill(root: Path, *, description: str = "") -> Path:
+    """``root/skills/csv-stats`` (with evals, triggers and an input file) beside a second
+    skill, ``root/skills/notes``, that stays in every configuration."""
+    skills = root / "skills"
+    write_skill(skills, "notes", body="Keep notes.\n")
+    front = (
+        "name: csv-stats\ndescription: "
+        + (description or "Computes statistics of CSV files. Use when asked about a CSV.")
+        + "\n"
+    )
+    return write_skill(
+        skills,
+        "csv-stats",
+        front=front,
+        body="Run `python3 scripts/stats.py work/inputs/data.csv` and report the mean.\n",
+        files={
+            "scripts/stats.py": STATS_SCRIPT,
+            "evals/evals.json": json.dumps(EVALS, indent=2),
+            "evals/triggers.json": json.dumps(TRIGGERS, indent=2),
+            "evals/files/data.csv": "value\n1\n2\n3\n6\n",
+        },
+    )
+
+
+@dataclass
+class Behaviour:
+    """How the fake endpoint behaves."""
+
+    seed: int = 7
+    #: Chance that the agent, offered the skill, uses it (and so gets the mean right).
+    uses_skill: float = 0.7
+    #: Chance that the agent guesses the mean right without the skill.
+    lucky_guess: float = 0.3
+    #: Requests answered HTTP 429 first (with Retry-After: 0), then normally.
+    rate_limited: int = 0
+    #: Grader answers that are not the grading object before good ones (-1: always bad).
+    bad_gradings: int = 0
+    #: Seconds each answer waits.
+    delay: float = 0.0
+
+
+@dataclass
+class FakeEndpoint:
+    """The backend of a :class:`LoopbackServer`: a seeded stochastic agent and a grader."""
+
+    behaviour: Behaviour = field(default_factory=Behaviour)
+    requests: int = 0
+    grader_requests: int = 0
+    refused: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _streams: dict[str, random.Random] = field(default_factory=dict)
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        if self.behaviour.delay:
+            time.sleep(self.behaviour.delay)
+        with self._lock:
+            self.requests += 1
+            if self.refused < self.behaviour.rate_limited:
+                self.refused += 1
+                return Reply(
+                    {"error": {"message": "rate limited", "type": "rate_limit"}},
+                    429,
+                    {"Retry-After": "0"},
+                )
+        if "response_format" in body:
+            return self._grade(body)
+        return self._act(body)
+
+    def _draw(self, key: str) -> float:
+        """One draw from the seeded stream of ``key`` (an eval and a configuration): the
+        same draws per stream whatever order concurrent runs come in."""
+        with self._lock:
+            stream = self._streams.setdefault(key, random.Random(f"{self.behaviour.seed}:{key}"))
+            return stream.random()
+
+    def _act(self, body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        system = " ".join(m["content"] or "" for m in messages if m["role"] == "system")
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        offered = "csv-stats" in system
+        tools_done = [m for m in messages if m["role"] == "tool"]
+        if not tools_done:
+            chance = self._draw(f"{user}|{offered}")
+            if offered and chance < self.behaviour.uses_skill and "haiku" not in user:
+                call = ToolCall("call_1", "skill_load", json.dumps({"skill_name": "csv-stats"}))
+                return self._turn(ModelTurn(tool_calls=(call,)), body)
+            lucky = chance < self.behaviour.lucky_guess
+            return self._turn(ModelTurn(text="The mean is " + ("3" if lucky else "about 5")), body)
+        if len(tools_done) == 1:
+            command = "python3 scripts/stats.py work/inputs/data.csv"
+            arguments = json.dumps({"skill": "csv-stats", "command": command})
+            return self._turn(
+                ModelTurn(tool_calls=(ToolCall("call_2", "skill_run", arguments),)), body
+            )
+        found = re.search(r"mean ([0-9.]+)", tools_done[-1]["content"] or "")
+        mean = found.group(1) if found else "unknown"
+        return self._turn(ModelTurn(text=f"The script computed the mean: {mean}"), body)
+
+    def _grade(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.grader_requests += 1
+            bad = self.behaviour.bad_gradings
+            answer_badly = bad < 0 or self.grader_requests <= bad
+        if answer_badly:
+            return self._turn(ModelTurn(text="All expectations look fine to me!"), body)
+        content = body["messages"][1]["content"]
+        asked = re.findall(r"^\d+\. (.*)$", content.split("== Transcript ==")[0], re.M)
+        final = re.search(r"^\[final answer\] (.*)$", content, re.M)
+        right = bool(final and re.search(r"\b3(\.0)?\b", final.group(1)))
+        grading = {
+            "expectations": [
+                {
+                    "text": text,
+                    "passed": right,
+                    "evidence": f"final answer: {final.group(1) if final else '(none)'}",
+                }
+                for text in asked
+            ]
+        }
+        return self._turn(ModelTurn(text=json.dumps(grading)), body)
+
+    def _turn(self, turn: ModelTurn, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            number = self.requests
+        answer = completion_body(turn, str(body.get("model", "")), f"chatcmpl-{number}")
+        size = len(json.dumps(body["messages"])) // 40
+        answer["usage"] = {
+            "prompt_tokens": size,
+            "completion_tokens": 10,
+            "total_tokens": size + 10,
+        }
+        return Reply(answer)
+
+
+@contextmanager
+def fake_endpoint(behaviour: Behaviour | None = None) -> Iterator[tuple[FakeEndpoint, str]]:
+    """A running fake endpoint and its base URL."""
+    endpoint = FakeEndpoint(behaviour or Behaviour())
+    with LoopbackServer(endpoint) as server:
+        yield endpoint, server.base_url
+
+
+def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
+    """Options that record everything from ``url`` (fast retries)."""
+    options = EvalOptions(
+        run=RunSettings(
+            record_mode="all", upstream=Upstream(url, "sk-test"), model_name="fake-agent"
+        ),
+        grader_model="fake-grader",
+        runs=4,
+        jobs=4,
+        retry=RetryPolicy(attempts=3, base_delay=0.01),
+        base_dir=base_dir,
+    )
+    return replace(options, **changes)
+
+
+def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
+    options = EvalOptions(
+        run=RunSettings(model_name="fake-agent"),
+        grader_model="fake-grader",
+        runs=4,
+        base_dir=base_dir,
+    )
+    return replace(options, **changes)
