@@ -176,7 +176,7 @@ print(json.dumps({"runs": done, "failures": failures, "uid": os.geteuid(), "seen
 def test_a_normal_users_runs_succeed_while_host_mounts_come_and_go(
     churn: Churn, request: pytest.FixtureRequest
 ) -> None:
-    from normal_user import run_as_normal_user
+    from tests.support.normal_user import run_as_normal_user
 
     ready = churn.shared.parent / "ready"
     ready.parent.chmod(0o777)
