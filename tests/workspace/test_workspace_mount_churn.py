@@ -152,10 +152,14 @@ folder = scratch / "skills" / "demo"
 (folder / "scripts" / "hello.sh").write_text('echo "hello $1"\\n')
 skill = Skill.load(folder)
 Path(ready).write_text("ready")
-deadline = time.monotonic() + 30
+waiting = time.monotonic()
+deadline = waiting + 30
 while not any(os.path.ismount(point) for point in points) and time.monotonic() < deadline:
     time.sleep(0.001)
 seen = any(os.path.ismount(point) for point in points)
+waited = round(time.monotonic() - waiting, 3)
+with open("/proc/self/mountinfo", encoding="utf-8") as table:
+    view = [line.strip() for line in table if "skills-churn" in line]
 failures, done = [], 0
 with LocalRuntime(work_root=scratch / "workspaces", isolate=True) as runtime:
     with runtime.create_workspace("churn") as workspace:
@@ -169,7 +173,8 @@ with LocalRuntime(work_root=scratch / "workspaces", isolate=True) as runtime:
                 continue
             if result.exit_code != 0 or result.stdout != "hello churn\\n":
                 failures.append(f"exit {result.exit_code}: {result.stdout!r} {result.stderr!r}")
-print(json.dumps({"runs": done, "failures": failures, "uid": os.geteuid(), "seen": seen}))
+report = {"runs": done, "failures": failures, "uid": os.geteuid(), "seen": seen}
+print(json.dumps({**report, "waited": waited, "view": view}))
 """
 
 
@@ -193,18 +198,25 @@ def test_a_normal_users_runs_succeed_while_host_mounts_come_and_go(
         )
     )
     inner.start()
-    deadline = time.monotonic() + 120
-    while not ready.exists() and inner.is_alive() and time.monotonic() < deadline:
+    started = time.monotonic()
+    while not ready.exists() and inner.is_alive() and time.monotonic() < started + 120:
         time.sleep(0.01)
+    churned_after = None
     if ready.exists():
         churn.start()
+        churned_after = round(time.monotonic() - started, 3)
     inner.join()
 
     done = outcome[0]
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["uid"] != 0
-    assert report["seen"], "the normal user's runs never saw a churned mount"
+    assert report["seen"], (
+        "the normal user's runs never saw a churned mount: root churned"
+        f" {churned_after} s after the user started (None: the user never said it was ready),"
+        f" the user waited {report['waited']} s; its mounts under the churn folder:"
+        f" {report['view']}"
+    )
     assert report["runs"] >= 20, f"only {report['runs']} runs in {SECONDS} s"
     failures = report["failures"]
     assert failures == [], f"{len(failures)} of {report['runs']} runs failed, first: {failures[0]}"
