@@ -16,29 +16,87 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from . import yamlguard
-
 #: A mapping line: indentation, a key of letters, digits, '_' and '-' (up to 200 characters:
 #: YAML limits a simple key to 1024), ':' and the end of the line or spaces and a value.
 _KEY_LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]{0,199}):(?: +(.*))?")
-#: Characters outside this set (controls, tabs, a BOM, YAML's other line breaks, surrogates)
-#: send the text to PyYAML.
-_UNUSUAL = re.compile(
-    "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
-)
+#: Characters that send the text to PyYAML: controls, tabs, a BOM, YAML's other line breaks,
+#: surrogates, the non-characters U+FFFE and U+FFFF.  (Named one by one: the class of every
+#: other character, astral ones included, takes milliseconds to compile.)
+_UNUSUAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 #: What may not start a plain value (YAML indicators).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _DOUBLE_QUOTED = re.compile(r'"([^"\\]*)" *')
 _SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)' *")
-_IMPLICIT = yamlguard.LOADER.yaml_implicit_resolvers
-_WILDCARDS = tuple(pattern for _tag, pattern in _IMPLICIT.get(None, []))
-#: PyYAML's implicit resolvers (bool, int, float, null, timestamp, merge, value) by the first
-#: character they apply to, then the wildcards: the order ``Resolver.resolve`` tries them in.
-_RESOLVERS = {
-    char: tuple(pattern for _tag, pattern in resolvers) + _WILDCARDS
-    for char, resolvers in _IMPLICIT.items()
-    if char is not None
-}
+
+#: PyYAML's implicit resolvers, as ``yaml.resolver.Resolver`` adds them: (tag, pattern, flags,
+#: the first characters of the plain scalars it is tried on), in its order (the null one is
+#: tried on the empty scalar too, which no key or value read here is).  A copy, so that
+#: reading the common front matter imports no PyYAML; tests/skill/test_plainyaml.py holds it
+#: to PyYAML's own table.
+IMPLICIT_RESOLVERS: tuple[tuple[str, str, int, str], ...] = (
+    (
+        "tag:yaml.org,2002:bool",
+        r"""^(?:yes|Yes|YES|no|No|NO
+                    |true|True|TRUE|false|False|FALSE
+                    |on|On|ON|off|Off|OFF)$""",
+        re.X,
+        "yYnNtTfFoO",
+    ),
+    (
+        "tag:yaml.org,2002:float",
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                    |[-+]?\.(?:inf|Inf|INF)
+                    |\.(?:nan|NaN|NAN))$""",
+        re.X,
+        "-+0123456789.",
+    ),
+    (
+        "tag:yaml.org,2002:int",
+        r"""^(?:[-+]?0b[0-1_]+
+                    |[-+]?0[0-7_]+
+                    |[-+]?(?:0|[1-9][0-9_]*)
+                    |[-+]?0x[0-9a-fA-F_]+
+                    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""",
+        re.X,
+        "-+0123456789",
+    ),
+    ("tag:yaml.org,2002:merge", r"^(?:<<)$", 0, "<"),
+    (
+        "tag:yaml.org,2002:null",
+        r"""^(?: ~
+                    |null|Null|NULL
+                    | )$""",
+        re.X,
+        "~nN",
+    ),
+    (
+        "tag:yaml.org,2002:timestamp",
+        r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+                    |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+                     (?:[Tt]|[ \t]+)[0-9][0-9]?
+                     :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+                     (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+        re.X,
+        "0123456789",
+    ),
+    ("tag:yaml.org,2002:value", r"^(?:=)$", 0, "="),
+    ("tag:yaml.org,2002:yaml", r"^(?:!|&|\*)$", 0, "!&*"),
+)
+def _by_first_character() -> dict[str, list[tuple[str, int]]]:
+    """(pattern, flags) of the resolvers of each first character, in the order
+    ``Resolver.resolve`` tries them."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for _tag, pattern, flags, firsts in IMPLICIT_RESOLVERS:
+        for first in firsts:
+            found.setdefault(first, []).append((pattern, flags))
+    return found
+
+
+_RESOLVER_SOURCES = _by_first_character()
+#: Those compiled, on first use (most plain scalars start with a letter none applies to).
+_RESOLVERS: dict[str, tuple[re.Pattern[str], ...]] = {}
 
 
 class PlainFrontMatter(NamedTuple):
@@ -116,5 +174,11 @@ def _value(raw: str) -> object:
 def _is_text(plain: str) -> bool:
     """Whether YAML reads the plain scalar ``plain`` as text: no implicit resolver (bool,
     int, float, null, timestamp, merge, value) matches it, as in ``Resolver.resolve``."""
-    patterns = _RESOLVERS.get(plain[0], _WILDCARDS)
-    return not patterns or not any(pattern.match(plain) for pattern in patterns)
+    first = plain[0]
+    patterns = _RESOLVERS.get(first)
+    if patterns is None:
+        sources = _RESOLVER_SOURCES.get(first)
+        if sources is None:
+            return True
+        patterns = _RESOLVERS[first] = tuple(re.compile(*source) for source in sources)
+    return not any(pattern.match(plain) for pattern in patterns)

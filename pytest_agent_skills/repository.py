@@ -13,7 +13,6 @@ skills nested in it) - and the clash is kept in
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,8 @@ class UnknownSkillError(AgentSkillsError, LookupError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         self.name = name
         self.known = list(known)
+        import difflib  # only for this message
+
         close = difflib.get_close_matches(name, self.known, n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         listing = ", ".join(self.known) if self.known else "(none)"

@@ -23,9 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from . import yamlguard
 from ._lazy import cached_attribute
 from .errors import LocatedError
 from .filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
@@ -260,6 +257,8 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
         values = parsed.front_matter.values if parsed.front_matter else {}
         return ReferenceReading(_stringified(values), parsed.body)
     body = text[end + 5 :]
+    from . import yamlguard  # PyYAML: only for a text the two splits read differently
+
     try:
         data = yamlguard.load(text[4:end]) or {}
     except Exception:  # the reference swallows every error here: no fields
@@ -318,12 +317,13 @@ def _compose(
 ) -> tuple[Any, dict[str, int], list[tuple[str, int]]] | None:
     """(data, 0-based line of each top-level key, repeated keys) as PyYAML reads them; None
     after recording why the text is not read."""
-    loader = yamlguard.LOADER(yaml_text)
+    # Imported here: the common front matter is read without PyYAML (see plainyaml).
+    import yaml
+
+    from . import yamlguard
+
     try:
-        node = loader.get_single_node()
-        if node is not None and "*" in yaml_text:  # an alias is written '*name': none, no bomb
-            yamlguard.check_aliases(node)
-        data, duplicates = _construct(loader, node, yaml_text) if node is not None else (None, [])
+        return yamlguard.read_with_lines(yaml_text)
     except yamlguard.AliasExpansionError as error:
         problem(
             "frontmatter-yaml",
@@ -351,13 +351,6 @@ def _compose(
             " '---' lines.",
         )
         return None
-    finally:
-        loader.dispose()
-    key_lines: dict[str, int] = {}
-    if isinstance(node, yaml.MappingNode):
-        for key_node, _value in node.value:
-            key_lines.setdefault(str(key_node.value), key_node.start_mark.line)
-    return data, key_lines, duplicates
 
 
 def kind_of(data: Any) -> str:
@@ -367,89 +360,6 @@ def kind_of(data: Any) -> str:
     if isinstance(data, list):
         return "a list"
     return f"a {type(data).__name__} value"
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-
-
-class _SlowPath(Exception):
-    """A node the fast construction does not handle alone (an alias back into itself)."""
-
-
-def _construct(loader: Any, node: yaml.Node, text: str) -> tuple[Any, list[tuple[str, int]]]:
-    """The document's data and its repeated keys ``(key, 0-based line)``, by line.
-
-    Front matter is mostly plain strings in string-keyed mappings: those are built
-    directly while looking for repeated keys, in one pass; every other node goes through
-    PyYAML's constructor, as a whole document would.  (Profiled: PyYAML's per-node
-    constructor calls were a third of the time to validate a skill.)  Anything the fast
-    pass cannot build alone falls back to the plain constructor for the whole document;
-    tests/skill/test_parser_fuzz.py checks both give equal data.
-    """
-    duplicates: list[tuple[str, int]] = []
-    try:
-        data = _construct_node(loader, node, duplicates, set())
-    except (_SlowPath, yaml.constructor.ConstructorError):
-        # Recursive aliases need the constructor's two-step construction of the whole
-        # document. Compose it again: PyYAML's constructor edits nodes (it deletes merge
-        # keys) and leaves its state half-done when it raises.
-        fresh = yamlguard.LOADER(text)
-        try:
-            node = fresh.get_single_node()
-            duplicates = _duplicate_keys(node)
-            data = fresh.construct_document(node)
-        finally:
-            fresh.dispose()
-    duplicates.sort(key=lambda item: item[1])
-    return data, duplicates
-
-
-def _construct_node(
-    loader: Any, node: yaml.Node, duplicates: list[tuple[str, int]], open_nodes: set[int]
-) -> Any:
-    if type(node) is yaml.ScalarNode and node.tag == _STR_TAG:
-        return node.value
-    if type(node) is yaml.MappingNode and node.tag == _MAP_TAG and all(
-        type(key) is yaml.ScalarNode and key.tag == _STR_TAG for key, _value in node.value
-    ):
-        if id(node) in open_nodes:
-            raise _SlowPath
-        open_nodes.add(id(node))
-        result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.value in result:
-                duplicates.append((key_node.value, key_node.start_mark.line))
-            result[key_node.value] = _construct_node(loader, value_node, duplicates, open_nodes)
-        open_nodes.discard(id(node))
-        return result
-    duplicates.extend(_duplicate_keys(node))
-    return loader.construct_object(node, deep=True)
-
-
-def _duplicate_keys(root: yaml.Node) -> list[tuple[str, int]]:
-    """(key, 0-based line) of every repeated key in every mapping of the document, unordered
-    (:func:`_construct` sorts what it gathers)."""
-    found: list[tuple[str, int]] = []
-    stack = [root]
-    seen_nodes: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if isinstance(node, yaml.MappingNode):
-            keys: set[tuple[str, str]] = set()
-            for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode):
-                    identity = (key_node.tag, key_node.value)
-                    if identity in keys:
-                        found.append((key_node.value, key_node.start_mark.line))
-                    keys.add(identity)
-                stack.append(value_node)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return found
 
 
 def find_tools_section(body: str, first_line: int) -> ToolsSection | None:

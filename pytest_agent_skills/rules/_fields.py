@@ -3,7 +3,6 @@ metadata and allowed-tools (the Agent Skills specification)."""
 
 from __future__ import annotations
 
-import datetime
 import os
 import re
 from collections.abc import Generator, Iterator
@@ -23,6 +22,8 @@ _XML_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
 
 
 def _kind(value: Any) -> str:
+    import datetime  # for messages only: most runs write none
+
     if value is None:
         return "an empty value"
     if isinstance(value, bool):

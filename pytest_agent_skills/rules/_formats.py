@@ -7,7 +7,6 @@ in SARIF's URIs.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,6 +110,8 @@ def to_json(reports: Sequence[SkillReport]) -> str:
 
 def _json(document: Any) -> str:
     """``document`` as indented JSON, every string in it :func:`printable` (valid UTF-8)."""
+    import json  # not loaded for the text report, the common one
+
     return json.dumps(_printable_data(document), indent=2, ensure_ascii=False) + "\n"
 
 

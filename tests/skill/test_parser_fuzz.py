@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from pytest_agent_skills.errors import AgentSkillsError
 from pytest_agent_skills.glue.skills_collection import quick_skill_name
 from pytest_agent_skills.rules import RULES, ValidationOptions, validate
-from pytest_agent_skills.skill import ParsedSkillFile, Skill, _duplicate_keys, parse_skill_text
+from pytest_agent_skills.skill import ParsedSkillFile, Skill, parse_skill_text
+from pytest_agent_skills.yamlguard import duplicate_keys
 
 REPO = Path(__file__).resolve().parents[2]
 PATH = Path("fuzz/SKILL.md")
@@ -218,7 +219,7 @@ def assert_same_as_plain_pyyaml(text: str, parsed: ParsedSkillFile) -> None:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node)
-        duplicates = [front.open_line + 1 + line for _key, line in _duplicate_keys(node)]
+        duplicates = [front.open_line + 1 + line for _key, line in duplicate_keys(node)]
     finally:
         loader.dispose()
     assert repr(front.values) == repr({str(key): value for key, value in data.items()})

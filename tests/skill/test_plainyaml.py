@@ -8,6 +8,9 @@ data, key lines and repeated keys; when PyYAML refuses a text, :func:`read_plain
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +18,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_agent_skills.plainyaml import read_plain
-from pytest_agent_skills.skill import _duplicate_keys
+from pytest_agent_skills.plainyaml import IMPLICIT_RESOLVERS, read_plain
+from pytest_agent_skills.yamlguard import duplicate_keys
 
 COMMON_KEYS = ("name", "description", "license", "metadata", "author", "version", "a-b", "_x")
 KEYS = (
@@ -82,7 +85,7 @@ def pyyaml_reading(text: str) -> tuple[object, dict[str, int], list[tuple[str, i
     if isinstance(node, yaml.MappingNode):
         for key_node, _value in node.value:
             key_lines.setdefault(str(key_node.value), key_node.start_mark.line)
-        duplicates = sorted(_duplicate_keys(node), key=lambda item: item[1])
+        duplicates = sorted(duplicate_keys(node), key=lambda item: item[1])
     return data, key_lines, duplicates
 
 
@@ -155,3 +158,35 @@ def test_the_public_corpus_front_matter_is_read_as_pyyaml_reads_it() -> None:
         if plain is not None:
             assert (plain.data, plain.key_lines, plain.duplicates) == pyyaml_reading(text)
     assert sum(plain is not None for _text, plain in read) >= 0.9 * len(texts)
+
+
+def test_the_copy_of_pyyaml_s_implicit_resolvers_is_pyyaml_s_table() -> None:
+    # read_plain tells text from numbers, booleans, dates and null with its own copy of the
+    # table, so that the common front matter imports no PyYAML: the copy must be the table.
+    copied: dict[str | None, list[tuple[str, str, int]]] = {}
+    for tag, pattern, flags, firsts in IMPLICIT_RESOLVERS:
+        compiled = re.compile(pattern, flags)
+        for first in (*firsts, *([""] if tag.endswith(":null") else [])):
+            copied.setdefault(first, []).append((tag, compiled.pattern, compiled.flags))
+    table = yaml.CSafeLoader.yaml_implicit_resolvers
+    assert copied == {
+        first: [(tag, regexp.pattern, regexp.flags) for tag, regexp in resolvers]
+        for first, resolvers in table.items()
+    }
+
+
+def test_plain_front_matter_is_read_without_importing_pyyaml() -> None:
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pytest_agent_skills.skill import parse_skill_text\n"
+        "parsed = parse_skill_text('---\\nname: x\\nversion: 1.0.2\\nmetadata:\\n"
+        "  on-call: no one\\n---\\nBody\\n', Path('SKILL.md'))\n"
+        "assert parsed.front_matter is not None and not parsed.problems\n"
+        "assert parsed.front_matter.values['metadata'] == {'on-call': 'no one'}\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'yaml'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
