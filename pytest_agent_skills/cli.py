@@ -29,11 +29,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import AgentSkillsError
+from .filenames import SKILL_FILE
 from .redaction import mask_urls
 
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
     from .links import SkippedLink
+    from .listings import FolderListings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -139,19 +141,22 @@ def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
 def _run_validate(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
     from .links import describe_all
+    from .listings import FolderListings
     from .rules import FORMATTERS, to_sarif, validate_paths
 
     if args.output is not None:
         _check_output(args.output)
+    # Each folder is listed once: to locate the configuration files, find and check the skills.
+    listings = FolderListings()
     # Each path is checked with the configuration pytest would read for it.
-    scopes = Scopes(_validate_flags(args))
+    scopes = Scopes(_validate_flags(args), listings=listings)
     skipped: list[SkippedLink] = []  # linked folders the walks did not enter
     if args.paths:
         targets = _given_targets(args.paths, scopes)
     else:
         targets = _selected_targets(scopes, skipped)
     options = {path: scope.validation for path, scope in targets.items()}
-    reports = validate_paths(targets, options.__getitem__, skipped)
+    reports = validate_paths(targets, options.__getitem__, skipped, listings)
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")
     if not reports:
@@ -187,10 +192,7 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
             scope = scopes.for_path(".")
             targets.setdefault(_resolved_root(spec, scope, None), scope)
             continue
-        try:
-            mode: int | None = os.stat(spec).st_mode  # one look: thousands of paths are common
-        except OSError:
-            mode = None
+        mode = _mode(spec, scopes.locator.listings)
         scope = scopes.for_path(spec, is_dir=mode is not None and stat.S_ISDIR(mode))
         local = Path(spec)
         if mode is None:
@@ -204,13 +206,29 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
     return targets
 
 
+def _mode(spec: str, listings: FolderListings) -> int | None:
+    """The kind of file at ``spec`` (``stat``'s mode, links followed), None when there is none.
+    A ``SKILL.md`` is looked up in its folder's listing, which the configuration and the
+    checks read too (thousands of paths are common); anything else with one ``stat``."""
+    folder, name = os.path.split(spec)
+    if name == SKILL_FILE:
+        entries = listings.entries(os.path.abspath(folder))
+        entry = entries.get(name) if entries is not None else None
+        with contextlib.suppress(OSError):
+            if entry is not None and entry.is_file():
+                return stat.S_IFREG
+    try:
+        return os.stat(spec).st_mode
+    except OSError:
+        return None
+
+
 def _selected_targets(scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
     """What a bare ``pytest`` here collects: the skills under its test paths (``testpaths``
     from the rootdir, else this folder; ``norecursedirs`` not entered), then the
     ``skills_roots`` (relative to the configuration file's folder, shown relative to here).
     The linked folders the walk did not enter are added to ``skipped``."""
     from .config.selection import DEFAULT_NORECURSEDIRS, SkillWalk, ini_args, test_paths
-    from .filenames import SKILL_FILE
 
     scope = scopes.for_path(".")
     config = scope.settings.config

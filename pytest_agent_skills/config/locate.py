@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConfigurationError
+from ..listings import FolderListings
 from ..settings import ConfigFile
 
 #: The names pytest looks for in each folder, in its order of preference.
@@ -31,7 +32,6 @@ CONFIG_NAMES = (
     "tox.ini",
     "setup.cfg",
 )
-_CONFIG_NAMES = frozenset(CONFIG_NAMES)
 
 #: pytest's words for a setup.cfg whose section is ``[pytest]``.
 _CFG_PYTEST_SECTION = (
@@ -54,11 +54,16 @@ class ConfigLocator:
     """The configuration file of each path, looked up once per folder.
 
     Relative paths are taken from ``invocation_dir`` (default: the current folder).  Paths
-    that share a configuration get the same :class:`ConfigFile` object.
+    that share a configuration get the same :class:`ConfigFile` object.  Folders are listed
+    through ``listings`` (a run's shared listings, which then need not list a skill's folder
+    again to check it; new ones when None).
     """
 
-    def __init__(self, invocation_dir: Path | None = None) -> None:
+    def __init__(
+        self, invocation_dir: Path | None = None, listings: FolderListings | None = None
+    ) -> None:
         self.invocation_dir = os.path.abspath(invocation_dir or Path.cwd())
+        self.listings = listings or FolderListings()
         self._folders: dict[str, _Found] = {}
         self._no_values: dict[str, ConfigFile] = {}
 
@@ -93,7 +98,7 @@ class ConfigLocator:
             if known is not None:
                 above = known
                 break
-            config, pyproject = self._own(current)
+            config, pyproject = self._own(current, self.listings)
             if config is not None:
                 above = self._folders[current] = _Found(config, None)
                 break
@@ -110,10 +115,10 @@ class ConfigLocator:
         return self._folders[folder]
 
     @staticmethod
-    def _own(folder: str) -> tuple[ConfigFile | None, str | None]:
+    def _own(folder: str, listings: FolderListings) -> tuple[ConfigFile | None, str | None]:
         """The configuration file of ``folder`` itself, and its ``pyproject.toml``."""
         pyproject = None
-        for name in _config_names(folder):
+        for name in _config_names(folder, listings):
             path = os.path.join(folder, name)
             if name == "pyproject.toml":
                 pyproject = path
@@ -123,14 +128,21 @@ class ConfigLocator:
         return None, pyproject
 
 
-def _config_names(folder: str) -> list[str]:
-    """The configuration files in ``folder``, in pytest's order: one listing of the folder,
-    then one ``stat`` for each name present (a folder named ``pytest.ini`` is no file)."""
-    try:
-        present = _CONFIG_NAMES.intersection(os.listdir(folder))
-    except OSError:  # absent, no folder, not readable: pytest finds no file there either
+def _config_names(folder: str, listings: FolderListings) -> list[str]:
+    """The configuration files in ``folder``, in pytest's order: from the folder's listing, the
+    names present that are files, links followed (a folder named ``pytest.ini`` is no file)."""
+    entries = listings.entries(folder)
+    if entries is None:  # absent, no folder, not readable: pytest finds no file there either
         return []
-    return [name for name in CONFIG_NAMES if name in present and os.path.isfile(f"{folder}/{name}")]
+    return [name for name in CONFIG_NAMES if name in entries and _is_file(entries[name])]
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a file, links followed (as ``os.path.isfile`` tells)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def load_config_values(path: Path) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from .sources import source_options
 from .validation import validation_options
 
 if TYPE_CHECKING:
+    from ..listings import FolderListings
     from ..rules import ValidationOptions
     from ..settings import ConfigFile
     from ..sources.options import SourceOptions
@@ -39,13 +40,19 @@ class Scopes:
 
     ``flags`` (ini name -> value, None when not given) beat the environment and every file.
     A bad value raises :class:`~pytest_agent_skills.errors.ConfigurationError` when the first
-    path its file covers is asked for.
+    path its file covers is asked for.  Folders are listed through ``listings`` (a run's
+    shared listings; new ones when None).
     """
 
-    def __init__(self, flags: Mapping[str, Any], invocation_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        flags: Mapping[str, Any],
+        invocation_dir: Path | None = None,
+        listings: FolderListings | None = None,
+    ) -> None:
         self.invocation_dir = invocation_dir or Path.cwd()
         self.flags = dict(flags)
-        self.locator = ConfigLocator(self.invocation_dir)
+        self.locator = ConfigLocator(self.invocation_dir, listings)
         self._by_file: dict[int, Scope] = {}
 
     def for_path(self, path: str | Path, *, is_dir: bool | None = None) -> Scope:

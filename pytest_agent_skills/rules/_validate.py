@@ -192,16 +192,33 @@ def _skill_folders(
 ) -> Iterable[tuple[Path, tuple[int, int]]]:
     """:func:`skill_dirs` with each folder's (device, inode); linked folders the walk did not
     enter go to ``skipped``."""
-    if path.name == SKILL_FILE and path.is_file():
+    listings = listings or FolderListings()
+    if path.name == SKILL_FILE and _is_skill_file(path, listings):
         status = os.stat(path.parent)  # one system call; resolve() makes one per path part
         return [(path.parent, (status.st_dev, status.st_ino))]
-    return skill_folders(path, listings or FolderListings(), skipped)
+    return skill_folders(path, listings, skipped)
+
+
+def _is_skill_file(path: Path, listings: FolderListings) -> bool:
+    """Whether the ``SKILL.md`` at ``path`` is a file (links followed): from its folder's
+    listing, which the configuration and the checks read too (thousands of paths are common),
+    else from the file system (e.g. a case-insensitive one, where the listing spells it
+    otherwise)."""
+    entries = listings.entries(os.path.abspath(path.parent))
+    entry = entries.get(SKILL_FILE) if entries is not None else None
+    if entry is not None:
+        try:
+            return entry.is_file()
+        except OSError:
+            pass
+    return path.is_file()
 
 
 def validate_paths(
     paths: Iterable[Path],
     options: ValidationOptions | Callable[[Path], ValidationOptions] = DEFAULT_OPTIONS,
     skipped: list[SkippedLink] | None = None,
+    listings: FolderListings | None = None,
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included.
 
@@ -209,9 +226,12 @@ def validate_paths(
     found under each path (e.g. each path's own configuration file); the first path a skill
     is found under decides.  Each skill folder is validated once, however many links lead
     to it; the linked folders the walk did not enter (a link back into a folder it is in, a
-    second way to a folder walked already) are added to ``skipped`` when given.
+    second way to a folder walked already) are added to ``skipped`` when given.  Folders are
+    listed through ``listings`` (a run's shared listings, e.g. those the configuration was
+    located with; new ones when None).
     """
-    listings = FolderListings()  # each folder listed once in this run: by the walk, for the rules
+    # Each folder listed once in this run: by the walk, for the rules.
+    listings = listings or FolderListings()
     directories: dict[tuple[int, int], tuple[Path, ValidationOptions]] = {}
     for path in paths:  # a skill under two of the paths (a root and its parent) counts once
         chosen = options(path) if callable(options) else options

@@ -7,12 +7,12 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.config.findpaths import locate_config
 
 from pytest_agent_skills.cli import main
-from pytest_agent_skills.config import locate
 from pytest_agent_skills.config.locate import ConfigLocator
 from pytest_agent_skills.errors import ConfigurationError
 from tests.support.skill_files import write_skill
@@ -102,19 +102,28 @@ def test_a_file_pytest_refuses_is_refused_with_pytest_s_words(
     assert str(ours.value) == str(theirs.value)
 
 
+def counted_listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders listed from now on (``os.listdir``, ``os.scandir``), each time one is."""
+    listed: list[str] = []
+    for name in ("listdir", "scandir"):
+        monkeypatch.setattr(os, name, _counting(getattr(os, name), listed))
+    return listed
+
+
+def _counting(function: Any, listed: list[str]) -> Any:
+    def counting(folder: str) -> Any:
+        listed.append(os.fspath(folder))
+        return function(folder)
+
+    return counting
+
+
 def test_each_folder_is_looked_at_once_for_many_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\nskills_profile = 'trpc'\n")
     skills = [write_skill(tmp_path / "repo" / "skills", f"skill-{index}") for index in range(40)]
-    listed: list[str] = []
-    listdir = os.listdir
-
-    def counting_listdir(folder: str) -> list[str]:
-        listed.append(folder)
-        return listdir(folder)
-
-    monkeypatch.setattr(locate.os, "listdir", counting_listdir)
+    listed = counted_listings(monkeypatch)
     locator = ConfigLocator(tmp_path)
     configs = {id(locator.locate(skill / "SKILL.md")) for skill in skills}
     configs |= {id(locator.locate(skill)) for skill in skills}
@@ -122,6 +131,25 @@ def test_each_folder_is_looked_at_once_for_many_paths(
     assert sorted(listed) == sorted(
         {*map(str, skills), str(tmp_path / "repo/skills"), str(tmp_path / "repo"), str(tmp_path)}
     )
+
+
+def test_validate_given_many_skill_files_lists_each_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The listing that locates a skill's configuration also finds its SKILL.md and its files.
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\nskills_profile = 'trpc'\n")
+    files = {"docs/guide.md": "# Guide\n", "scripts/run.py": "print()\n"}
+    body = "Read [the guide](docs/guide.md), run `python scripts/run.py`.\n"
+    skills = [
+        write_skill(tmp_path / "skills", f"skill-{index}", body=body, files=files)
+        for index in range(5)
+    ]
+    monkeypatch.chdir(tmp_path)
+    listed = counted_listings(monkeypatch)
+    assert main(["validate", *(f"skills/{skill.name}/SKILL.md" for skill in skills)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("5 skill(s) checked: 0 error(s)")
+    assert len(listed) == len(set(listed))
+    assert {*map(str, skills)} <= set(listed)
 
 
 NESTED_FRONT = "name: {name}\ndescription: D.\nwhen_to_use: often\n"
