@@ -56,6 +56,14 @@ COLLECTION_SETTINGS = settings.declare(
         help="test items of a SKILL.md: skill (one item, 'validate', reporting every failing"
         " check) or check (one item per check: frontmatter, fields, name, ...)",
     ),
+    Setting(
+        ini="skills_walk_skill_folders",
+        kind="bool",
+        default=False,
+        help="walk every file and folder of skill folders, as pytest walks other folders (for"
+        " plugins collecting other file types there); by default pytest enters only what can be"
+        " collected: SKILL.md, scenarios, evals, conftest.py, python_files and doctest files",
+    ),
 )
 
 
@@ -117,6 +125,19 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if os.path.islink(collection_path) and _links(config).leads_back(collection_path):
         return True
     return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own Dir and Package
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A skill folder's collector, which enters only where something can be collected (see
+    :mod:`~pytest_agent_skills.glue.skill_folders`, loaded with the first skill folder)."""
+    if not os.path.isfile(os.path.join(path, SKILL_FILE)):  # one stat for any other folder
+        return None
+    if settings.value(parent.config, "skills_walk_skill_folders"):
+        return None
+    from .skill_folders import skill_folder
+
+    return skill_folder(path, parent)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SkillFile | None:
