@@ -167,8 +167,11 @@ def pytest_collection_modifyitems(
     if len(set(identities)) < len(identities):  # a skill folder reached a second way
         left_out = _links(config).left_out([(node.path, node.identity) for node in files])
     if left_out:  # a skill folder reached through links: one node for it, the others deselected
-        kept = [item for item in items if getattr(item.parent, "path", None) not in left_out]
-        config.hook.pytest_deselected(items=[item for item in items if item not in set(kept)])
+        kept: list[pytest.Item] = []
+        dropped: list[pytest.Item] = []
+        for item in items:
+            (dropped if getattr(item.parent, "path", None) in left_out else kept).append(item)
+        config.hook.pytest_deselected(items=dropped)
         items[:] = kept
         files = [node for node in files if node.path not in left_out]
     config.stash[_SKILL_FILES_KEY] = files
