@@ -253,6 +253,9 @@ class SkillFile(pytest.File):
             self._skill = Skill.load(self.path.parent)
         return self._skill
 
+    def teardown(self) -> None:
+        self._skill = None  # parsed again if an item of it runs again
+
     def collect(self) -> list[SkillItem]:
         if settings.value(self.config, "skills_items") == "skill":
             return [SkillItem.from_parent(self, name=SKILL_ITEM_NAME)]

@@ -450,6 +450,51 @@ def test_each_process_walks_the_skill_roots_once_for_skills_and_scenarios(
     assert walks == {"serial": 1, "gw0": 1, "gw1": 1}
 
 
+WATCH_PARSED_SKILLS = """
+import gc
+import weakref
+
+import pytest
+from pytest_agent_skills.glue.skills_collection import SkillItem
+
+parsed = {}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    outcome = yield
+    if isinstance(item, SkillItem):
+        parsed.setdefault(item.parent.nodeid, weakref.ref(item.parent.skill))
+    return outcome
+
+
+def pytest_sessionfinish(session):
+    gc.collect()
+    alive = sum(ref() is not None for ref in parsed.values())
+    print(f"\\nparsed skills still held: {alive} of {len(parsed)}")
+"""
+
+
+@pytest.mark.parametrize("shape", ["skill", "check"])
+def test_a_skill_parsed_for_its_checks_is_let_go_once_they_ran(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    """Thousands of parsed skills are not held to the end of the run (nor walked by every
+    garbage collection meanwhile); each is parsed once all the same, in either view."""
+    for index in range(5):
+        write_skill(pytester.path / "skills", f"skill-{index}")
+    pytester.makepyfile(count_parses=COUNT_PARSES, watch_parsed_skills=WATCH_PARSED_SKILLS)
+    log = pytester.mkdir("parses")
+    monkeypatch.setenv("PARSE_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", importable_first(pytester.path))
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    plugins = ("-p", "count_parses", "-p", "watch_parsed_skills", "-o", f"skills_items={shape}")
+    result = pytester.runpytest_subprocess(*QUIET_PLUGINS, *plugins, "-s")
+    result.assert_outcomes(passed=5 if shape == "skill" else 5 * 7)
+    result.stdout.fnmatch_lines(["parsed skills still held: 0 of 5"])
+    assert len((log / "serial").read_text().splitlines()) == 5
+
+
 # --- 6. start-up ----------------------------------------------------------------------------
 
 
