@@ -1,7 +1,7 @@
 """A big skill repository under pytest: default `pytest`, `pytest --tb=no` and the CLI.
 
     python bench/collect.py [--skills 3000] [--double] [--runs 3] [--failing 0.3]
-                            [--items skill|check]
+                            [--items skill|check] [--whole-walk]
 
 Generates a repository of N skills under ``skills/`` (``testpaths = ["skills"]``) of which
 about 30% fail several checks at once (an unknown field, a name unlike the folder, a
@@ -14,7 +14,10 @@ processes run from the repository's folder, alternating, --runs rounds (the medi
 - ``agent-skills validate skills`` (the CLI over the same skills).
 
 ``--items check`` runs pytest with the per-check view (``-o skills_items=check``: an item per
-check, seven per skill) instead of the default one item per skill.
+check, seven per skill) instead of the default one item per skill.  ``--whole-walk`` also times
+default pytest with ``-o skills_walk_skill_folders=true`` (pytest's walk of every file and folder
+of the skill folders, which by default it enters only where something can be collected) and
+prints it over default pytest: what that setting costs.
 
 Printed: the figures (wall time; CPU time of the process and its children beside it, which a
 busy machine inflates less), the ratios default / --tb=no (goal <= 2) and default / CLI (goal
@@ -86,16 +89,22 @@ def environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key not in unset}
 
 
-def commands(items: str) -> dict[str, list[str]]:
+WHOLE_WALK = "pytest, whole walk"
+
+
+def commands(items: str, whole_walk: bool = False) -> dict[str, list[str]]:
     pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
     pytest += ["-o", f"skills_items={items}"]
-    return {
+    chosen = {
         "pytest": pytest,
         "pytest --tb=no": [*pytest, "--tb=no"],
         "agent-skills validate": [
             sys.executable, "-m", "pytest_agent_skills.cli", "validate", "skills"
         ],
     }
+    if whole_walk:
+        chosen[WHOLE_WALK] = [*pytest, "-o", "skills_walk_skill_folders=true"]
+    return chosen
 
 
 def run(command: list[str], folder: Path, skills: int, failed: int) -> tuple[float, float]:
@@ -130,10 +139,9 @@ def run(command: list[str], folder: Path, skills: int, failed: int) -> tuple[flo
 
 
 def measure(
-    count: int, failing: float, runs: int, items: str
+    count: int, failing: float, runs: int, chosen: dict[str, list[str]]
 ) -> tuple[dict[str, tuple[float, float]], int]:
     """(median wall time, median CPU time) of each command, and the number of failing skills."""
-    chosen = commands(items)
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         failed = make_repository(folder, count, failing)
@@ -166,6 +174,11 @@ def report(count: int, failed: int, medians: dict[str, tuple[float, float]]) -> 
             f" pytest / agent-skills validate:"
             f" {default / medians['agent-skills validate'][index]:.2f} (goal <= 10)"
         )
+        if WHOLE_WALK in medians:
+            print(
+                f"  ratio ({kind}) pytest, whole walk / pytest:"
+                f" {medians[WHOLE_WALK][index] / default:.2f} (skills_walk_skill_folders = true)"
+            )
 
 
 def main() -> None:
@@ -175,17 +188,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--double", action="store_true", help="also at 2x the skills (linearity)")
     parser.add_argument("--items", choices=("skill", "check"), default="skill")
+    parser.add_argument(
+        "--whole-walk", action="store_true", help="also pytest walking all of every skill folder"
+    )
     options = parser.parse_args()
+    chosen = commands(options.items, options.whole_walk)
     print(
         f"load average {load()} before; median of {options.runs} runs, whole processes;"
         f" skills_items={options.items}"
     )
-    medians, failed = measure(options.skills, options.failing, options.runs, options.items)
+    medians, failed = measure(options.skills, options.failing, options.runs, chosen)
     report(options.skills, failed, medians)
     if options.double:
-        doubled, failed_twice = measure(
-            2 * options.skills, options.failing, options.runs, options.items
-        )
+        doubled, failed_twice = measure(2 * options.skills, options.failing, options.runs, chosen)
         report(2 * options.skills, failed_twice, doubled)
         for index, kind in ((0, "wall"), (1, "CPU")):
             print(

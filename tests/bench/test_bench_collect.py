@@ -30,3 +30,14 @@ def test_a_few_skills_print_the_figures_and_the_ratios() -> None:
 def test_the_per_check_view_is_measured_too() -> None:
     output = run_bench("collect.py", "--skills", "3", "--runs", "1", "--items", "check")
     assert_lines(output, r"skills_items=check$", rf"^  pytest\s+{N}\s+{N}$")
+
+
+def test_the_whole_walk_is_measured_on_request() -> None:
+    output = run_bench("collect.py", "--skills", "3", "--runs", "1", "--whole-walk")
+    assert_lines(
+        output,
+        rf"^  pytest, whole walk\s+{N}\s+{N}$",
+        rf"^  ratio \(wall\) pytest, whole walk / pytest: {N}"
+        r" \(skills_walk_skill_folders = true\)$",
+        rf"^  ratio \(CPU\) pytest, whole walk / pytest: {N} ",
+    )
