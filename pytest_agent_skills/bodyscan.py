@@ -27,6 +27,7 @@ generated Markdown.
 from __future__ import annotations
 
 import bisect
+import functools
 import operator
 import re
 from collections.abc import Iterable
@@ -238,9 +239,7 @@ class MarkdownText:
         slash = find("/", 1)
         if slash < 0 or not folders:
             return []
-        lengths_by_end: dict[str, set[int]] = {}  # the lengths of the names ending in each letter
-        for folder in folders:
-            lengths_by_end.setdefault(folder[-1], set()).add(len(folder))
+        lengths_by_end = _lengths_by_end(folders)
         found = []
         match = _PATH_AFTER_SLASH.match
         while slash > 0:
@@ -520,7 +519,19 @@ def _end(index: int, text: str) -> int:
     return index if index >= 0 else len(text)
 
 
-def _folder_start(text: str, slash: int, folders: frozenset[str], lengths: set[int]) -> int:
+@functools.lru_cache(maxsize=64)
+def _lengths_by_end(folders: frozenset[str]) -> dict[str, tuple[int, ...]]:
+    """The lengths of the names of ``folders`` ending in each letter (skills mostly share a few
+    sets of folders: made once for each)."""
+    lengths: dict[str, set[int]] = {}
+    for folder in folders:
+        lengths.setdefault(folder[-1], set()).add(len(folder))
+    return {end: tuple(sorted(found)) for end, found in lengths.items()}
+
+
+def _folder_start(
+    text: str, slash: int, folders: frozenset[str], lengths: tuple[int, ...]
+) -> int:
     """Where the name of one of ``folders`` (of ``lengths``) ending at ``slash`` starts, when
     it does not continue a word, a path or a variable ($dir/...); else -1.  (At most one
     can: a longer name would hold the character before a shorter one.)"""

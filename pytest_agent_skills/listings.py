@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from enum import Enum
 
+from .files import user_ids
+
 _NOT_NAMES = frozenset({"", ".", ".."})
 
 
@@ -38,6 +40,14 @@ class FolderListings:
 
     def __init__(self) -> None:
         self._folders: dict[str, dict[str, os.DirEntry[str]] | None] = {}
+        self._user: tuple[int, int] | None = None
+
+    def user_ids(self) -> tuple[int, int]:
+        """The process's real and effective user ids, asked once per run: whether a file the
+        listings show may be read depends on them (see ``files.check_skill_file``)."""
+        if self._user is None:
+            self._user = user_ids()
+        return self._user
 
     def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
         """The entries of ``folder`` by name; None when it cannot be listed."""

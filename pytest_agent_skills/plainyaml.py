@@ -16,9 +16,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-#: A mapping line: indentation, a key of letters, digits, '_' and '-' (up to 200 characters:
-#: YAML limits a simple key to 1024), ':' and the end of the line or spaces and a value.
-_KEY_LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]{0,199}):(?: +(.*))?")
+#: Every line of the common shape: a mapping line - indentation, a key of letters, digits, '_'
+#: and '-' (up to 200 characters: YAML limits a simple key to 1024), ':' and the end of the
+#: line or spaces and a value - else a blank or comment line (no key).  (One search for all
+#: the lines: a match per line costs more than the rest of the reading.)
+_LINES = re.compile(
+    r"^(?:( *)([A-Za-z_][A-Za-z0-9_-]{0,199}):(?: +(.*))?| *(?:#.*)?)$", re.MULTILINE
+)
 #: Characters that send the text to PyYAML: controls, tabs, a BOM, YAML's other line breaks,
 #: surrogates, the non-characters U+FFFE and U+FFFF.  (Named one by one: the class of every
 #: other character, astral ones included, takes milliseconds to compile.)
@@ -112,32 +116,28 @@ def read_plain(text: str) -> PlainFrontMatter | None:
     """The front matter ``text`` (``\\n`` line ends) when it has the common shape, else None."""
     if _UNUSUAL.search(text):
         return None
-    lines = text.split("\n")
+    lines = _LINES.findall(text)
+    if len(lines) != text.count("\n") + 1:
+        return None  # a line of another shape
     data: dict[str, object] = {}
     key_lines: dict[str, int] = {}
     duplicates: list[tuple[str, int]] = []
     nested: dict[str, object] | None = None  # the mapping indented lines go into
     nested_indent = 0
     open_key: str | None = None  # a top-level key whose value may be a nested mapping
-    for index, line in enumerate(lines):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped[0] == "#":
+    for index, (spaces, key, raw) in enumerate(lines):
+        if not key:
             continue  # a blank or comment line
-        match = _KEY_LINE.fullmatch(line)
-        if match is None:
+        if key[0] in _RESOLVER_SOURCES and not _is_text(key):
             return None
-        spaces, key, raw = match.groups()
-        indent = len(spaces)
-        if not _is_text(key):
-            return None
-        if indent == 0:
+        if not spaces:
             mapping = data
             nested = None
             key_lines.setdefault(key, index)
-        elif nested is not None and indent == nested_indent:
+        elif nested is not None and len(spaces) == nested_indent:
             mapping = nested
         elif open_key is not None and nested is None:
-            nested, nested_indent = {}, indent
+            nested, nested_indent = {}, len(spaces)
             data[open_key] = mapping = nested
         else:
             return None  # deeper nesting, or an indented line after a value
@@ -147,7 +147,7 @@ def read_plain(text: str) -> PlainFrontMatter | None:
         if key in mapping:
             duplicates.append((key, index))
         mapping[key] = value
-        open_key = key if indent == 0 and value is None else None
+        open_key = key if value is None and not spaces else None
     if not data:
         return None
     return PlainFrontMatter(data, key_lines, duplicates)
@@ -166,9 +166,9 @@ def _value(raw: str) -> object:
     if first == "'":
         quoted = _SINGLE_QUOTED.fullmatch(raw)
         return quoted.group(1).replace("''", "'") if quoted else _NOT_PLAIN
-    if first in _INDICATORS or ": " in raw or " #" in raw or raw[-1] == ":" or not _is_text(raw):
+    if first in _INDICATORS or ": " in raw or " #" in raw or raw[-1] == ":":
         return _NOT_PLAIN
-    return raw
+    return raw if first not in _RESOLVER_SOURCES or _is_text(raw) else _NOT_PLAIN
 
 
 def _is_text(plain: str) -> bool:

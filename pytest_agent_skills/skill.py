@@ -308,7 +308,8 @@ def _parse_front_matter(
         )
         return None
     lines = {key: first_line + line for key, line in key_lines.items()}
-    values = {str(key): value for key, value in data.items()}
+    # (The plain reading's keys are text already, in a mapping of its own.)
+    values = data if plain is not None else {str(key): value for key, value in data.items()}
     return FrontMatter(values, lines, first_line - 1, close_line)
 
 

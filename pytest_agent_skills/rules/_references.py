@@ -26,7 +26,6 @@ from ..files import (
     check_skill_file,
     read_skill_file,
     resolve_inside,
-    user_ids,
 )
 from ..listings import FolderListings, Kind
 from ..skill import Skill
@@ -80,8 +79,6 @@ class _Files:
         self._targets: dict[tuple[str, str], _Target] = {}
         self._contents: dict[str, str] = {}
         self._real_paths: dict[str, str] = {}
-        #: The process's user ids, asked for the first Markdown file met (see check_skill_file).
-        self._user: tuple[int, int] | None = None
 
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
@@ -99,10 +96,9 @@ class _Files:
             return _Target(path)
         if kind is Kind.FILE:
             assert entry is not None
-            if self._user is None:
-                self._user = user_ids()
+            user = self.listings.user_ids()  # (see check_skill_file)
             try:
-                check_skill_file(path, entry.stat(follow_symlinks=False), self._user)
+                check_skill_file(path, entry.stat(follow_symlinks=False), user)
             except FileReadError as error:
                 return _Target(path, refused=error)
             except OSError:
@@ -176,8 +172,14 @@ class _Files:
 def _joined(base: str, relative: str) -> str:
     """``normpath(join(base, relative))`` (abspath, not realpath: '..' in the text is what
     leaves the folder, and it saves system calls); plain relative paths skip normpath."""
-    plain = "/." not in "/" + relative and "//" not in relative and not relative.endswith("/")
-    if os.sep == "/" and plain and relative:
+    if (
+        os.sep == "/"
+        and relative
+        and relative[0] != "."
+        and "/." not in relative
+        and "//" not in relative
+        and relative[-1] != "/"
+    ):
         return f"{base}/{relative}"
     return os.path.normpath(os.path.join(base, relative))
 
