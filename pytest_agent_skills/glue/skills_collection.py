@@ -16,6 +16,7 @@ roots) that the ordinary walk of the test paths does not reach.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
@@ -295,6 +296,10 @@ def quick_skill_name(raw: bytes) -> str | None:
 
 
 def relative_to_root(config: pytest.Config, path: Path) -> str:
+    """``path`` (absolute) as pytest shows it: from the rootdir, ``../`` when outside it."""
+    name, root = os.fspath(path), os.fspath(config.rootpath)
+    if name.startswith(root) and name[len(root) : len(root) + 1] == os.sep:
+        return name[len(root) + 1 :]  # pytest's path arithmetic, without Path objects
     from _pytest.pathlib import bestrelpath
 
     return bestrelpath(config.rootpath, path)
@@ -360,6 +365,14 @@ class SkillItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"skill {self.parent.name}"
+
+    @functools.cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's ``(path from the rootdir, line, description)`` of the item, the path made
+        relative by :func:`relative_to_root` (pytest's own way, Path objects for every item, is
+        a few percent of the time of a run over thousands of skills)."""
+        path, line, description = self.reportinfo()
+        return relative_to_root(self.config, path), line, description
 
 
 class SkillCheckItem(SkillItem):

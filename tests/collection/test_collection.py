@@ -419,6 +419,24 @@ def test_junit_xml_carries_skill_name_and_path_under_xunit1(
         assert properties["skill_check"] == case.get("name")
 
 
+def test_junit_xml_names_the_file_from_the_rootdir_under_xunit1(
+    pytester: pytest.Pytester, skills: Path
+) -> None:
+    """The item's location: the SKILL.md from the rootdir, with ``../`` for a skill root
+    outside it."""
+    outside = pytester.path.parent / f"{pytester.path.name}-outside"
+    write_skill(outside, "far")
+    pytester.makeini("[pytest]\n")  # the rootdir, whatever the paths given
+    xunit1 = ("--junitxml=report.xml", "-o", "junit_family=xunit1", "--skills-root", str(outside))
+    run(pytester, *xunit1, "skills/good", str(outside), *PER_CHECK)
+    cases = ET.parse(pytester.path / "report.xml").findall(".//testcase")
+    assert {(case.get("file"), case.get("line")) for case in cases} == {
+        ("skills/good/SKILL.md", "0"),
+        (f"../{outside.name}/far/SKILL.md", "0"),
+    }
+    assert len(cases) == 2 * CHECK_COUNT
+
+
 def _outcomes(result: pytest.RunResult) -> list[str]:
     lines = [
         line
