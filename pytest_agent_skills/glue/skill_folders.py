@@ -31,9 +31,10 @@ from pathlib import Path
 import pytest
 
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
+from .evals import EVALS_NAME, TRIGGERS_NAME
 
-#: The eval files the evals glue collects, in a skill's ``evals/`` folder.
-EVALS_FOLDER, EVAL_FILES = "evals", frozenset({"evals.json", "triggers.json"})
+#: The files the evals glue collects, in a skill's ``evals/`` folder.
+EVALS_FOLDER, EVAL_FILES = "evals", frozenset({EVALS_NAME, TRIGGERS_NAME})
 _WANTED_KEY = pytest.StashKey["CollectableFiles"]()
 #: A skill folder holding one of these is walked as pytest walks any folder: it is a Python
 #: package, or its conftest.py may collect any file below it.
@@ -44,7 +45,7 @@ def skill_folder(path: Path, parent: pytest.Collector | pytest.Session) -> Skill
     """The collector of the folder ``path``, which holds a ``SKILL.md``; None when pytest is
     to walk it whole."""
     entries = _entries(path)
-    if any(entry.name in _WALKED_AS_PYTEST_DOES for entry in entries):
+    if entries is None or any(entry.name in _WALKED_AS_PYTEST_DOES for entry in entries):
         return None
     node: SkillFolder = SkillFolder.from_parent(parent, path=path)
     node.entries = entries
@@ -120,6 +121,8 @@ class CollectableFiles:
         if self.norecursedirs.match(folder.name, folder.path):
             return False
         entries = _entries(folder.path)
+        if entries is None:
+            return True  # entered: pytest's walk reports why it cannot be listed
         if not self.in_venvs and _is_venv(entries):
             return False
         for entry in entries:
@@ -149,12 +152,13 @@ class Globs:
         return any(fnmatch_ex(pattern, path) for pattern in self.paths)
 
 
-def _entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
+def _entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]] | None:
+    """The entries of ``folder``; None when it cannot be listed (pytest's walk says why)."""
     try:
         with os.scandir(folder) as listing:
             return list(listing)
     except OSError:
-        return []
+        return None
 
 
 def _is_folder(entry: os.DirEntry[str]) -> bool:

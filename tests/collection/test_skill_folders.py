@@ -4,6 +4,8 @@ line), each as pytest collects it; ``skills_walk_skill_folders`` walks all of it
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.support.skill_files import write_skill
@@ -224,5 +226,37 @@ def test_a_link_back_inside_a_skill_folder_is_not_walked(pytester: pytest.Pytest
             "agent-skills: skills/looped/scripts/back -> ..: a symbolic link back into a folder it"
             " is in, not followed",
             "skills/looped/SKILL.md::validate PASSED*",
+        ]
+    )
+
+
+def test_a_folder_that_cannot_be_listed_is_reported_as_pytest_reports_it(
+    pytester: pytest.Pytester,
+) -> None:
+    probe = pytester.mkdir("probe")
+    probe.chmod(0o000)
+    try:
+        os.listdir(probe)
+    except PermissionError:
+        pass
+    else:
+        pytest.skip("this process lists any folder (root)")
+    finally:
+        probe.chmod(0o755)
+    locked = write_skill(pytester.path / "skills", "locked", files={"scripts/run.sh": "true\n"})
+    (locked / "scripts").chmod(0o000)
+    unlistable = write_skill(pytester.path / "skills", "unlistable")
+    unlistable.chmod(0o100)  # SKILL.md can be reached, the folder not listed
+    try:
+        result = run(pytester, "--collect-only")
+    finally:
+        (locked / "scripts").chmod(0o755)
+        unlistable.chmod(0o755)
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting skills/locked/scripts*",
+            "*PermissionError*",
+            "*ERROR collecting skills/unlistable*",
+            "*PermissionError*",
         ]
     )
