@@ -2,8 +2,10 @@
 
 Generated texts mix the common shape (``key: value`` lines, one nested mapping) with what
 YAML reads differently: numbers, booleans, dates, null, quotes, indicators, comments, tabs,
-odd indentation, repeated keys.  Whenever :func:`read_plain` answers, PyYAML reads the same
-data, key lines and repeated keys; when PyYAML refuses a text, :func:`read_plain` does too.
+odd indentation, repeated keys; and mappings nested deeper, block text (``|``, ``>-``: blank
+lines, lines of spaces, more indented lines), flow lists and block lists of text and of
+mappings, with their own odd variants.  Whenever :func:`read_plain` answers, PyYAML reads the
+same data, key lines and repeated keys; when PyYAML refuses a text, :func:`read_plain` does too.
 """
 
 from __future__ import annotations
@@ -114,6 +116,124 @@ def test_read_plain_gives_what_pyyaml_gives_or_nothing() -> None:
     assert len(ANSWERED) >= 400  # the common shape is generated often enough to be tested
 
 
+BLOCK_HEADERS = ("|", "|-", "|+", ">", ">-", ">+")
+RARE_BLOCK_HEADERS = ("|2", ">1", "|-2", "| # c", ">+ ", "|x", "||")
+BLOCK_TEXTS = (
+    "Use it when asked.", "a: b # not a comment", "- not an item", "'not quoted'", "x  ", "ü",
+    "[1, 2]", "{a: b}", "#hash", "---", "yes", "1.5",
+)
+QUOTED_ITEMS = ('"a b"', "'it''s'", '""', "''", '"x, y"', "'[z]'")
+RARE_FLOW_ITEMS = ("plain", "1", "[x]", '"a\\"b"', "{a: b}", "'unclosed", "")
+
+
+def mapping_lines(draw: st.DrawFn, column: int, depth: int) -> list[str]:
+    """The lines of a mapping whose keys stand at ``column``: text values, nested mappings,
+    block scalars, flow and block lists, now and then a line of another shape."""
+    lines: list[str] = []
+    margin = " " * column
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(draw(st.sampled_from(EXTRA_LINES)))
+            continue
+        key = rarely(draw, COMMON_KEYS, KEYS)
+        kind = draw(st.sampled_from(("text", "text", "mapping", "block", "flow", "list")))
+        if kind == "mapping" and depth < 3:
+            lines.append(f"{margin}{key}:")
+            step = rarely(draw, (2,), (1, 3, 4))
+            lines += mapping_lines(draw, column + step, depth + 1)
+        elif kind == "block":
+            header = rarely(draw, BLOCK_HEADERS, RARE_BLOCK_HEADERS)
+            lines.append(f"{margin}{key}: {header}")
+            lines += block_lines(draw, column)
+        elif kind == "flow":
+            count = draw(st.integers(0, 3))
+            items = [rarely(draw, QUOTED_ITEMS, RARE_FLOW_ITEMS) for _ in range(count)]
+            separator = rarely(draw, (", ",), (",", " , ", ",  "))
+            trail = rarely(draw, ("",), (",", " ", " # c"))
+            lines.append(f"{margin}{key}: [{separator.join(items)}{trail}]")
+        elif kind == "list" and depth < 3:
+            lines.append(f"{margin}{key}:")
+            lines += list_lines(draw, column + rarely(draw, (0, 2), (1, 3)), depth + 1)
+        else:
+            value = rarely(draw, COMMON_VALUES, VALUES)
+            lines.append(f"{margin}{key}: {value}" if value else f"{margin}{key}:")
+    return lines
+
+
+def block_lines(draw: st.DrawFn, column: int) -> list[str]:
+    """The lines of a block scalar after a key at ``column``: text at its indentation, more
+    indented, blank lines, lines of spaces, now and then a first line that is not text."""
+    indent = column + rarely(draw, (2,), (1, 0, 4))
+    lines = []
+    for index in range(draw(st.integers(1, 5))):
+        kind = rarely(draw, ("text", "text", "text", "blank"), ("spaces", "deeper", "less"))
+        if kind == "blank" and index:
+            lines.append("")
+        elif kind == "spaces":
+            lines.append(" " * draw(st.integers(1, indent + 2)))
+        elif kind == "deeper":
+            deeper = " " * (indent + draw(st.integers(1, 3)))
+            lines.append(deeper + draw(st.sampled_from(BLOCK_TEXTS)))
+        elif kind == "less" and indent > 1:
+            lines.append(" " * (indent - 1) + draw(st.sampled_from(BLOCK_TEXTS)))
+        else:
+            lines.append(" " * indent + draw(st.sampled_from(BLOCK_TEXTS)))
+    return lines
+
+
+def list_lines(draw: st.DrawFn, column: int, depth: int) -> list[str]:
+    """The lines of a block list whose '-' stand at ``column``: text items and mappings."""
+    lines: list[str] = []
+    margin = " " * column
+    for _ in range(draw(st.integers(1, 3))):
+        dash = rarely(draw, ("- ",), ("-  ", "-", "- - ", "-x "))
+        if draw(st.booleans()):
+            lines.append(f"{margin}{dash}{rarely(draw, COMMON_VALUES, VALUES)}".rstrip())
+            continue
+        item = mapping_lines(draw, column + len(dash), depth + 1) if depth < 3 else ["x: y"]
+        first = item[0].lstrip(" ") if item else ""
+        lines.append(f"{margin}{dash}{first}")
+        shift = rarely(draw, (0,), (1, -1))
+        lines += [(" " * max(shift, 0) + line[max(-shift, 0):]) for line in item[1:]]
+    return lines
+
+
+@st.composite
+def structured_front_matter(draw: st.DrawFn) -> str:
+    return "\n".join(mapping_lines(draw, 0, 0))
+
+
+STRUCTURED: list[str] = []
+
+
+@settings(max_examples=5000, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(structured_front_matter())
+def check_structures_against_pyyaml(text: str) -> None:
+    plain = read_plain(text)
+    if plain is None:
+        return
+    STRUCTURED.append(text)
+    reading = pyyaml_reading(text)
+    assert reading is not None, f"PyYAML refuses what read_plain read: {text!r}"
+    data, key_lines, duplicates = reading
+    assert repr(plain.data) == repr(data), text
+    assert plain.key_lines == key_lines, text
+    assert plain.duplicates == duplicates, text
+
+
+def test_block_text_and_lists_are_read_as_pyyaml_reads_them_or_not_at_all() -> None:
+    STRUCTURED.clear()
+    check_structures_against_pyyaml()
+    answered = "\n".join(STRUCTURED)
+    assert len(STRUCTURED) >= 500
+    # Each shape is among the answered texts, not only the simple ones: block text, a flow
+    # list, lists at their key's column and indented, mappings in a list, deeper mappings.
+    shapes = (r": \|", r": >-", r": \[", r"\n- ", r"\n  - ", r"\n *- [\w-]+: ", r"\n    [\w-]+: ")
+    for shape in shapes:
+        assert re.search(shape, answered), shape
+
+
 def test_the_common_shapes_are_read_without_pyyaml() -> None:
     text = (
         "name: csv-summary\n"
@@ -140,6 +260,46 @@ def test_the_common_shapes_are_read_without_pyyaml() -> None:
         "name": 0, "description": 1, "license": 2, "metadata": 4, "allowed-tools": 8,
     }
     assert plain.duplicates == [("name", 9)]
+    assert pyyaml_reading(text) == (plain.data, plain.key_lines, plain.duplicates)
+
+
+def test_block_text_and_lists_as_public_skills_write_them_are_read_without_pyyaml() -> None:
+    text = (
+        "name: api\n"
+        "description: |-\n"
+        "  Reference for the API: ids, pricing.\n"
+        "  TRIGGER \u2014 read BEFORE opening the file; don't skip # it\n"
+        "\n"
+        "    indented: kept\n"
+        "metadata:\n"
+        '  keywords: ["pKa prediction", \'it\'\'s\']\n'
+        "  contributors:\n"
+        "    - name: Ada\n"
+        "      org: Works, LLC\n"
+        "    - plain text\n"
+        "tags:\n"
+        "- one\n"
+        "- 'two'\n"
+        "summary: >\n"
+        "  folded\n"
+        "  lines\n"
+    )
+    plain = read_plain(text)
+    assert plain is not None
+    assert plain.data == {
+        "name": "api",
+        "description": "Reference for the API: ids, pricing.\nTRIGGER \u2014 read BEFORE opening"
+        " the file; don't skip # it\n\n  indented: kept",
+        "metadata": {
+            "keywords": ["pKa prediction", "it's"],
+            "contributors": [{"name": "Ada", "org": "Works, LLC"}, "plain text"],
+        },
+        "tags": ["one", "two"],
+        "summary": "folded lines\n",
+    }
+    assert plain.key_lines == {
+        "name": 0, "description": 1, "metadata": 6, "tags": 12, "summary": 15,
+    }
     assert pyyaml_reading(text) == (plain.data, plain.key_lines, plain.duplicates)
 
 
