@@ -35,7 +35,6 @@ from .redaction import mask_urls
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
     from .links import SkippedLink
-    from .listings import FolderListings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -192,7 +191,14 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
             scope = scopes.for_path(".")
             targets.setdefault(_resolved_root(spec, scope, None), scope)
             continue
-        mode = _mode(spec, scopes.locator.listings)
+        found = _skill_file_scope(spec, scopes)
+        if found is not None:  # the common case: pre-commit passes every SKILL.md
+            targets.setdefault(Path(spec), found)
+            continue
+        try:
+            mode: int | None = os.stat(spec).st_mode
+        except OSError:
+            mode = None
         scope = scopes.for_path(spec, is_dir=mode is not None and stat.S_ISDIR(mode))
         local = Path(spec)
         if mode is None:
@@ -206,21 +212,22 @@ def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
     return targets
 
 
-def _mode(spec: str, listings: FolderListings) -> int | None:
-    """The kind of file at ``spec`` (``stat``'s mode, links followed), None when there is none.
-    A ``SKILL.md`` is looked up in its folder's listing, which the configuration and the
-    checks read too (thousands of paths are common); anything else with one ``stat``."""
+def _skill_file_scope(spec: str, scopes: Scopes) -> Scope | None:
+    """The scope of ``spec`` when it names a ``SKILL.md`` file, known from its folder's
+    listing, which the configuration and the checks read too (thousands of paths are
+    common); None otherwise (one ``stat`` then says what it is)."""
     folder, name = os.path.split(spec)
-    if name == SKILL_FILE:
-        entries = listings.entries(os.path.abspath(folder))
-        entry = entries.get(name) if entries is not None else None
-        with contextlib.suppress(OSError):
-            if entry is not None and entry.is_file():
-                return stat.S_IFREG
+    if name != SKILL_FILE:
+        return None
+    absolute = os.path.normpath(os.path.join(scopes.locator.invocation_dir, folder))
+    entries = scopes.locator.listings.entries(absolute)
+    entry = entries.get(name) if entries is not None else None
     try:
-        return os.stat(spec).st_mode
+        if entry is None or not entry.is_file():
+            return None
     except OSError:
         return None
+    return scopes.for_path(absolute, is_dir=True)  # pytest looks from the file's folder
 
 
 def _selected_targets(scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:

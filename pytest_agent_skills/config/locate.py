@@ -32,6 +32,7 @@ CONFIG_NAMES = (
     "tox.ini",
     "setup.cfg",
 )
+_CONFIG_NAMES = frozenset(CONFIG_NAMES)
 
 #: pytest's words for a setup.cfg whose section is ``[pytest]``.
 _CFG_PYTEST_SECTION = (
@@ -133,6 +134,8 @@ def _config_names(folder: str, listings: FolderListings) -> list[str]:
     names present that are files, links followed (a folder named ``pytest.ini`` is no file)."""
     entries = listings.entries(folder)
     if entries is None:  # absent, no folder, not readable: pytest finds no file there either
+        return []
+    if _CONFIG_NAMES.isdisjoint(entries):  # most folders (a skill's, thousands of them)
         return []
     return [name for name in CONFIG_NAMES if name in entries and _is_file(entries[name])]
 

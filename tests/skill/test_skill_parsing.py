@@ -200,6 +200,29 @@ def test_a_folder_without_skill_md_is_a_typed_error(tmp_path: Path) -> None:
     )
 
 
+def test_many_skills_load_as_each_alone_in_order(tmp_path: Path) -> None:
+    first = write_skill(tmp_path, "first")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_bytes(b"---\nname: broken\ndescription: caf\xe9\n---\n")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    os.symlink(tmp_path / "first" / "SKILL.md", linked / "SKILL.md")  # a link: not read
+    folders = [first, str(broken), linked]
+    many = Skill.load_all(folders)
+    alone = [Skill.load(folder) for folder in folders]
+    assert [skill.directory for skill in many] == [first, broken, linked]
+    assert [(skill.fields, skill.problems) for skill in many] == [
+        (skill.fields, skill.problems) for skill in alone
+    ]
+    assert [[p.rule for p in skill.problems] for skill in many] == [
+        [], ["skill-md-encoding"], ["skill-md-unreadable"],
+    ]
+    assert many[0].listings is many[1].listings  # one run's listings
+    with pytest.raises(SkillNotFoundError):
+        Skill.load_all([first, tmp_path])
+
+
 @pytest.mark.parametrize(
     "front",
     [
