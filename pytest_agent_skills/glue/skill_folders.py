@@ -60,28 +60,28 @@ class SkillFolder(pytest.Directory):
     entries: list[os.DirEntry[str]]
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        wanted = collectable_files(self.config)
+        config, ihook = self.config, self.ihook  # one hook proxy for the folder, as pytest's Dir
+        wanted = collectable_files(config)
+        # What the command line names in this folder (and each folder on the way to it) is
+        # entered without asking, as pytest does; anything else only when something may
+        # collect it and pytest_ignore_collect does not leave it out.
+        named_inside = self.session.isinitpath(self.path, with_parents=True)
         for entry in sorted(self.entries, key=lambda entry: entry.name):  # as pytest's Dir
             folder = _is_folder(entry)
             if not (folder or _is_file(entry)):
                 continue
             path = Path(entry.path)
-            # What the command line names (or a folder on the way to it) is entered without
-            # asking, as pytest does; anything else only when something may collect it.
-            if not self.session.isinitpath(path, with_parents=folder) and (
+            if not (named_inside and self.session.isinitpath(path, with_parents=folder)) and (
                 not (wanted.in_folder(entry) if folder else wanted.file(entry.name, entry.path))
-                or self._ignored(path)
+                or ihook.pytest_ignore_collect(collection_path=path, config=config)
             ):
                 continue
             if folder:
-                node = self.ihook.pytest_collect_directory(path=path, parent=self)
+                node = ihook.pytest_collect_directory(path=path, parent=self)
                 if node is not None:
                     yield node
             else:
-                yield from self.ihook.pytest_collect_file(file_path=path, parent=self)
-
-    def _ignored(self, path: Path) -> bool:
-        return bool(self.ihook.pytest_ignore_collect(collection_path=path, config=self.config))
+                yield from ihook.pytest_collect_file(file_path=path, parent=self)
 
 
 def collectable_files(config: pytest.Config) -> CollectableFiles:
