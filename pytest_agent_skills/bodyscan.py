@@ -31,7 +31,6 @@ import functools
 import operator
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
@@ -126,9 +125,9 @@ class Reference(NamedTuple):
     certain: bool = True
 
 
-@dataclass(frozen=True)
-class Directive:
-    """An ``<!-- agent-skills: ACTION RULE, ... -->`` comment."""
+class Directive(NamedTuple):
+    """An ``<!-- agent-skills: ACTION RULE, ... -->`` comment.  (A named tuple, as
+    :class:`Reference`: a class made once per run, at a tenth of a dataclass's cost.)"""
 
     #: The line of ``agent-skills:`` (where a problem with the directive is reported).
     line: int
@@ -570,24 +569,25 @@ def _directive(comment: str, line: int, certain: bool) -> Directive:
     )
 
 
-@dataclass
 class _Blocks:
     """What the parser read of a text's first lines (0-based lines of the text)."""
 
-    #: The last line read: the parser's answers hold up to it.
-    cut: int
-    #: The line number in the file of the text's first line.
-    first_line: int
-    #: (first line, end line, kind, inline content parsed) of each leaf block, in order.
-    spans: list[tuple[int, int, str, bool]] = field(default_factory=list)
-    #: Links (of the blocks whose inline content was parsed) and definitions, 1-based lines.
-    references: list[Reference] = field(default_factory=list)
-    #: (first line, last line, text, first column, end column) of inline comments and of
-    #: code spans showing link syntax: a bare path there is not a reference.  The span
-    #: starts at the first column of its first line and ends before the end column of its
-    #: last (columns of the text's lines).
-    hidden: list[tuple[int, int, str, int, float]] = field(default_factory=list)
-    directives: list[Directive] = field(default_factory=list)
+    def __init__(self, cut: int, first_line: int) -> None:
+        #: The last line read: the parser's answers hold up to it.
+        self.cut = cut
+        #: The line number in the file of the text's first line.
+        self.first_line = first_line
+        #: (first line, end line, kind, inline content parsed) of each leaf block, in order.
+        self.spans: list[tuple[int, int, str, bool]] = []
+        #: Links (of the blocks whose inline content was parsed) and definitions, 1-based
+        #: lines.
+        self.references: list[Reference] = []
+        #: (first line, last line, text, first column, end column) of inline comments and of
+        #: code spans showing link syntax: a bare path there is not a reference.  The span
+        #: starts at the first column of its first line and ends before the end column of its
+        #: last (columns of the text's lines).
+        self.hidden: list[tuple[int, int, str, int, float]] = []
+        self.directives: list[Directive] = []
 
     def kind_at(self, index: int) -> tuple[str, bool]:
         position = bisect.bisect_right(self.spans, (index, float("inf"))) - 1

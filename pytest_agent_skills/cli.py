@@ -23,9 +23,8 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from . import __version__
 from .errors import AgentSkillsError
@@ -49,8 +48,9 @@ class CommandFailed(AgentSkillsError):
     """The command could not do its job (e.g. build an image); reported with exit status 1."""
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
+    """A subcommand: its name, its help, what adds its arguments, what runs it."""
+
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]

@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._lazy import cached_attribute
 from .errors import LocatedError
@@ -54,8 +54,7 @@ class SkillParseError(LocatedError):
     """Raised by :meth:`Skill.require_parsed` when ``SKILL.md`` has parse problems."""
 
 
-@dataclass(frozen=True)
-class ToolDeclaration:
+class ToolDeclaration(NamedTuple):
     """One ``- name`` bullet of the ``Tools:`` section, as the reference captures it."""
 
     name: str
@@ -66,8 +65,9 @@ class ToolDeclaration:
     after_break: bool = False
 
 
-@dataclass(frozen=True)
-class ToolsSection:
+class ToolsSection(NamedTuple):
+    """The ``Tools:`` section: its header's line, its bullets and its header as written."""
+
     line: int
     tools: tuple[ToolDeclaration, ...]
     #: The text of the ``Tools:`` header line, as written.

@@ -14,7 +14,6 @@ import operator
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..bodyscan import MarkdownText, Reference, one_per_line
@@ -200,8 +199,7 @@ def _read_markdown(root: str, path: str) -> str | None:
     return data.decode("utf-8", errors="replace") if linked else ""
 
 
-@dataclass
-class _Reading:
+class _Reading(NamedTuple):
     """The references of a text, by what their targets are."""
 
     #: References to a reported target, one per line and target, in text order.
