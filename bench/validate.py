@@ -217,11 +217,12 @@ def _breakdown_child(root: Path) -> None:
     stage("configuration", lambda: scopes.for_path(root))
     folders = stage("discovery", lambda: skill_dirs(root, listings))
     assert isinstance(folders, list)
-    skills = stage("parsing", lambda: [Skill.load(folder, listings) for folder in folders])
+    # As validate_paths goes: every SKILL.md read then parsed, each check over every skill.
+    skills = stage("parsing", lambda: Skill.load_all(folders, listings))
     assert isinstance(skills, list)
     stage(
         "checks",
-        lambda: [check_findings(skill, check) for skill in skills for check in CHECKS],
+        lambda: [check_findings(skill, check) for check in CHECKS for skill in skills],
     )
     reports = validate_paths([root])
     stage("output (text)", lambda: to_text(reports))
