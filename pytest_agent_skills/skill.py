@@ -229,8 +229,23 @@ class ReferenceReading:
     the reference would (name, description, body, ``Tools:``), so a skill behaves the same.
     """
 
-    fields: dict[str, str]
+    #: The front matter's data as the reference parses it (mappings of any keys and values).
+    values: dict[Any, Any]
     body: str
+
+    @cached_attribute
+    def fields(self) -> dict[str, str]:
+        """Every field as the reference runtime keeps it: key and value as text."""
+        return _stringified(self.values)
+
+    def field(self, name: str) -> str:
+        """The field ``name`` of :attr:`fields` ("" when absent), without making the others
+        (the text of a nested mapping costs more than a name)."""
+        found = ""
+        for key, value in self.values.items():  # the last key of this name wins, as in fields
+            if name and str(key).strip() == name:
+                found = "" if value is None else str(value)
+        return found
 
     @cached_attribute
     def tools(self) -> tuple[str, ...]:
@@ -242,9 +257,9 @@ class ReferenceReading:
 
 def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
     """What the reference runtime reads from the text ``parsed`` came from."""
+    ours = parsed.front_matter.values if parsed.front_matter else {}
     if not parsed.source:  # built by hand without its text: our reading is all there is
-        values = parsed.front_matter.values if parsed.front_matter else {}
-        return ReferenceReading(_stringified(values), parsed.body)
+        return ReferenceReading(ours, parsed.body)
     text = parsed.source
     if "\r" in text:  # the reference reads SKILL.md with universal newlines, as we do
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -254,8 +269,7 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
     # Whether the reference's body (text[end + 5:]) is ours, without copying a long body.
     if len(text) - end - 5 == len(parsed.body) and text.endswith(parsed.body):
         # The same split as ours (the common case): our YAML data is the reference's.
-        values = parsed.front_matter.values if parsed.front_matter else {}
-        return ReferenceReading(_stringified(values), parsed.body)
+        return ReferenceReading(ours, parsed.body)
     body = text[end + 5 :]
     from . import yamlguard  # PyYAML: only for a text the two splits read differently
 
@@ -263,7 +277,7 @@ def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
         data = yamlguard.load(text[4:end]) or {}
     except Exception:  # the reference swallows every error here: no fields
         data = {}
-    return ReferenceReading(_stringified(data if isinstance(data, dict) else {}), body)
+    return ReferenceReading(data if isinstance(data, dict) else {}, body)
 
 
 def _stringified(values: dict[Any, Any]) -> dict[str, str]:
@@ -520,13 +534,13 @@ class Skill:
     def name(self) -> str:
         """The name the reference runtime gives the skill: its front-matter ``name`` as text
         (``123`` -> ``'123'``), stripped, else the folder name."""
-        return self.reference.fields.get("name", "").strip() or self.directory.name.strip()
+        return self.reference.field("name").strip() or self.directory.name.strip()
 
     @property
     def description(self) -> str:
         """The reference runtime's description: the front-matter value as text (``yes`` ->
         ``'True'``), stripped."""
-        return self.reference.fields.get("description", "").strip()
+        return self.reference.field("description").strip()
 
     @property
     def body(self) -> str:

@@ -14,7 +14,7 @@ from pytest_agent_skills.protocol import SkillSession
 from pytest_agent_skills.repository import SkillRepository, find_skill_dirs
 from pytest_agent_skills.rules import validate
 from pytest_agent_skills.rules._validate import validate_paths
-from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.skill import ReferenceReading, Skill
 from tests.support.protocol import write_skills
 
 NESTED = {
@@ -56,6 +56,14 @@ def test_values_that_are_not_strings_reach_the_protocol_as_the_reference_prints_
 ) -> None:
     skill = skill_from(tmp_path, f"---\n{front}\n---\nBody.\n")
     assert (skill.name, skill.description) == (name, description)
+
+
+def test_one_field_of_the_reference_reading_is_the_one_of_all_its_fields() -> None:
+    values = {"name": 1, " name ": "later wins", "description": None, 3: [1], "": "x", "m": {}}
+    reading = ReferenceReading(values, "Body.")
+    assert reading.fields == {"name": "later wins", "description": "", "3": "[1]", "m": "{}"}
+    for name in ("name", "description", "3", "m", "absent", ""):
+        assert reading.field(name) == reading.fields.get(name, "")
 
 
 def test_the_validator_keeps_its_type_errors(tmp_path) -> None:
