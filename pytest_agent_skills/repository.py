@@ -116,7 +116,7 @@ def _walk(
                 skipped.append(skipped_link(current, walked))
             continue
         visited[identity] = current
-        dirnames = sorted(name for name in _folder_names(entries) if name[0] != ".")
+        dirnames = _folder_names(entries)
         yield current, dirnames, entries, identity
         if dirnames:
             # os.path.join's result, without a call per folder (a name is never absolute).
@@ -126,7 +126,7 @@ def _walk(
             links = 0
             for name in reversed(dirnames):
                 folder = (named + name, listed + name, inside)
-                if _is_link(entries.get(name)):
+                if _is_link(entries[name]):
                     linked.append(folder)
                     links += 1
                 else:
@@ -137,20 +137,21 @@ def _walk(
 
 def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
     """The names of the entries that are folders, links followed (as ``os.walk`` tells: an
-    entry whose link cannot be followed is no folder)."""
+    entry whose link cannot be followed is no folder), hidden ones left out, sorted."""
+    shown = [(name, entry) for name, entry in entries.items() if name[0] != "."]
     try:
-        return [name for name, entry in entries.items() if entry.is_dir()]
+        return sorted([name for name, entry in shown if entry.is_dir()])
     except OSError:  # rare: a link to a folder this user may not look into
-        return [name for name, entry in entries.items() if _is_dir(entry)]
+        return sorted([name for name, entry in shown if _is_dir(entry)])
 
 
 def _named(folder: tuple[str, str, tuple[tuple[int, int], ...]]) -> str:
     return folder[0]
 
 
-def _is_link(entry: os.DirEntry[str] | None) -> bool:
+def _is_link(entry: os.DirEntry[str]) -> bool:
     try:
-        return entry is not None and entry.is_symlink()
+        return entry.is_symlink()
     except OSError:
         return False
 

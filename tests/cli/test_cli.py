@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import subprocess
@@ -321,6 +322,15 @@ def test_console_script_runs_as_a_real_process(tree: Path) -> None:
         "warnings": 0,
         "suppressed": 0,
     }
+
+
+def test_validate_called_in_a_process_leaves_its_garbage_collector_on(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only the agent-skills program, which ends with its report, turns the collector off.
+    assert gc.isenabled()
+    assert main(["validate", "skills/good"]) == 0
+    assert gc.isenabled()
 
 
 # --- what a linter user expects: --version, a default path, --exit-zero, CI formats, rule docs ---
