@@ -452,9 +452,12 @@ class Skill:
         processor's caches.)"""
         listings = listings or FolderListings()
         read = [cls._read(_as_path(folder)) for folder in directories]
-        return [
-            found if isinstance(found, Skill) else cls._parsed(*found, listings) for found in read
-        ]
+        read.reverse()
+        skills = []
+        while read:  # each file's bytes dropped once decoded: room for the next text
+            found = read.pop()
+            skills.append(found if isinstance(found, Skill) else cls._parsed(*found, listings))
+        return skills
 
     @classmethod
     def _read(cls, directory: Path) -> tuple[Path, bytes] | Skill:

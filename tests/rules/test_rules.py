@@ -136,6 +136,26 @@ def test_optional_field_rules(tmp_path: Path, field_text: str, rule: str) -> Non
     assert findings_of(directory) == [(rule, 4)]
 
 
+@pytest.mark.parametrize(
+    ("field_text", "found"),
+    [
+        ("license: 2024-01-02\n", "a date (2024-01-02)"),
+        ("license: 2024-01-02 10:00:00\n", "a date (2024-01-02 10:00:00)"),
+        ("license: 1.5\n", "a number (1.5)"),
+        ("license: no\n", "a boolean (false)"),
+        ("license:\n", "an empty value"),
+    ],
+)
+def test_a_value_of_another_type_is_named_with_its_type(
+    tmp_path: Path, field_text: str, found: str
+) -> None:
+    directory = write_skill(
+        tmp_path, "x", front="name: x\ndescription: Does things.\n" + field_text
+    )
+    (message,) = messages(directory, "license-type")
+    assert f"found {found}." in message
+
+
 def test_optional_fields_that_follow_the_spec_pass(tmp_path: Path) -> None:
     front = (
         "name: x\ndescription: Does things.\nlicense: Apache-2.0\ncompatibility: Needs git\n"
