@@ -98,10 +98,15 @@ ANSWERED: list[str] = []
           suppress_health_check=[HealthCheck.too_slow])
 @given(front_matter())
 def check_against_pyyaml(text: str) -> None:
+    assert_read_as_pyyaml_reads(text, ANSWERED)
+
+
+def assert_read_as_pyyaml_reads(text: str, answered: list[str]) -> None:
+    """What ``read_plain`` reads of ``text`` (added to ``answered``) is what PyYAML reads."""
     plain = read_plain(text)
     if plain is None:
         return
-    ANSWERED.append(text)
+    answered.append(text)
     reading = pyyaml_reading(text)
     assert reading is not None, f"PyYAML refuses what read_plain read: {text!r}"
     data, key_lines, duplicates = reading
@@ -210,16 +215,7 @@ STRUCTURED: list[str] = []
           suppress_health_check=[HealthCheck.too_slow])
 @given(structured_front_matter())
 def check_structures_against_pyyaml(text: str) -> None:
-    plain = read_plain(text)
-    if plain is None:
-        return
-    STRUCTURED.append(text)
-    reading = pyyaml_reading(text)
-    assert reading is not None, f"PyYAML refuses what read_plain read: {text!r}"
-    data, key_lines, duplicates = reading
-    assert repr(plain.data) == repr(data), text
-    assert plain.key_lines == key_lines, text
-    assert plain.duplicates == duplicates, text
+    assert_read_as_pyyaml_reads(text, STRUCTURED)
 
 
 def test_block_text_and_lists_are_read_as_pyyaml_reads_them_or_not_at_all() -> None:
