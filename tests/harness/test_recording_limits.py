@@ -31,6 +31,7 @@ from pytest_agent_skills.harness.cassette import (
 )
 from pytest_agent_skills.harness.runner import ServedModel
 from pytest_agent_skills.harness.server import ScriptedBackend
+from pytest_agent_skills.httpbounds import Deadline
 from pytest_agent_skills.repository import SkillRepository
 from tests.support.harness import SKILLS, record_options, scripted_upstream
 from tests.support.sources import dripping, endless, loopback_only, raw_server
@@ -253,6 +254,49 @@ def test_the_loopback_client_waits_past_the_recordings_total_timeout(tmp_path: P
         assert served.client.client.timeout == 900.0 + ANSWER_MARGIN
     finally:
         served.close()
+
+
+class _Stream:
+    """What httpcore's trace hands a deadline when a connection is made: its socket."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+
+    def get_extra_info(self, name: str) -> socket.socket | None:
+        return self.connection if name == "socket" else None
+
+
+def _connect(deadline: Deadline) -> tuple[socket.socket, socket.socket]:
+    """A connected pair whose first end ``deadline`` guards, as httpcore reports one made."""
+    ours, theirs = socket.socketpair()
+    deadline.trace("connection.connect_tcp.complete", {"return_value": _Stream(ours)})
+    ours.settimeout(60)  # a deadline that never comes fails the test, not hangs it
+    return ours, theirs
+
+
+def test_a_deadline_shorter_than_the_ones_kept_cuts_its_exchange_in_its_time():
+    """One watchdog keeps the deadlines of every exchange: a short one, entered while a long
+    one waits, still cuts its own connection (and only it)."""
+    with Deadline(600) as long:
+        slow, slow_peer = _connect(long)
+        with Deadline(0.3) as short:
+            cut, _peer = _connect(short)
+            assert cut.recv(1) == b""  # shut down at its deadline, not the long one's
+        assert short.expired
+        slow_peer.sendall(b"x")
+        assert slow.recv(1) == b"x"
+    assert not long.expired
+
+
+def test_an_exchange_that_ended_in_time_is_never_cut():
+    with Deadline(0.05) as ended:
+        kept, kept_peer = _connect(ended)
+    with Deadline(0.3) as later:  # its time comes after the ended one's
+        cut, _peer = _connect(later)
+        assert cut.recv(1) == b""
+    assert not ended.expired
+    kept_peer.sendall(b"x")
+    assert kept.recv(1) == b"x"
 
 
 # --- through pytest ----------------------------------------------------------------------------
