@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import json
 import math
 import os
@@ -448,9 +449,16 @@ class CassetteBackend:
         url = upstream.endpoint
         deadline = Deadline(upstream.total_timeout)
         try:
-            with deadline, self._upstream_client(upstream, headers) as client, client.stream(
-                "POST", url, json=body, extensions={"trace": deadline.trace}
-            ) as response:
+            with (
+                deadline,
+                self._upstream_client(upstream, headers) as client,
+                client.stream(
+                    "POST",
+                    _parsed_url(url),
+                    content=_json_body(body),
+                    extensions={"trace": deadline.trace},
+                ) as response,
+            ):
                 content = bytearray()
                 for chunk in httpbounds.capped_chunks(response, upstream.max_response_bytes):
                     content += chunk
@@ -514,6 +522,19 @@ class CassetteBackend:
                 " when it was recorded; re-record with --skills-record=all, or set"
                 " model.allow_unused: true."
             )
+
+
+def _json_body(body: Any) -> bytes:
+    """A request body as httpx's ``json=`` encodes it (the same bytes)."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_url(url: str) -> Any:
+    """``url`` parsed once: httpx parses a URL given as text on every request."""
+    import httpx
+
+    return httpx.URL(url)
 
 
 def _sse_chunks(text: str) -> list[dict[str, Any]]:

@@ -242,6 +242,35 @@ def test_a_normal_recording_keeps_the_cassettes_shape(tmp_path: Path, transport:
     assert response["body"]["choices"][0]["message"]["content"] == "Hello."
 
 
+def test_the_upstream_gets_the_request_as_httpx_sends_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The request body goes out encoded once, to a URL parsed once: the bytes and headers
+    httpx's ``json=`` sends."""
+    import httpx
+
+    cassette = tmp_path / "hi.json"
+    received: list[tuple[dict[str, str], bytes]] = []
+    with scripted_upstream([{"say": "Hello."}]) as upstream:
+        answer = upstream._answer
+
+        def keep(method: str, target: str, headers: dict[str, str], data: bytes) -> Any:
+            received.append((headers, data))
+            return answer(method, target, headers, data)
+
+        monkeypatch.setattr(upstream, "_answer", keep)  # this server only
+        record(cassette, Upstream(upstream.base_url + "?q=é", "sk-test"))
+    body = json.loads(cassette.read_text())["interactions"][0]["request"]["body"]
+    client = httpx.Client(headers={"Content-Type": "application/json"})
+    url = f"{upstream.base_url}/chat/completions?q=é"
+    expected = client.build_request("POST", url, json=body)
+    ((headers, data),) = received
+    assert data == expected.read()
+    assert headers["Content-Type"] == "application/json"
+    assert headers["Content-Length"] == str(len(data))
+    assert headers["Host"] == expected.headers["Host"]
+
+
 def test_the_loopback_client_waits_past_the_recordings_total_timeout(tmp_path: Path):
     """The ``openai`` client waits on the loopback server, which waits on the upstream: it must
     not give up first (its default is 60 s), or a slow model fails with no limit named."""
