@@ -98,6 +98,27 @@ def test_a_changed_skill_is_a_miss_that_says_what_changed_and_how_to_re_record(
     assert not any(run["error"] for run in without)  # the skill is not in their requests
 
 
+def test_a_run_whose_cassette_cannot_be_written_is_its_harness_error(skill: Path) -> None:
+    """A file of a run that cannot be written makes that run a harness error, none of its
+    later files written; the other runs stand."""
+    options = recording("", skill.parent.parent, runs=2, jobs=2)
+    folder = options.cassette_dir("csv-stats") / "eval-1" / "with_skill"
+    (folder / "run-2.json").mkdir(parents=True)  # a folder where the cassette goes
+    _endpoint, outcome = _record(skill, runs=2, jobs=2)
+    runs = {
+        (run["eval_id"], run["configuration"], run["run_number"]): run
+        for run in outcome.document["runs"]
+    }
+    failed = runs[1, "with_skill", 2]
+    assert failed["error"]["kind"] == "harness"
+    assert failed["error"]["message"].startswith("the run failed unexpectedly: IsADirectoryError")
+    assert failed["result"]["pass_rate"] == 0
+    assert not (folder / "run-2.grader.json").exists() and not (folder / "run-2.run.json").exists()
+    assert [key for key, run in runs.items() if run["error"]] == [(1, "with_skill", 2)]
+    assert json.loads((folder / "run-1.json").read_text())["interactions"]
+    assert (folder / "run-1.grader.json").is_file() and (folder / "run-1.run.json").is_file()
+
+
 def test_rate_limits_are_waited_out(skill: Path) -> None:
     with fake_endpoint(Behaviour(rate_limited=3)) as (endpoint, url):
         # More attempts than refusals: whichever runs they hit, every run gets through.
