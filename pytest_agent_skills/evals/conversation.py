@@ -1,5 +1,5 @@
 """One conversation of an eval run: a skill session, the agent loop, the real ``openai``
-client talking to the loopback server, which answers from the run's cassette."""
+client answered by the loopback server's handler, in process, from the run's cassette."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def converse(
             if conversation.inputs:
                 # Staged before the first model turn, as a skill-creator executor sees them.
                 session._ensure_workspace()
-            served = ServedModel(cassette, model_name=name, stream=False)
+            served = ServedModel(cassette, model_name=name, stream=False, in_process=True)
             stack.callback(served.close)
             model: ServedModel | _LoadWatch = served
             if stop_on_load is not None:

@@ -91,7 +91,7 @@ def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], i
     :class:`GradingError` when the second answer is not the grading object either."""
     model = access.options.grader
     cassette = access.cassette(request.cassette, {})
-    served = ServedModel(cassette, model_name=model, stream=False)
+    served = ServedModel(cassette, model_name=model, stream=False, in_process=True)
     try:
         body = grading_body(model, request)
         first = served.complete(body).text or ""

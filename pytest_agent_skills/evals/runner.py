@@ -307,11 +307,10 @@ def _warm_up() -> None:
     import httpx  # noqa: F401
     import openai  # noqa: F401
 
-    from ..harness.models import _loopback_http_client
+    from ..harness.in_process import in_process_http_client
     from ..harness.server import shared_server
 
-    shared_server()
-    _loopback_http_client()
+    in_process_http_client(shared_server())
 
 
 class Progress:

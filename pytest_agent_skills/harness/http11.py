@@ -30,7 +30,7 @@ _VERSIONS = ("HTTP/1.1", "HTTP/1.0")
 #: The request headers the server itself reads.
 _READ_HEADERS = frozenset({"connection", "content-length", "expect", "transfer-encoding"})
 #: Set by the server from the answer itself, never copied from a backend's headers.
-_FRAMING_HEADERS = frozenset({"content-type", "content-length", "transfer-encoding", "connection"})
+FRAMING_HEADERS = frozenset({"content-type", "content-length", "transfer-encoding", "connection"})
 
 
 class BadRequest(Exception):
@@ -165,7 +165,7 @@ def answer_bytes(
         f"Content-Type: {content_type}\r\nContent-Length: {len(payload)}\r\n"
     )
     for name, value in (headers or {}).items():
-        if name.lower() in _FRAMING_HEADERS:
+        if name.lower() in FRAMING_HEADERS:
             continue
         if any(character in name + value for character in "\r\n"):
             raise ValueError(f"a response header with a line break: {name!r}: {value!r}")

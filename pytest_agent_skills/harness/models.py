@@ -166,9 +166,11 @@ class OpenAIClientModel:
         api_key: str = "unused",
         on_error: Callable[[], None] | None = None,
         timeout: float | None = None,
+        http_client: Any = None,
     ) -> OpenAIClientModel:
         """A client for a loopback server (plain HTTP: no TLS context to build), waiting
-        ``timeout`` seconds (default 60) for an answer."""
+        ``timeout`` seconds (default 60) for an answer; through ``http_client`` (default: one
+        shared by every loopback client of the process)."""
         import openai
 
         client = openai.OpenAI(
@@ -176,7 +178,7 @@ class OpenAIClientModel:
             api_key=api_key,
             max_retries=0,
             timeout=60.0 if timeout is None else timeout,
-            http_client=_loopback_http_client(),
+            http_client=http_client or _loopback_http_client(),
         )
         return cls(client, model=model, stream=stream, on_error=on_error)
 

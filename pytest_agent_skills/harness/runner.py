@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher
 from .conversation import Conversation
 from .errors import HarnessError
+from .in_process import in_process_http_client
 from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
 from .outcome import CassetteUse, RunOutcome
@@ -37,9 +38,13 @@ if TYPE_CHECKING:
 
 
 class ServedModel:
-    """The ``openai`` client talking to the loopback server, which serves ``backend``."""
+    """The ``openai`` client talking to the loopback server, which serves ``backend``; with
+    ``in_process``, the server answers the client in its own thread, with no connection (see
+    :mod:`.in_process`)."""
 
-    def __init__(self, backend: Any, *, model_name: str, stream: bool) -> None:
+    def __init__(
+        self, backend: Any, *, model_name: str, stream: bool, in_process: bool = False
+    ) -> None:
         self.backend = backend
         self.server = shared_server()
         self.key = self.server.mount(backend)
@@ -50,6 +55,7 @@ class ServedModel:
             # Not a lambda over self: that cycle left each conversation's client to the GC.
             on_error=functools.partial(self.server.raise_error, self.key),
             timeout=getattr(backend, "answer_timeout", None),  # a recording may take longer
+            http_client=in_process_http_client(self.server) if in_process else None,
         )
 
     def complete(self, request: dict[str, Any]) -> Any:

@@ -179,6 +179,12 @@ class LoopbackServer:
             self._connections.discard(connection)
             connection.close()
 
+    def answer(self, method: str, target: str, headers: dict[str, str], data: bytes) -> HttpAnswer:
+        """What one request gets: its route's backend's reply (a backend's exception kept for
+        :meth:`raise_error`, answered HTTP 500), or a 404 off the route; what the connection
+        threads send for each request they read (:mod:`.in_process` asks without one)."""
+        return self._answer(method, target, headers, data)
+
     def _answer(
         self, method: str, target: str, headers: dict[str, str], data: bytes
     ) -> HttpAnswer:

@@ -141,6 +141,18 @@ def test_one_shared_kept_alive_client_serves_every_run(skill: Path) -> None:
     assert opened <= 3  # at most --jobs connections, each kept alive across runs
 
 
+def test_the_runs_reach_the_harness_loopback_server_in_process(skill: Path) -> None:
+    """The openai client of each run is answered in its own thread: no connection to the
+    harness's loopback server (only to the endpoint recorded from)."""
+    from pytest_agent_skills.harness.server import shared_server
+
+    server = shared_server()
+    before = (server.requests, server.connections_opened)
+    _endpoint, outcome = _record(skill, runs=1)
+    assert server.requests - before[0] >= len(outcome.document["runs"]) * 2
+    assert server.connections_opened == before[1]
+
+
 def test_an_endpoint_that_keeps_refusing_is_an_error_of_each_run_never_a_pass(
     skill: Path,
 ) -> None:
