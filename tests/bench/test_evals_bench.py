@@ -1,5 +1,6 @@
-"""bench/evals.py runs (small): its three figures are printed, the replay makes no
-connection off loopback. The figures themselves are the bench's, not a test's."""
+"""bench/evals.py runs (small): its three figures are printed (the first with the lower bound
+of its runs and the raw client's time), the replay makes no connection off loopback. The
+figures themselves are the bench's, not a test's."""
 
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def test_the_evals_bench_runs_small() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert any(line.startswith("1. concurrency: 4 runs, ") for line in lines), done.stdout
+    concurrency = [line for line in lines if line.startswith("1. concurrency: 4 runs, ")]
+    assert concurrency, done.stdout
+    # 2 runs of 3 requests and 2 of 2 (2 evals, with and without the skill), 8 workers: 3.
+    assert "lower bound for these runs 0.06 s" in concurrency[0]
+    assert "raw openai client, the same runs 8 at once: " in concurrency[0]
     assert any(line.startswith("2. per request, one after the other") for line in lines)
     assert any("connections off loopback: 0 (goal 0);" in line for line in lines)
