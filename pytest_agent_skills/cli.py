@@ -221,12 +221,7 @@ def _skill_file_scope(spec: str, scopes: Scopes) -> Scope | None:
     if name != SKILL_FILE:
         return None
     absolute = os.path.normpath(os.path.join(scopes.locator.invocation_dir, folder))
-    entries = scopes.locator.listings.entries(absolute)
-    entry = entries.get(name) if entries is not None else None
-    try:
-        if entry is None or not entry.is_file():
-            return None
-    except OSError:
+    if not scopes.locator.listings.is_file(absolute, name):
         return None
     return scopes.for_path(absolute, is_dir=True)  # pytest looks from the file's folder
 

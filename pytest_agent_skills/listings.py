@@ -49,6 +49,14 @@ class FolderListings:
             self._user = user_ids()
         return self._user
 
+    def is_file(self, folder: str, name: str) -> bool | None:
+        """Whether ``folder/name`` is a file, links followed (see :func:`is_file`), when the
+        folder's listing holds the name; None when it does not (absent, or the folder cannot be
+        listed: a case-insensitive file system may still find it; ask it)."""
+        entries = self.entries(folder)
+        entry = entries.get(name) if entries is not None else None
+        return None if entry is None else is_file(entry)
+
     def entries(self, folder: str) -> dict[str, os.DirEntry[str]] | None:
         """The entries of ``folder`` by name; None when it cannot be listed."""
         if folder in self._folders:
@@ -107,3 +115,20 @@ class FolderListings:
                     linked_folder = True
                 found.append(path)
         return found, linked_folder
+
+
+def is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a file, links followed (as ``os.path.isfile`` tells: an entry whose
+    link cannot be followed is none)."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a folder, links followed (as ``os.path.isdir`` tells)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

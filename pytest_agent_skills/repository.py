@@ -21,7 +21,7 @@ from pathlib import Path
 from .errors import AgentSkillsError
 from .filenames import SKILL_FILE
 from .links import SkippedLink, skipped_link
-from .listings import FolderListings
+from .listings import FolderListings, is_file, is_folder
 from .skill import Skill
 
 
@@ -142,7 +142,7 @@ def _folder_names(entries: dict[str, os.DirEntry[str]]) -> list[str]:
     try:
         return sorted([name for name, entry in shown if entry.is_dir()])
     except OSError:  # rare: a link to a folder this user may not look into
-        return sorted([name for name, entry in shown if _is_dir(entry)])
+        return sorted([name for name, entry in shown if is_folder(entry)])
 
 
 def _named(folder: tuple[str, str, tuple[tuple[int, int], ...]]) -> str:
@@ -152,13 +152,6 @@ def _named(folder: tuple[str, str, tuple[tuple[int, int], ...]]) -> str:
 def _is_link(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_symlink()
-    except OSError:
-        return False
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
     except OSError:
         return False
 
@@ -182,16 +175,8 @@ def skill_folders(
     top = str(root)
     for current, _dirnames, entries, identity in _walk(root, listings, skipped):
         entry = entries.get(SKILL_FILE)
-        if entry is not None and _is_file(entry):
+        if entry is not None and is_file(entry):
             yield (root if current == top else Path(current)), identity
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """Whether the entry is a regular file, links followed (as ``os.path.isfile`` tells)."""
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
 
 
 class SkillRepository:

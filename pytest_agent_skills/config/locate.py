@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConfigurationError
-from ..listings import FolderListings
+from ..listings import FolderListings, is_file
 from ..settings import ConfigFile
 
 #: The names pytest looks for in each folder, in its order of preference.
@@ -137,15 +137,7 @@ def _config_names(folder: str, listings: FolderListings) -> list[str]:
         return []
     if _CONFIG_NAMES.isdisjoint(entries):  # most folders (a skill's, thousands of them)
         return []
-    return [name for name in CONFIG_NAMES if name in entries and _is_file(entries[name])]
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """Whether the entry is a file, links followed (as ``os.path.isfile`` tells)."""
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
+    return [name for name in CONFIG_NAMES if name in entries and is_file(entries[name])]
 
 
 def load_config_values(path: Path) -> dict[str, Any] | None:

@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
+from ..listings import is_file, is_folder
 from .evals import EVALS_NAME, TRIGGERS_NAME
 
 #: The files the evals glue collects, in a skill's ``evals/`` folder.
@@ -67,8 +68,8 @@ class SkillFolder(pytest.Directory):
         # collect it and pytest_ignore_collect does not leave it out.
         named_inside = self.session.isinitpath(self.path, with_parents=True)
         for entry in sorted(self.entries, key=lambda entry: entry.name):  # as pytest's Dir
-            folder = _is_folder(entry)
-            if not (folder or _is_file(entry)):
+            folder = is_folder(entry)
+            if not (folder or is_file(entry)):
                 continue
             path = Path(entry.path)
             if not (named_inside and self.session.isinitpath(path, with_parents=folder)) and (
@@ -126,7 +127,7 @@ class CollectableFiles:
         if not self.in_venvs and _is_venv(entries):
             return False
         for entry in entries:
-            if self.in_folder(entry) if _is_folder(entry) else self.file(entry.name, entry.path):
+            if self.in_folder(entry) if is_folder(entry) else self.file(entry.name, entry.path):
                 return True
         return False
 
@@ -159,20 +160,6 @@ def _entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]] | None:
             return list(listing)
     except OSError:
         return None
-
-
-def _is_folder(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
 
 
 def _is_venv(entries: list[os.DirEntry[str]]) -> bool:

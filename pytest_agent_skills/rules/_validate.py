@@ -229,14 +229,8 @@ def _is_skill_file(path: Path, folder: str, listings: FolderListings) -> bool:
     followed): from the folder's listing, which the configuration and the checks read too
     (thousands of paths are common), else from the file system (e.g. a case-insensitive one,
     where the listing spells it otherwise)."""
-    entries = listings.entries(folder)
-    entry = entries.get(SKILL_FILE) if entries is not None else None
-    if entry is not None:
-        try:
-            return entry.is_file()
-        except OSError:
-            pass
-    return path.is_file()
+    known = listings.is_file(folder, SKILL_FILE)
+    return path.is_file() if known is None else known
 
 
 def validate_paths(
