@@ -32,7 +32,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import WorkspaceError
@@ -125,17 +125,21 @@ def _remove(path: Path, alongside: str, left: list[LeftBehind]) -> None:
         if _is_mount_point(path, tree.mount):
             left.append(mount_point_left(path))
             return
-        for _ in range(_ROUNDS):
+        for again in range(_ROUNDS - 1, -1, -1):
             if alongside:
                 tree.empty_alongside(folder, alongside)
             else:
                 tree.empty(folder, path)
-            if left or _empty_now(folder):
-                break
+            if left:
+                return
+            try:
+                os.rmdir(path)
+                return
+            except OSError as error:  # refilled meanwhile: walked again, a few times
+                if error.errno != errno.ENOTEMPTY or not again:
+                    raise
     finally:
         os.close(folder)
-    if not left:
-        os.rmdir(path)
 
 
 @dataclass
@@ -151,10 +155,10 @@ class _Tree:
         """Remove everything in the open folder ``folder`` (at ``where``) but the entry ``skip``.
 
         Without recursion: a command may nest folders deeper than Python's recursion limit.
-        Each level below ``folder`` holds its descriptor, its entries left, its name and path.
+        Each level below ``folder`` holds its descriptor, its entries left, its name and parent.
         A failure is recorded and the walk goes on with the next entry.
         """
-        levels = [_Level(folder, _entries(folder, skip), "", where)]
+        levels = [_Level(folder, _entries(folder, skip), "", None, where)]
         try:
             while levels:
                 level = levels[-1]
@@ -178,7 +182,6 @@ class _Tree:
     def _enter(self, name: str, parent: _Level) -> _Level | None:
         """The folder ``name`` of ``parent`` opened and listed; None when it is not to be
         walked (gone, a link or file now - then unlinked - a mount point, or refusing)."""
-        path = parent.where / name
         try:
             child = _open_folder(name, parent.folder)
         except FileNotFoundError:
@@ -187,17 +190,17 @@ class _Tree:
             if error.errno in _NOT_A_FOLDER:  # swapped for a link or a file since listed
                 self._delete(name, parent, is_folder=False)
             else:
-                self.left.append(failure_left(path, error))
+                self.left.append(failure_left(parent.where / name, error))
             return None
         try:
             if _mount_of(child) != self.mount:
-                self.left.append(mount_point_left(path))
+                self.left.append(mount_point_left(parent.where / name))
                 os.close(child)
                 return None
-            return _Level(child, _entries(child), name, path)
+            return _Level(child, _entries(child), name, parent)
         except OSError as error:
             os.close(child)
-            self.left.append(failure_left(path, error))
+            self.left.append(failure_left(parent.where / name, error))
             return None
         except BaseException:
             os.close(child)
@@ -206,15 +209,16 @@ class _Tree:
     def _remove_emptied(self, name: str, parent: _Level) -> None:
         """rmdir the folder ``name`` of ``parent`` just emptied; walked again (a few times)
         when something wrote into it meanwhile, not when what is in it was left behind."""
-        path = parent.where / name
         try:
             self._delete(name, parent, is_folder=True, record=False)
         except OSError as error:
+            path = parent.where / name
             if self._consequence(path):
                 return
-            again = parent.walked.get(name, 1)
+            walked = parent.walked
+            again = walked.get(name, 1)
             if error.errno == errno.ENOTEMPTY and again < _ROUNDS:
-                parent.walked[name] = again + 1
+                walked[name] = again + 1
                 parent.entries = itertools.chain([(name, True)], parent.entries)
                 return
             self.left.append(failure_left(path, error))
@@ -267,7 +271,7 @@ class _Tree:
             self.empty(folder, self.top)
             return
         errors: list[BaseException] = []
-        top = _Level(folder, iter(()), "", self.top)
+        top = _Level(folder, iter(()), "", None, self.top)
 
         def remove_it() -> None:
             try:
@@ -289,16 +293,40 @@ class _Tree:
             raise errors[0]
 
 
-@dataclass
 class _Level:
-    """A folder being emptied: its descriptor, entries still to go, name in its parent,
-    path, and how often each of its folders was walked."""
+    """A folder being emptied: its descriptor, entries still to go, name in its parent, the
+    level of its parent (at the top: its path), and how often each of its folders was
+    walked.  Its path is made only when something needs it (an error naming it)."""
 
-    folder: int
-    entries: Iterator[tuple[str, bool]]
-    name: str
-    where: Path
-    walked: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("_walked", "_where", "entries", "folder", "name", "parent")
+
+    def __init__(
+        self,
+        folder: int,
+        entries: Iterator[tuple[str, bool]],
+        name: str,
+        parent: _Level | None,
+        where: Path | None = None,
+    ) -> None:
+        self.folder = folder
+        self.entries = entries
+        self.name = name
+        self.parent = parent
+        self._where = where
+        self._walked: dict[str, int] | None = None
+
+    @property
+    def where(self) -> Path:
+        if self._where is None:
+            assert self.parent is not None
+            self._where = self.parent.where / self.name
+        return self._where
+
+    @property
+    def walked(self) -> dict[str, int]:
+        if self._walked is None:
+            self._walked = {}
+        return self._walked
 
 
 def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
@@ -309,20 +337,19 @@ def _entries(folder: int, skip: str = "") -> Iterator[tuple[str, bool]]:
     return iter(entries)
 
 
-def _empty_now(folder: int) -> bool:
-    with os.scandir(folder) as iterator:
-        return next(iterator, None) is None
-
-
 def _mount_of(folder: int) -> tuple[str, int]:
     """Which mount the open folder ``folder`` is on: its mount id (``/proc/self/fdinfo``),
     or its device where ``/proc`` cannot tell (a bind mount then goes unseen)."""
     try:
-        with open(f"/proc/self/fdinfo/{folder}", "rb") as handle:
-            for line in handle:
-                if line.startswith(b"mnt_id:"):
-                    return ("mount", int(line.split()[1]))
-    except OSError:
+        info = os.open(f"/proc/self/fdinfo/{folder}", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            text = os.read(info, 4096)
+        finally:
+            os.close(info)
+        start = text.find(b"mnt_id:")
+        if start >= 0:
+            return ("mount", int(text[start + 7 : text.find(b"\n", start)]))
+    except (OSError, ValueError):
         pass
     return ("device", os.fstat(folder).st_dev)
 
