@@ -83,6 +83,8 @@ shift
 "$@"; exit $?"""
 #: The FSTAB that ``INIT`` reads, written into the run's folder (``mount`` cannot read a pipe).
 FSTAB_NAME = ".hidden-folders.fstab"
+#: The run's folder is new: the FSTAB is a new file there (never a link followed).
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 _NAMESPACES: dict[tuple[int, str], Namespaces | None] = {}
 
@@ -101,9 +103,12 @@ class Namespaces:
         """``command`` with the folders ``hidden``; ``unshare`` writes its fstab in ``scratch``."""
         table = ""
         if hidden:
-            table = str(scratch / FSTAB_NAME)
-            with open(table, "w", encoding="utf-8") as handle:
-                handle.write(fstab(hidden))
+            table = f"{scratch}/{FSTAB_NAME}"
+            handle = os.open(table, _NEW_FILE, 0o600)
+            try:
+                os.write(handle, fstab(hidden).encode())
+            finally:
+                os.close(handle)
         return [*self.prefix, table, *self.drop, *command]
 
     def failed(self, exit_code: int, stderr: bytes) -> bool:
