@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import place
 from .filenames import printable
@@ -18,8 +18,7 @@ class Severity(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem in one file: ``path:line: severity [rule] message``.
 
     ``message`` says what was found and how to fix it; ``line`` is 1-based

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SkippedLink:
+class SkippedLink(NamedTuple):
     """A folder a walk did not enter: ``link`` as the walk named it, its ``target`` as written
     (None when it is no link: a bind mount, a folder given twice), and ``walked``: where its
     folder was walked already (None when the link leads back into a folder it is in)."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .errors import AgentSkillsError
 from .filenames import SKILL_FILE
@@ -47,15 +47,13 @@ class RootNotFoundError(AgentSkillsError):
         super().__init__(f"skill root {str(root)!r} does not exist or is not a folder")
 
 
-@dataclass(frozen=True)
-class SkillSummary:
+class SkillSummary(NamedTuple):
     name: str
     description: str
     path: Path
 
 
-@dataclass(frozen=True)
-class DuplicateSkill:
+class DuplicateSkill(NamedTuple):
     """Two folders declaring the same skill name; ``winner`` is the one used."""
 
     name: str

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -30,6 +29,7 @@ from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 from .listings import FolderListings
 from .plainyaml import read_plain
+from .values import FrozenValue, Value
 
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
@@ -78,8 +78,7 @@ class ToolsSection(NamedTuple):
         return [tool.name for tool in self.tools]
 
 
-@dataclass(frozen=True)
-class FrontMatter:
+class FrontMatter(NamedTuple):
     """The YAML front matter with the line of every top-level key."""
 
     values: dict[str, Any]
@@ -91,19 +90,44 @@ class FrontMatter:
         return self.key_lines.get(key, self.open_line)
 
 
-@dataclass(frozen=True)
-class ParsedSkillFile:
-    """The result of splitting and parsing the text of one ``SKILL.md``."""
+class ParsedSkillFile(FrozenValue):
+    """The result of splitting and parsing the text of one ``SKILL.md``: its front matter,
+    the body and the line it starts on, the problems met, the number of lines, ``source``
+    (the text as read, BOM and line ends untouched, for :func:`reference_reading`) and
+    ``has_tools_section`` (False when the reference runtime reads no ``Tools:`` section: an
+    unclosed front matter)."""
 
+    _fields = (
+        "front_matter", "body", "body_line", "problems", "line_count", "source",
+        "has_tools_section",
+    )
     front_matter: FrontMatter | None
     body: str
     body_line: int
     problems: tuple[Finding, ...]
     line_count: int
-    #: The text as read (BOM and line ends untouched), for :func:`reference_reading`.
-    source: str = ""
-    #: False when the reference runtime reads no ``Tools:`` section (an unclosed front matter).
-    has_tools_section: bool = True
+    source: str
+    has_tools_section: bool
+
+    def __init__(
+        self,
+        front_matter: FrontMatter | None,
+        body: str,
+        body_line: int,
+        problems: tuple[Finding, ...],
+        line_count: int,
+        source: str = "",
+        has_tools_section: bool = True,
+    ) -> None:
+        self._set(
+            front_matter=front_matter,
+            body=body,
+            body_line=body_line,
+            problems=problems,
+            line_count=line_count,
+            source=source,
+            has_tools_section=has_tools_section,
+        )
 
     @cached_attribute
     def tools_section(self) -> ToolsSection | None:
@@ -216,8 +240,7 @@ def _closing_fence(text: str, first_end: int) -> tuple[int, int] | None:
         search = start
 
 
-@dataclass(frozen=True)
-class ReferenceReading:
+class ReferenceReading(FrozenValue):
     """``SKILL.md`` as the reference runtime reads it (``FsSkillRepository.from_markdown``).
 
     Its split is stricter than ours: the text must start with exactly ``---\\n`` and the front
@@ -229,9 +252,13 @@ class ReferenceReading:
     the reference would (name, description, body, ``Tools:``), so a skill behaves the same.
     """
 
+    _fields = ("values", "body")
     #: The front matter's data as the reference parses it (mappings of any keys and values).
     values: dict[Any, Any]
     body: str
+
+    def __init__(self, values: dict[Any, Any], body: str) -> None:
+        self._set(values=values, body=body)
 
     @cached_attribute
     def fields(self) -> dict[str, str]:
@@ -425,16 +452,28 @@ def parse_tools_section(body_lines: list[str], first_line: int) -> ToolsSection 
     return ToolsSection(first_line + start, tuple(tools), body_lines[start])
 
 
-@dataclass
-class Skill:
-    """A skill folder and its parsed ``SKILL.md``."""
+class Skill(Value):
+    """A skill folder and its parsed ``SKILL.md``.
 
-    directory: Path
-    parsed: ParsedSkillFile
-    extra_problems: tuple[Finding, ...] = field(default=())
-    #: Listings of the skill's folders, each taken on first use; a validation run shares one
-    #: between every skill it loads (the walk that found them listed their folders).
-    listings: FolderListings = field(default_factory=FolderListings, repr=False, compare=False)
+    ``listings``: listings of the skill's folders, each taken on first use; a validation run
+    shares one between every skill it loads (the walk that found them listed their folders).
+    Skills are equal when their folder, parse and problems are.
+    """
+
+    _fields = ("directory", "parsed", "extra_problems")
+    __hash__ = None  # type: ignore[assignment]  # a skill can change: not a dict key
+
+    def __init__(
+        self,
+        directory: Path,
+        parsed: ParsedSkillFile,
+        extra_problems: tuple[Finding, ...] = (),
+        listings: FolderListings | None = None,
+    ) -> None:
+        self.directory = directory
+        self.parsed = parsed
+        self.extra_problems = extra_problems
+        self.listings = FolderListings() if listings is None else listings
 
     @classmethod
     def load(cls, directory: Path | str, listings: FolderListings | None = None) -> Skill:

@@ -4,9 +4,8 @@ paths: located once per folder (:class:`~.locate.ConfigLocator`), built once per
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import roots  # noqa: F401 - declares skills_roots and skills_refresh, which scopes read
 from .file_settings import FileSettings
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
     from ..sources.options import SourceOptions
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """The settings of one configuration file (with the command's flags) and the options
     they build."""
 

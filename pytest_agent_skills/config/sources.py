@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from .. import settings
@@ -38,5 +37,5 @@ def source_options(values: SettingValues, invocation_dir: Path) -> SourceOptions
     )
     configured = values("skills_cache_dir") or None
     cache_dir = None if configured is None else invocation_dir / Path(configured).expanduser()
-    limits = replace(Limits(), connect_timeout=timeout, read_timeout=timeout)
+    limits = Limits(connect_timeout=timeout, read_timeout=timeout)
     return SourceOptions(cache_dir=cache_dir, limits=limits)

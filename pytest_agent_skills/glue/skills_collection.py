@@ -20,7 +20,6 @@ import functools
 import os
 import re
 import warnings
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -359,7 +358,7 @@ class SkillItem(pytest.Item):
             for finding in excinfo.value.findings:
                 if finding.path not in shown:
                     shown[finding.path] = Path(relative_to_root(self.config, finding.path))
-                lines.append(replace(finding, path=shown[finding.path]).format())
+                lines.append(finding._replace(path=shown[finding.path]).format())
             return "\n".join(lines)
         return super().repr_failure(excinfo, style=style)
 

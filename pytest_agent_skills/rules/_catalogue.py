@@ -6,7 +6,7 @@ A rule id is API: it appears in reports, in severity overrides and in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..findings import Severity
 
@@ -23,8 +23,7 @@ FRONT_MATTER_CHECKS = frozenset({"fields", "name", "description", "body"})
 TRPC = "trpc"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     id: str
     check: str
     severity: Severity

@@ -13,7 +13,7 @@ what suppressed it.  Scope of a comment (markdownlint's and ESLint's two common 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..bodyscan import Directive
 from ..findings import Finding
@@ -29,8 +29,7 @@ ACTIONS = (IGNORE, IGNORE_NEXT_LINE)
 _UNSUPPRESSIBLE_BY_COMMENT = frozenset({"ignore-comment-invalid"})
 
 
-@dataclass(frozen=True)
-class Suppressed:
+class Suppressed(NamedTuple):
     """A finding that an exemption silenced: ``by`` is ``comment`` (``line`` of the comment)
     or ``per-path-ignore`` (``pattern``)."""
 

@@ -12,11 +12,13 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..errors import ConfigurationError
 from ..filenames import SKILL_FILE
 from ..findings import Severity
+from ..values import FrozenValue
 from ._catalogue import RULES, TRPC, Rule
 
 SPEC_FIELDS = frozenset(
@@ -30,10 +32,10 @@ CLAUDE_CODE_FIELDS = frozenset(
 )
 OFF = "off"
 LEVELS = ("error", "warning", OFF)
+_NO_SEVERITIES: Mapping[str, str] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(NamedTuple):
     """A named set of accepted fields, rule severities and the runtime it targets."""
 
     name: str
@@ -41,7 +43,7 @@ class Profile:
     fields: frozenset[str] = SPEC_FIELDS
     #: allowed-tools may be a YAML list (Claude Code accepts both forms).
     allowed_tools_list: bool = False
-    severities: Mapping[str, str] = field(default_factory=dict)
+    severities: Mapping[str, str] = _NO_SEVERITIES
     #: The runtime whose own rules run too ("" for none): e.g. the trpc runtime's Tools: rules.
     runtime: str = ""
 
@@ -70,8 +72,7 @@ PROFILES: dict[str, Profile] = {
 PER_PATH_SYNTAX = "GLOB:RULE[,RULE...]"
 
 
-@dataclass(frozen=True)
-class PathIgnore:
+class PathIgnore(NamedTuple):
     """Rules ignored for the skills a glob matches.
 
     The glob is matched (``*`` crosses '/') against the skill folder and its SKILL.md, both
@@ -164,23 +165,41 @@ def profile_rule_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-@dataclass(frozen=True)
-class ValidationOptions:
+class ValidationOptions(FrozenValue):
     """What :func:`~pytest_agent_skills.rules.validate` checks and how severely.
 
     ``available_tools``: when set, every ``Tools:`` name must be in it.
-    ``severities``: rule id -> ``error`` / ``warning`` / ``off``; wins over the profile.
+    ``severities``: rule id -> ``error`` / ``warning`` / ``off``; wins over the profile
+    (checked as the options are made: a :class:`ConfigurationError` names a bad one).
+    ``per_path_ignores``: rules ignored for skills whose path matches (see
+    :func:`parse_per_path_ignores`).
     """
 
-    available_tools: frozenset[str] | None = None
-    profile: Profile = PROFILES["spec"]
-    allow_unknown_fields: bool = False
-    severities: Mapping[str, str] = field(default_factory=dict)
-    #: Rules ignored for skills whose path matches (see ``parse_per_path_ignores``).
-    per_path_ignores: tuple[PathIgnore, ...] = ()
+    _fields = (
+        "available_tools", "profile", "allow_unknown_fields", "severities", "per_path_ignores"
+    )
+    available_tools: frozenset[str] | None
+    profile: Profile
+    allow_unknown_fields: bool
+    severities: Mapping[str, str]
+    per_path_ignores: tuple[PathIgnore, ...]
 
-    def __post_init__(self) -> None:
-        check_severities(self.severities, "severities")
+    def __init__(
+        self,
+        available_tools: frozenset[str] | None = None,
+        profile: Profile = PROFILES["spec"],
+        allow_unknown_fields: bool = False,
+        severities: Mapping[str, str] = _NO_SEVERITIES,
+        per_path_ignores: tuple[PathIgnore, ...] = (),
+    ) -> None:
+        check_severities(severities, "severities")
+        self._set(
+            available_tools=available_tools,
+            profile=profile,
+            allow_unknown_fields=allow_unknown_fields,
+            severities=severities,
+            per_path_ignores=per_path_ignores,
+        )
 
     def severity_of(self, rule_id: str) -> Severity | None:
         """The effective severity of a rule, ``None`` when it is off or the profile does not

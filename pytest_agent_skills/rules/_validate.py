@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ..filenames import SKILL_FILE
 from ..findings import Finding, Severity
@@ -56,7 +56,7 @@ def _apply(findings: Iterable[Finding], options: ValidationOptions) -> list[Find
         severity = severities[finding.rule]
         if severity is not None:
             kept.append(
-                finding if severity is finding.severity else replace(finding, severity=severity)
+                finding if severity is finding.severity else finding._replace(severity=severity)
             )
     return kept
 
@@ -190,8 +190,7 @@ def duplicate_name_findings_by_file(
     }
 
 
-@dataclass(frozen=True)
-class SkillReport:
+class SkillReport(NamedTuple):
     """One skill's validation result."""
 
     skill: Skill

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 MIB = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Every bound applied while downloading and unpacking a root."""
 
     max_download_bytes: int = 64 * MIB
@@ -32,12 +31,11 @@ class Limits:
     max_redirects: int = 10
 
 
-@dataclass(frozen=True)
-class SourceOptions:
+class SourceOptions(NamedTuple):
     """Where the cache lives (``None``: the default location) and the limits."""
 
     cache_dir: Path | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = Limits()
 
 
 _current = SourceOptions()
