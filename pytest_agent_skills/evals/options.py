@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import settings
 from ..errors import ConfigurationError
-from ..settings import Setting, SettingValues
+from ..settings import SettingValues
+from .eval_settings import DEFAULT_ATTEMPTS
 
 if TYPE_CHECKING:
     from ..harness.cassette import Upstream
@@ -28,7 +29,7 @@ class RetryPolicy:
     """How often and how patiently an upstream answer is asked for again."""
 
     #: Requests made at most for one answer (the first one included).
-    attempts: int = 5
+    attempts: int = DEFAULT_ATTEMPTS
     #: Backoff before the second attempt, in seconds, doubling each time up to ``max_delay``.
     base_delay: float = 0.5
     max_delay: float = 30.0
@@ -64,65 +65,6 @@ def retry_after(headers: Any) -> float | None:
         return max(0.0, when.timestamp() - time.time())
     return None
 
-
-EVAL_SETTINGS = settings.declare(
-    Setting(
-        ini="skills_eval_runs",
-        kind="int",
-        default=3,
-        metavar="N",
-        section="evals",
-        help="runs of each eval per configuration (with and without the skill)",
-    ),
-    Setting(
-        ini="skills_eval_jobs",
-        kind="int",
-        default=4,
-        metavar="J",
-        section="evals",
-        help="eval runs (conversations) going on at once",
-    ),
-    Setting(
-        ini="skills_grader_model",
-        env="SKILLS_GRADER_MODEL",
-        metavar="MODEL",
-        section="evals",
-        help="model grading the string expectations of evals (default: skills_model), on the"
-        " same endpoint",
-    ),
-    Setting(
-        ini="skills_eval_min_pass_rate",
-        kind="float",
-        default=1.0,
-        metavar="RATE",
-        section="evals",
-        help="the mean pass rate with the skill every eval must reach",
-    ),
-    Setting(
-        ini="skills_eval_threshold",
-        kind="float",
-        default=0.5,
-        metavar="RATE",
-        section="evals",
-        help="trigger rate from which a trigger query counts as triggering the skill",
-    ),
-    Setting(
-        ini="skills_eval_cassettes",
-        metavar="DIR",
-        section="evals",
-        help="folder of the eval cassettes, a subfolder per skill (default: eval-cassettes in the"
-        " folder of the configuration file); never inside a skill folder",
-    ),
-    Setting(
-        ini="skills_eval_attempts",
-        kind="int",
-        default=RetryPolicy().attempts,
-        metavar="N",
-        section="evals",
-        help="requests made at most for one upstream answer while recording (HTTP 429 and 5xx"
-        " are asked again after a backoff honouring Retry-After)",
-    ),
-)
 
 #: Model turns one eval run may take.
 EVAL_MAX_TURNS = 30

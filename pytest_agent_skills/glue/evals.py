@@ -13,7 +13,7 @@ import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
-from ..evals.options import EVAL_SETTINGS
+from ..evals.eval_settings import EVAL_SETTINGS
 from ..filenames import SKILL_FILE
 
 EVALS_NAME, TRIGGERS_NAME = "evals.json", "triggers.json"

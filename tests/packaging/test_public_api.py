@@ -88,7 +88,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.config.validation",
     "pytest_agent_skills.errors",
     "pytest_agent_skills.evals",
-    "pytest_agent_skills.evals.options",  # the eval settings; imports no harness
+    "pytest_agent_skills.evals.eval_settings",  # the eval settings, declared; no options made
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",
     "pytest_agent_skills.glue.evals",

@@ -1,0 +1,70 @@
+"""The settings of skill evals, declared at pytest's start-up: this module makes nothing
+else (the options they build live in :mod:`~pytest_agent_skills.evals.options`, imported when
+evals run)."""
+
+from __future__ import annotations
+
+from .. import settings
+from ..settings import Setting
+
+#: Requests made at most for one upstream answer (see ``RetryPolicy``).
+DEFAULT_ATTEMPTS = 5
+
+EVAL_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_eval_runs",
+        kind="int",
+        default=3,
+        metavar="N",
+        section="evals",
+        help="runs of each eval per configuration (with and without the skill)",
+    ),
+    Setting(
+        ini="skills_eval_jobs",
+        kind="int",
+        default=4,
+        metavar="J",
+        section="evals",
+        help="eval runs (conversations) going on at once",
+    ),
+    Setting(
+        ini="skills_grader_model",
+        env="SKILLS_GRADER_MODEL",
+        metavar="MODEL",
+        section="evals",
+        help="model grading the string expectations of evals (default: skills_model), on the"
+        " same endpoint",
+    ),
+    Setting(
+        ini="skills_eval_min_pass_rate",
+        kind="float",
+        default=1.0,
+        metavar="RATE",
+        section="evals",
+        help="the mean pass rate with the skill every eval must reach",
+    ),
+    Setting(
+        ini="skills_eval_threshold",
+        kind="float",
+        default=0.5,
+        metavar="RATE",
+        section="evals",
+        help="trigger rate from which a trigger query counts as triggering the skill",
+    ),
+    Setting(
+        ini="skills_eval_cassettes",
+        metavar="DIR",
+        section="evals",
+        help="folder of the eval cassettes, a subfolder per skill (default: eval-cassettes in the"
+        " folder of the configuration file); never inside a skill folder",
+    ),
+    Setting(
+        ini="skills_eval_attempts",
+        kind="int",
+        default=DEFAULT_ATTEMPTS,
+        metavar="N",
+        section="evals",
+        help="requests made at most for one upstream answer while recording (HTTP 429 and 5xx"
+        " are asked again after a backoff honouring Retry-After)",
+    ),
+)
