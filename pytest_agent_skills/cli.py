@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from . import __version__
 from .errors import AgentSkillsError
 from .filenames import SKILL_FILE
-from .redaction import mask_urls
 
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
@@ -160,6 +159,8 @@ def _run_validate(args: argparse.Namespace) -> int:
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")
     if not reports:
+        from .redaction import mask_urls  # (an error's import: a run with skills needs none)
+
         specs = args.paths or [".", *scopes.for_path(".").settings("skills_roots")]
         raise UsageError(
             f"no skill found under {mask_urls(', '.join(specs))} (a skill is a folder holding"

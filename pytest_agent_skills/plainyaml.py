@@ -31,9 +31,11 @@ _LINES = re.compile(
 #: the flow list's patterns are rare: compiled on first use (``re``'s cache keeps them).
 _ITEM_KEY = r"([A-Za-z_][A-Za-z0-9_-]{0,199}):(?: +(.*))?"
 #: Characters that send the text to PyYAML: controls, tabs, a BOM, YAML's other line breaks,
-#: surrogates, the non-characters U+FFFE and U+FFFF.  (Named one by one: the class of every
-#: other character, astral ones included, takes milliseconds to compile.)
-_UNUSUAL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+#: the non-characters U+FFFE and U+FFFF (and surrogates: see :func:`_has_unusual`).
+_UNUSUAL = frozenset(
+    [*map(chr, range(0x0A)), *map(chr, range(0x0B, 0x20)), *map(chr, range(0x7F, 0xA0)),
+     "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff"]
+)
 #: What may not start a plain value (YAML indicators).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _DOUBLE_QUOTED = re.compile(r'"([^"\\]*)" *')
@@ -128,9 +130,22 @@ class PlainFrontMatter(NamedTuple):
     duplicates: list[tuple[str, int]]
 
 
+def _has_unusual(text: str) -> bool:
+    """Whether ``text`` holds a character of :data:`_UNUSUAL` or a surrogate.  (No regular
+    expression: a class of these characters took a millisecond to compile, and validation is
+    a short program.)"""
+    if text.isascii():  # then only controls and DEL are not printable: tabs, not newlines
+        return not text.replace("\n", "").isprintable()
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True  # a lone surrogate cannot be encoded
+    return not _UNUSUAL.isdisjoint(text)
+
+
 def read_plain(text: str) -> PlainFrontMatter | None:
     """The front matter ``text`` (``\\n`` line ends) when it has a shape read here, else None."""
-    if _UNUSUAL.search(text):
+    if _has_unusual(text):
         return None
     reader = _Reader(text)
     try:

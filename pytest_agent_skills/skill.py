@@ -135,8 +135,11 @@ class ParsedSkillFile(FrozenValue):
         return find_tools_section(self.body, self.body_line) if self.has_tools_section else None
 
 
-def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
-    """Parse the text of a ``SKILL.md``; problems are returned, never raised."""
+def parse_skill_text(text: str, path: Path, newlines: int | None = None) -> ParsedSkillFile:
+    """Parse the text of a ``SKILL.md``; problems are returned, never raised.  ``newlines``:
+    the number of ``\n`` in a text without ``\r``, when the caller counted them already (in
+    the bytes it decoded, where counting is many times faster than in a text holding
+    characters beyond Latin-1)."""
     problems: list[Finding] = []
     source = text
 
@@ -156,8 +159,11 @@ def parse_skill_text(text: str, path: Path) -> ParsedSkillFile:
         )
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+        newlines = None
     # Lines are found with string searches, not by splitting: bodies run to thousands of lines.
-    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if newlines is None:
+        newlines = text.count("\n")
+    line_count = newlines + (0 if text.endswith("\n") else 1)
 
     if not text or text.isspace():
         problem(
@@ -537,7 +543,7 @@ class Skill(Value):
                 )
             )
             text = raw.decode("utf-8", errors="replace")
-        parsed = parse_skill_text(text, skill_file)
+        parsed = parse_skill_text(text, skill_file, raw.count(b"\n"))
         skill = cls(directory, parsed, tuple(extra), listings)
         skill.__dict__["skill_file"] = skill_file  # the cached property, already made
         return skill

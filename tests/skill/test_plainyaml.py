@@ -346,3 +346,21 @@ def test_plain_front_matter_is_read_without_importing_pyyaml() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_characters_sent_to_pyyaml_are_the_class_they_were_named_as() -> None:
+    # Every code point, alone after ASCII and after a non-ASCII letter, against the character
+    # class the check replaced (a regular expression that took a millisecond to compile).
+    import re
+
+    from pytest_agent_skills.plainyaml import _has_unusual
+
+    unusual = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+    differ = [
+        hex(point)
+        for point in range(0x110000)
+        for text in (f"a: b{chr(point)}", f"a: é{chr(point)}")
+        if _has_unusual(text) != (unusual.search(text) is not None)
+    ]
+    assert differ == []
+    assert not _has_unusual("name: x\ndescription: y\n") and _has_unusual("a:\tb")

@@ -271,3 +271,23 @@ def test_a_symlink_loop_in_the_skill_folder_is_not_a_doc(tmp_path: Path) -> None
     (directory / "b.md").symlink_to("a.md")
     (directory / "a.md").symlink_to("b.md")
     assert Skill.load(directory).docs == ("guide.md",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\nname: a\ndescription: é\n---\nbody ✓\nmore\n",
+        "---\nname: a\ndescription: é\n---\nbody ✓\nno end",
+        "---\r\nname: a\r\ndescription: é\r\n---\r\nbody ✓\r\n",
+        "---\rname: a\rdescription: é\r---\rbody\rmore",
+        "\ufeff---\nname: a\ndescription: b\n---\n\n\n",
+    ],
+    ids=["lf", "no-last-end", "crlf", "lone-cr", "bom"],
+)
+def test_a_loaded_skill_counts_the_lines_its_text_has(tmp_path: Path, text: str) -> None:
+    # Loading counts the line ends in the bytes read; the text alone must give the same.
+    (tmp_path / "SKILL.md").write_bytes(text.encode("utf-8"))
+    loaded = Skill.load(tmp_path).parsed
+    from_text = parse_skill_text(text, tmp_path / "SKILL.md")
+    assert loaded.line_count == from_text.line_count == len(text.lstrip("\ufeff").splitlines())
+    assert (loaded.body, loaded.body_line) == (from_text.body, from_text.body_line)
