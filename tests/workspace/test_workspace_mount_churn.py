@@ -154,9 +154,12 @@ skill = Skill.load(folder)
 Path(ready).write_text("ready")
 waiting = time.monotonic()
 deadline = waiting + 30
-while not any(os.path.ismount(point) for point in points) and time.monotonic() < deadline:
-    time.sleep(0.001)
-seen = any(os.path.ismount(point) for point in points)
+# What the wait saw, not a second look: the churn unmounts every point many times a second.
+seen = False
+while not seen and time.monotonic() < deadline:
+    seen = any(os.path.ismount(point) for point in points)
+    if not seen:
+        time.sleep(0.001)
 waited = round(time.monotonic() - waiting, 3)
 with open("/proc/self/mountinfo", encoding="utf-8") as table:
     view = [line.strip() for line in table if "skills-churn" in line]
