@@ -120,13 +120,7 @@ class ParsedSkillFile(FrozenValue):
         has_tools_section: bool = True,
     ) -> None:
         self._set(
-            front_matter=front_matter,
-            body=body,
-            body_line=body_line,
-            problems=problems,
-            line_count=line_count,
-            source=source,
-            has_tools_section=has_tools_section,
+            front_matter, body, body_line, problems, line_count, source, has_tools_section
         )
 
     @cached_attribute
@@ -264,7 +258,7 @@ class ReferenceReading(FrozenValue):
     body: str
 
     def __init__(self, values: dict[Any, Any], body: str) -> None:
-        self._set(values=values, body=body)
+        self._set(values, body)
 
     @cached_attribute
     def fields(self) -> dict[str, str]:

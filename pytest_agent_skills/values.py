@@ -43,8 +43,9 @@ class FrozenValue(Value):
 
     __slots__ = ()
 
-    def _set(self, **fields: Any) -> None:
-        self.__dict__.update(fields)
+    def _set(self, *values: Any) -> None:
+        """The fields' values, in the order of ``_fields``."""
+        self.__dict__.update(zip(self._fields, values, strict=True))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")

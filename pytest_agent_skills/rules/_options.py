@@ -193,13 +193,7 @@ class ValidationOptions(FrozenValue):
         per_path_ignores: tuple[PathIgnore, ...] = (),
     ) -> None:
         check_severities(severities, "severities")
-        self._set(
-            available_tools=available_tools,
-            profile=profile,
-            allow_unknown_fields=allow_unknown_fields,
-            severities=severities,
-            per_path_ignores=per_path_ignores,
-        )
+        self._set(available_tools, profile, allow_unknown_fields, severities, per_path_ignores)
 
     def severity_of(self, rule_id: str) -> Severity | None:
         """The effective severity of a rule, ``None`` when it is off or the profile does not
