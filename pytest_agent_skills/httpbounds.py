@@ -180,6 +180,7 @@ class _Watchdog:
     until the earliest one, and is woken only by a deadline earlier than all others."""
 
     def __init__(self) -> None:
+        self._reset_in_forked_children = False
         self.reset()
 
     def reset(self) -> None:
@@ -203,6 +204,11 @@ class _Watchdog:
                 heapq.heapify(self._heap)
             heapq.heappush(self._heap, entry)
             if self._thread is None:
+                if not self._reset_in_forked_children:
+                    # Only once there is a thread to lose: a process holding an at-fork hook
+                    # took ~5 ms longer to end (every pytest run pays that; few record).
+                    os.register_at_fork(after_in_child=self.reset)
+                    self._reset_in_forked_children = True
                 self._thread = threading.Thread(
                     target=self._run, name="agent-skills-deadlines", daemon=True
                 )
@@ -238,7 +244,6 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
-os.register_at_fork(after_in_child=_WATCHDOG.reset)
 
 
 def _shut(connection: socket.socket) -> None:

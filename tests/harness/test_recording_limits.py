@@ -6,6 +6,7 @@ servers the tests start; the conversation goes through the real ``openai`` clien
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import time
@@ -326,6 +327,30 @@ def test_an_exchange_that_ended_in_time_is_never_cut():
     assert not ended.expired
     kept_peer.sendall(b"x")
     assert kept.recv(1) == b"x"
+
+
+def test_a_forked_child_keeps_its_deadlines_with_a_watchdog_of_its_own():
+    """A child forked once the watchdog runs has no copy of its thread (and its lock may be
+    held): the child starts its own, so a deadline there still cuts its exchange."""
+    with Deadline(0.05):
+        pass  # the parent's watchdog thread is running now
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        verdict = b"n"
+        try:
+            with Deadline(0.2) as short:
+                cut, _peer = _connect(short)
+                verdict = b"y" if cut.recv(1) == b"" and short.expired else b"n"
+        finally:
+            os.write(writer, verdict)
+            os._exit(0)
+    os.close(writer)
+    try:
+        assert os.read(reader, 1) == b"y"
+    finally:
+        os.close(reader)
+        os.waitpid(child, 0)
 
 
 # --- through pytest ----------------------------------------------------------------------------
