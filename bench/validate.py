@@ -6,7 +6,9 @@ Measured in this run, interleaved, best of --runs, every side a process of its o
 start-up and imports included:
 
 * ours given every ``SKILL.md`` as one argument each (what pre-commit passes) and given the one
-  folder holding them (what CI runs): ``agent-skills validate ...`` as a subprocess;
+  folder holding them (what CI runs): ``agent-skills validate ...`` as a subprocess, with its
+  default ``--jobs auto`` (the skills shared out to one process per processor), and given the
+  folder with ``--jobs 1`` (every skill in one process: the CPU time a busy machine pays);
 * skills-ref's ``validate()`` called in one Python process over the same skill folders (found
   by a walk inside that process);
 * the bare interpreter (``python -c pass``): the floor both pay.
@@ -143,6 +145,7 @@ def commands(root: Path, with_reference: bool) -> dict[str, list[str]]:
         "interpreter": [sys.executable, "-c", "pass"],
         "ours, paths": ours(*skill_files),
         "ours, folder": ours(str(root)),
+        "ours, 1 job": ours("--jobs", "1", str(root)),
     }
     if with_reference:
         variants["skills-ref"] = [sys.executable, "-c", SKILLS_REF, str(root)]
@@ -171,7 +174,7 @@ def compare(label: str, root: Path, runs: int, with_reference: bool, goal: float
     lines = []
     if with_reference:
         floor = clock.wall["skills-ref"]
-        for side in ("ours, paths", "ours, folder"):
+        for side in ("ours, paths", "ours, folder", "ours, 1 job"):
             ratio = floor / clock.wall[side]
             cpu_ratio = clock.cpu["skills-ref"] / clock.cpu[side]
             verdict = "holds" if ratio >= goal else "below the goal"

@@ -130,6 +130,24 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         help="exit 0 even when errors are found (report only)",
     )
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file, not stdout")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        metavar="N",
+        help="processes that check the skills: a number, or auto (the default: one per processor"
+        " this process may use); 1 checks every skill in this process, as do fewer than 64"
+        " skills",
+    )
+
+
+def _jobs(value: str) -> int | None:
+    """A ``--jobs`` value: a positive number, or ``auto`` (None: decided when it runs)."""
+    if value == "auto":
+        return None
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {value!r}")
 
 
 def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -141,7 +159,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
     from .links import describe_all
     from .listings import FolderListings
-    from .rules import FORMATTERS, to_sarif, validate_paths
+    from .rules import FORMATTERS, to_sarif, usable_processors, validate_paths
 
     if args.output is not None:
         _check_output(args.output)
@@ -155,7 +173,8 @@ def _run_validate(args: argparse.Namespace) -> int:
     else:
         targets = _selected_targets(scopes, skipped)
     options = {path: scope.validation for path, scope in targets.items()}
-    reports = validate_paths(targets, options.__getitem__, skipped, listings)
+    jobs = args.jobs or usable_processors()
+    reports = validate_paths(targets, options.__getitem__, skipped, listings, jobs)
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")
     if not reports:

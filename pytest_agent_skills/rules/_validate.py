@@ -20,6 +20,7 @@ from ._fields import check_description, check_fields, check_name
 from ._ignores import Suppressed, check_directives, suppress
 from ._options import ValidationOptions
 from ._references import check_references
+from ._split import Split, can_split
 from ._tools import check_tools
 
 
@@ -106,31 +107,49 @@ def report_skill(
     return _reports([skill], [options], [name_duplicates])[0]
 
 
+#: What one check found in one skill: the findings kept, those an exemption suppressed.
+_Outcome = tuple[list[Finding], list[Suppressed]]
+
+
 def _reports(
     skills: Sequence[Skill],
     options: Sequence[ValidationOptions],
-    name_duplicates: Sequence[tuple[list[Finding], list[Suppressed]]],
+    name_duplicates: Sequence[_Outcome],
 ) -> list[SkillReport]:
-    """The :func:`report_skill` of each skill (with its options and name duplicates), each
-    check run over every skill before the next: one check's code and tables then stay in the
-    processor's caches, which makes checking thousands of skills a tenth faster."""
-    findings: list[list[Finding]] = [[] for _skill in skills]
-    suppressed: list[list[Suppressed]] = [[] for _skill in skills]
+    """The :func:`report_skill` of each skill (with its options and name duplicates)."""
+    return [
+        _report(skill, outcomes, duplicates)
+        for skill, outcomes, duplicates in zip(
+            skills, _check_outcomes(skills, options), name_duplicates, strict=True
+        )
+    ]
+
+
+def _check_outcomes(
+    skills: Sequence[Skill], options: Sequence[ValidationOptions]
+) -> list[list[_Outcome]]:
+    """The outcome of each check (in :data:`CHECKS` order) for each skill, each check run over
+    every skill before the next: one check's code and tables then stay in the processor's
+    caches, which makes checking thousands of skills a tenth faster."""
+    outcomes: list[list[_Outcome]] = [[] for _skill in skills]
     for check in CHECKS:
         for index, skill in enumerate(skills):
-            kept, silenced = check_findings(skill, check, options[index])
-            if kept:
-                findings[index] += kept
-            if silenced:
-                suppressed[index] += silenced
-            if check == "name":
-                duplicate_kept, duplicate_silenced = name_duplicates[index]
-                findings[index] += duplicate_kept
-                suppressed[index] += duplicate_silenced
-    return [
-        SkillReport(skill, tuple(findings[index]), tuple(suppressed[index]))
-        for index, skill in enumerate(skills)
-    ]
+            outcomes[index].append(check_findings(skill, check, options[index]))
+    return outcomes
+
+
+def _report(skill: Skill, outcomes: Sequence[_Outcome], name_duplicates: _Outcome) -> SkillReport:
+    """The :class:`SkillReport` of ``skill`` from its checks' outcomes, the ``name_duplicates``
+    found among many skills after the name check's."""
+    findings: list[Finding] = []
+    suppressed: list[Suppressed] = []
+    for check, (kept, silenced) in zip(CHECKS, outcomes, strict=True):
+        findings += kept
+        suppressed += silenced
+        if check == "name":
+            findings += name_duplicates[0]
+            suppressed += name_duplicates[1]
+    return SkillReport(skill, tuple(findings), tuple(suppressed))
 
 
 def duplicate_name_findings(
@@ -237,6 +256,7 @@ def validate_paths(
     options: ValidationOptions | Callable[[Path], ValidationOptions] = DEFAULT_OPTIONS,
     skipped: list[SkippedLink] | None = None,
     listings: FolderListings | None = None,
+    jobs: int = 1,
 ) -> list[SkillReport]:
     """Validate every skill under ``paths`` (in the order given), duplicates included.
 
@@ -246,7 +266,8 @@ def validate_paths(
     to it; the linked folders the walk did not enter (a link back into a folder it is in, a
     second way to a folder walked already) are added to ``skipped`` when given.  Folders are
     listed through ``listings`` (a run's shared listings, e.g. those the configuration was
-    located with; new ones when None).
+    located with; new ones when None).  With ``jobs`` above 1, enough skills are shared out
+    to that many processes (see :mod:`._split`); the reports are the same.
     """
     # Each folder listed once in this run: by the walk, for the rules.
     listings = listings or FolderListings()
@@ -255,9 +276,44 @@ def validate_paths(
         chosen = options(path) if callable(options) else options
         for directory, identity in _skill_folders(path, listings, skipped):
             directories.setdefault(identity, (directory, chosen))
-    skills = Skill.load_all((directory for directory, _chosen in directories.values()), listings)
+    folders = [directory for directory, _chosen in directories.values()]
     chosen_options = [chosen for _directory, chosen in directories.values()]
-    # Each set of options weighs the name clashes of its own skills (one set: the common case).
+    if not can_split(len(folders), jobs):
+        skills = Skill.load_all(folders, listings)
+        return _reports(skills, chosen_options, _name_duplicates(skills, chosen_options))
+
+    def check_share(share: Sequence[int]) -> list[list[_Outcome]]:
+        # In a child: its skills read and checked there (none of the parent's parsed skills
+        # touched, which would copy the memory they live on).
+        shared = Skill.load_all([folders[index] for index in share], listings)
+        return _check_outcomes(shared, [chosen_options[index] for index in share])
+
+    split = Split(len(folders), check_share, jobs)
+    try:
+        # Every skill is read here too: the reports carry them, and names clash across shares.
+        skills = Skill.load_all(folders, listings)
+        duplicates = _name_duplicates(skills, chosen_options)
+        own = _check_outcomes(
+            [skills[index] for index in split.own], [chosen_options[index] for index in split.own]
+        )
+    except BaseException:
+        split.abandon()
+        raise
+    outcomes: list[Sequence[_Outcome]] = [()] * len(skills)
+    for share, results in [(split.own, own), *split.gather()]:
+        for index, result in zip(share, results, strict=True):
+            outcomes[index] = result
+    return [
+        _report(skill, checks, name_clashes)
+        for skill, checks, name_clashes in zip(skills, outcomes, duplicates, strict=True)
+    ]
+
+
+def _name_duplicates(
+    skills: Sequence[Skill], chosen_options: Sequence[ValidationOptions]
+) -> list[_Outcome]:
+    """The ``name-duplicate`` outcome of each skill: each set of options weighs the name clashes
+    of its own skills (one set: the common case)."""
     distinct = {id(chosen): chosen for chosen in chosen_options}
     duplicates_by_options = {
         key: duplicate_name_findings_by_file(skills, chosen) for key, chosen in distinct.items()
@@ -267,4 +323,4 @@ def validate_paths(
         duplicates = duplicates_by_options[id(chosen)]
         # (no duplicate names is the common case: no path hashed for it)
         found.append(duplicates.get(skill.skill_file, _NO_FINDINGS) if duplicates else _NO_FINDINGS)
-    return _reports(skills, chosen_options, found)
+    return found

@@ -35,6 +35,7 @@ def test_the_validate_bench_prints_its_figures_and_ratios(tmp_path: Path) -> Non
         r"^corpus: 2 skills, best of 1",
         rf"^  ours, paths +{NUMBER} +{NUMBER}$",
         rf"^  ours, folder +{NUMBER} +{NUMBER}$",
+        rf"^  ours, 1 job +{NUMBER} +{NUMBER}$",
         rf"^  skills-ref +{NUMBER} +{NUMBER}$",
         r"^  skills-ref found 2 skill folders$",
         r"^generated 12: 12 skills",
@@ -52,6 +53,7 @@ def test_the_validate_bench_prints_its_figures_and_ratios(tmp_path: Path) -> Non
         rf"^corpus, ours, paths: skills-ref {NUMBER} ms / ours {NUMBER} ms = {NUMBER}x",
         rf"^generated 12, ours, folder: skills-ref {NUMBER} ms / ours {NUMBER} ms = {NUMBER}x"
         rf" \(CPU {NUMBER}x; goal >= 10x: (holds|below the goal)\)$",
+        rf"^generated 12, ours, 1 job: skills-ref {NUMBER} ms / ours {NUMBER} ms = {NUMBER}x",
         rf"^ +5 skills: ours, paths +{NUMBER}  ours, folder +{NUMBER}$",
         rf"^  ours, folder: per skill at 10 / at 5 = {NUMBER} \(goal: about 1, linear\)$",
         rf"^after: load average {NUMBER}",

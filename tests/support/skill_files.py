@@ -62,3 +62,26 @@ def write_linked_repository(root: Path) -> None:
     (plugins / "uipath").symlink_to("..", target_is_directory=True)
     (plugins / "shared").symlink_to("../skills", target_is_directory=True)
     (plugins / "pdf").symlink_to("../.vendor/pdf", target_is_directory=True)
+
+
+def write_copies(root: Path, copies: int) -> None:
+    """``copies`` folders of seven skills each: clean, badly named, with unknown fields (ignored
+    by a per-path ignore in ``copy-1``), with missing references and an example path, with an
+    ignore comment, a fragment without front matter; every copy's names clash with the first's."""
+    for copy in range(copies):
+        folder = root / f"copy-{copy}"
+        write_skill(folder, "csv-summary", body="Read [the guide](docs/guide.md).\n",
+                    files={"docs/guide.md": "# Guide\n"})
+        write_skill(folder, "Bad_Name", front="name: Bad_Name\ndescription: Breaks. Use never.\n")
+        write_skill(folder, "extra-fields", front="name: extra-fields\ndescription: Has extras."
+                    " Use for extras.\nauthor: me\n")
+        write_skill(folder, "links", body="See [the notes](reference/notes.md).\n\nRun `bash"
+                    " scripts/missing.sh`.\n\n**Example**: `scripts/rotate_pdf.py`.\n")
+        write_skill(folder, "ignored", front="name: ignored\ndescription: Ignores. Use to"
+                    " ignore.\nauthor: me\n",
+                    body="<!-- agent-skills: ignore field-unknown -->\nRun the steps.\n")
+        write_skill(folder, "warned", front="name: warned\ndescription: Warns. Use to warn.\n",
+                    body="")
+        fragment = folder / "fragment"
+        fragment.mkdir()
+        (fragment / "SKILL.md").write_text("# A fragment\n", encoding="utf-8")

@@ -1,0 +1,143 @@
+"""Work over many items shared out to forked processes, their results sent back pickled.
+
+Validating thousands of skills is pure Python over files: on a machine with more than one
+processor, forked children each take a share of the skills (every ``jobs``-th one, so that
+large and small skills even out) while the parent does its own.  A child reads and checks
+its skills itself: objects made before the fork are shared until written, and every object a
+child only reads still has its reference count written, which copies the page it lives on.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Generic, NoReturn, TypeVar, cast
+
+from ..errors import AgentSkillsError
+
+T = TypeVar("T")
+
+#: Fewer items than this are worked through in one process: a fork and the way back of the
+#: results cost a millisecond or two, more than the checks of a few dozen skills.
+SPLIT_FROM = 64
+_ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
+
+
+class WorkerFailed(AgentSkillsError):
+    """A forked worker failed or ended without its results; the message says how, with the
+    worker's traceback when it raised."""
+
+
+def usable_processors() -> int:
+    """The processors this process may run on (its affinity where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_split(count: int, jobs: int) -> bool:
+    """Whether ``count`` items are shared out to ``jobs`` processes here: more than one job,
+    at least :data:`SPLIT_FROM` items, ``fork`` available, and no other thread running (a
+    child forked beside a running thread could find a lock that thread held taken forever)."""
+    return (
+        jobs > 1
+        and count >= SPLIT_FROM
+        and hasattr(os, "fork")
+        and threading.active_count() == 1
+    )
+
+
+class Split(Generic[T]):
+    """Items ``0 .. count - 1`` in ``jobs`` interleaved shares: the first is :attr:`own` (this
+    process's), each other one is ``work(share)`` in a child forked at once.  ``work`` returns
+    one picklable result per index, in order.  :meth:`gather` collects the children's results,
+    :meth:`abandon` only waits for them: one of the two is called whatever happens to this
+    process's own share, so that no child is left behind."""
+
+    def __init__(self, count: int, work: Callable[[Sequence[int]], list[T]], jobs: int) -> None:
+        shares = [range(first, count, jobs) for first in range(jobs)]
+        self.own: Sequence[int] = shares[0]
+        self._children: list[tuple[Sequence[int], int, int]] = []
+        for share in shares[1:]:
+            try:
+                pid, read_end = _fork(work, share)
+            except OSError as error:  # e.g. the limit of processes reached
+                self.abandon()
+                raise WorkerFailed(
+                    f"cannot start a validation worker process ({error.strerror or error});"
+                    f" {_ONE_PROCESS}"
+                ) from None
+            self._children.append((share, pid, read_end))
+
+    def gather(self) -> list[tuple[Sequence[int], list[T]]]:
+        """Each child's share and results; :class:`WorkerFailed` when one failed (raised once
+        every child was waited for)."""
+        gathered = self._wait()
+        for _share, outcome in gathered:
+            if isinstance(outcome, WorkerFailed):
+                raise outcome
+        return cast("list[tuple[Sequence[int], list[T]]]", gathered)
+
+    def abandon(self) -> None:
+        """Wait for every child and drop what it sends (this process's own share failed)."""
+        self._wait()
+
+    def _wait(self) -> list[tuple[Sequence[int], list[object] | WorkerFailed]]:
+        children, self._children = self._children, []
+        return [(share, _gather(pid, read_end)) for share, pid, read_end in children]
+
+
+def _fork(work: Callable[[Sequence[int]], list[T]], share: Sequence[int]) -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _run_child(work, share, write_end)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _run_child(
+    work: Callable[[Sequence[int]], list[T]], share: Sequence[int], out: int
+) -> NoReturn:
+    status = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on
+        payload = pickle.dumps((True, work(share)), pickle.HIGHEST_PROTOCOL)
+    except BaseException:  # everything goes back to the parent, as text
+        payload = pickle.dumps((False, traceback.format_exc()), pickle.HIGHEST_PROTOCOL)
+        status = 1
+    try:
+        with open(out, "wb") as stream:
+            stream.write(payload)
+    finally:
+        # Nothing of the parent's runs here: no exit handler, no flush of its buffered output.
+        os._exit(status)
+
+
+def _gather(pid: int, read_end: int) -> list[object] | WorkerFailed:
+    with open(read_end, "rb") as stream:
+        data = stream.read()
+    _pid, status = os.waitpid(pid, 0)
+    try:
+        ok, value = pickle.loads(data)
+    except (EOFError, pickle.UnpicklingError):  # nothing, or a part: it ended while sending
+        return WorkerFailed(
+            f"a validation worker process (pid {pid}) {_how_it_ended(status)} before sending"
+            f" its results; {_ONE_PROCESS}"
+        )
+    if not ok:
+        return WorkerFailed(f"a validation worker process (pid {pid}) failed:\n{value}")
+    assert isinstance(value, list)
+    return value
+
+
+def _how_it_ended(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"was ended by signal {os.WTERMSIG(status)}"
+    return f"exited with status {os.waitstatus_to_exitcode(status)}"

@@ -1,0 +1,57 @@
+"""`agent-skills validate --jobs`: the skills shared out to processes, the report unchanged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_agent_skills.cli import main
+from tests.rules.test_rules_precision import CORPUS
+from tests.support.skill_files import write_copies
+
+FORMATS = ("text", "json", "sarif", "github", "junit")
+
+
+def validate(root: Path, *arguments: str) -> bytes:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_agent_skills.cli", "validate", *arguments, str(root)],
+        cwd=root, env=environment, capture_output=True, check=False, timeout=300,
+    )
+    assert done.returncode == 1, done.stderr.decode(errors="replace")
+    assert done.stderr == b""
+    return done.stdout
+
+
+@pytest.mark.parametrize("form", FORMATS)
+def test_every_format_is_the_same_whatever_the_jobs(tmp_path: Path, form: str) -> None:
+    write_copies(tmp_path, 10)  # 70 skills: enough to be shared out
+    alone = validate(tmp_path, "--format", form, "--jobs", "1")
+    assert alone
+    for jobs in ("2", "3", "auto"):
+        assert validate(tmp_path, "--format", form, "-j", jobs) == alone, jobs
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the public corpus is not at {CORPUS}")
+@pytest.mark.parametrize("form", ["text", "sarif"])
+def test_the_corpus_report_is_the_same_whatever_the_jobs(form: str) -> None:
+    assert validate(CORPUS, "--format", form, "-j", "2") == validate(
+        CORPUS, "--format", form, "-j", "1"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", ""])
+def test_a_jobs_value_that_is_no_positive_number_is_a_usage_error(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["validate", "--jobs", value, "."])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "agent-skills validate: error: argument -j/--jobs: expected a positive number or"
+        f" 'auto', got {value!r}"
+    )

@@ -1,0 +1,218 @@
+"""Validation shared out to forked processes: the same reports as in one process, every
+child waited for, a failing child reported with how it failed.
+
+The checks that count forks run in a fresh interpreter: the suite's own process may hold a
+thread (an HTTP watchdog, say), and then validation rightly stays in one process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from pytest_agent_skills.rules import WorkerFailed
+from pytest_agent_skills.rules._split import SPLIT_FROM, Split, can_split
+from tests.support.skill_files import write_copies, write_skill
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Run in a fresh interpreter: validate ROOT with the given jobs, os.fork counted; prints the
+#: number of children forked and each report as (file, findings, suppressed).
+COUNTING = """
+import json, os, sys
+from pathlib import Path
+from pytest_agent_skills.rules import ValidationOptions, parse_per_path_ignores, validate_paths
+forked = []
+real_fork = os.fork
+def counting_fork():
+    pid = real_fork()
+    if pid:
+        forked.append(pid)
+    return pid
+os.fork = counting_fork
+root = Path(sys.argv[1])
+ignores = parse_per_path_ignores(["copy-1/*:field-unknown"], root, "test")
+options = ValidationOptions.build(per_path_ignores=ignores)
+reports = validate_paths([root], options, jobs=int(sys.argv[2]))
+print(json.dumps({
+    "forked": len(forked),
+    "reports": [
+        [str(report.skill.skill_file), [list(f) for f in report.findings],
+         [[list(s.finding), s.by, s.line, s.pattern] for s in report.suppressed]]
+        for report in reports
+    ],
+}, default=str))
+"""
+
+
+def counted(root: Path, jobs: int) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTING, str(root), str(jobs)],
+        capture_output=True, text=True, check=True, timeout=120, cwd=REPO,
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None:
+    write_copies(tmp_path, 10)  # 70 skills
+    alone = counted(tmp_path, 1)
+    for jobs in (2, 3):
+        shared = counted(tmp_path, jobs)
+        assert shared["forked"] == jobs - 1
+        assert shared["reports"] == alone["reports"]
+    assert alone["forked"] == 0
+    reports = alone["reports"]
+    assert isinstance(reports, list) and len(reports) == 70
+    rules = {finding[0] for _file, findings, _suppressed in reports for finding in findings}
+    # What must cross from the children intact: name clashes found across the shares, findings
+    # kept and findings an ignore comment or a per-path ignore suppressed.
+    assert {"name-duplicate", "name-charset", "reference-missing", "field-unknown"} <= rules
+    ways = {item[1] for _file, _findings, suppressed in reports for item in suppressed}
+    assert ways == {"comment", "per-path-ignore"}
+
+
+def test_fewer_skills_than_the_threshold_stay_in_one_process(tmp_path: Path) -> None:
+    for index in range(SPLIT_FROM - 1):
+        write_skill(tmp_path, f"skill-{index:03d}")
+    assert counted(tmp_path, 4)["forked"] == 0
+
+
+def test_with_another_thread_running_validation_stays_in_one_process() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not can_split(1000, 2)
+    finally:
+        stop.set()
+        thread.join()
+    assert can_split(1000, 2) == (threading.active_count() == 1 and hasattr(os, "fork"))
+
+
+def _raise_in_child(share: Sequence[int]) -> list[int]:
+    raise ValueError(f"boom in a share of {len(share)}")
+
+
+def _killed(share: Sequence[int]) -> list[int]:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return list(share)
+
+
+@pytest.fixture
+def forked(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children forked in the test (os.fork itself does the forking)."""
+    pids: list[int] = []
+    real_fork = os.fork
+
+    def recording_fork() -> int:
+        pid = real_fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recording_fork)
+    return pids
+
+
+def reaped(pids: list[int]) -> bool:
+    """Whether every one of ``pids`` was waited for (no longer a child of this process)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return bool(pids)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_that_raises_is_reported_with_its_traceback(forked: list[int]) -> None:
+    split = Split(10, _raise_in_child, 2)
+    assert list(split.own) == [0, 2, 4, 6, 8]
+    with pytest.raises(WorkerFailed) as caught:
+        split.gather()
+    message = str(caught.value)
+    assert message.startswith("a validation worker process (pid ")
+    assert ") failed:\nTraceback (most recent call last):" in message
+    assert message.endswith("ValueError: boom in a share of 5\n")
+    assert reaped(forked)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_ended_by_a_signal_is_reported_with_the_way_out(forked: list[int]) -> None:
+    split = Split(9, _killed, 3)
+    with pytest.raises(WorkerFailed) as caught:
+        split.gather()
+    message = str(caught.value)
+    assert message.endswith(
+        ") was ended by signal 9 before sending its results; run with --jobs 1 to validate"
+        " every skill in one process"
+    )
+    assert reaped(forked)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_the_shares_interleave_and_come_back_in_order(forked: list[int]) -> None:
+    split = Split(11, lambda share: [index * index for index in share], 3)
+    assert list(split.own) == [0, 3, 6, 9]
+    assert split.gather() == [(range(1, 11, 3), [1, 16, 49, 100]), (range(2, 11, 3), [4, 25, 64])]
+    assert reaped(forked)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_when_this_process_fails_its_error_stands_and_no_child_is_left(tmp_path: Path) -> None:
+    write_copies(tmp_path, 10)
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from pytest_agent_skills.rules import _validate, validate_paths\n"
+        "parent = os.getpid()\n"
+        "def failing(skill, options):\n"
+        "    if os.getpid() == parent:\n"
+        "        raise RuntimeError('the parent failed')\n"
+        "    return iter(())\n"
+        "_validate.RULE_FUNCTIONS['references'] = failing\n"
+        "try:\n"
+        "    validate_paths([Path(sys.argv[1])], jobs=2)\n"
+        "except RuntimeError as error:\n"
+        "    print(error)\n"
+        "try:\n"
+        "    os.waitpid(-1, os.WNOHANG)\n"
+        "except ChildProcessError:\n"
+        "    print('no child left')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=120, cwd=REPO,
+    )
+    assert done.stdout == "the parent failed\nno child left\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_that_cannot_be_started_is_an_error_and_the_others_are_waited_for(
+    monkeypatch: pytest.MonkeyPatch, forked: list[int]
+) -> None:
+    recording_fork = os.fork
+
+    def fork_once() -> int:  # the system refuses a second process, as at a process limit
+        if forked:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return recording_fork()
+
+    monkeypatch.setattr(os, "fork", fork_once)
+    with pytest.raises(WorkerFailed) as caught:
+        Split(12, lambda share: list(share), 3)
+    assert str(caught.value) == (
+        "cannot start a validation worker process (Resource temporarily unavailable); run with"
+        " --jobs 1 to validate every skill in one process"
+    )
+    assert len(forked) == 1
+    assert reaped(forked)
