@@ -53,14 +53,21 @@ def can_split(count: int, jobs: int) -> bool:
 
 
 class Split(Generic[T]):
-    """Items ``0 .. count - 1`` in ``jobs`` interleaved shares: the first is :attr:`own` (this
-    process's), each other one is ``work(share)`` in a child forked at once.  ``work`` returns
+    """Items ``0 .. count - 1`` in ``jobs`` interleaved shares, the first (:attr:`own`, this
+    process's) ``own_weight`` times the size of the others (this process may have more to do
+    besides), each other one ``work(share)`` in a child forked at once.  ``work`` returns
     one picklable result per index, in order.  :meth:`gather` collects the children's results,
     :meth:`abandon` only waits for them: one of the two is called whatever happens to this
     process's own share, so that no child is left behind."""
 
-    def __init__(self, count: int, work: Callable[[Sequence[int]], list[T]], jobs: int) -> None:
-        shares = [range(first, count, jobs) for first in range(jobs)]
+    def __init__(
+        self,
+        count: int,
+        work: Callable[[Sequence[int]], list[T]],
+        jobs: int,
+        own_weight: float = 1.0,
+    ) -> None:
+        shares = _shares(count, [own_weight] + [1.0] * (jobs - 1))
         self.own: Sequence[int] = shares[0]
         self._children: list[tuple[Sequence[int], int, int]] = []
         for share in shares[1:]:
@@ -90,6 +97,25 @@ class Split(Generic[T]):
     def _wait(self) -> list[tuple[Sequence[int], list[object] | WorkerFailed]]:
         children, self._children = self._children, []
         return [(share, _gather(pid, read_end)) for share, pid, read_end in children]
+
+
+def _shares(count: int, weights: Sequence[float]) -> list[list[int]]:
+    """The items ``0 .. count - 1`` in shares in proportion to ``weights``, each share taking
+    slots spread along the items (sizes vary along a repository: large and small skills even
+    out): a pattern of ten slots per share, each slot to the share furthest behind its weight,
+    repeated over the items."""
+    period = 10 * len(weights)
+    slots: list[list[int]] = [[] for _weight in weights]
+    for slot in range(period):
+        behind = min(range(len(weights)), key=lambda share: len(slots[share]) / weights[share])
+        slots[behind].append(slot)
+    shares: list[list[int]] = []
+    for taken in slots:
+        share: list[int] = []
+        for slot in taken:
+            share.extend(range(slot, count, period))
+        shares.append(share)
+    return shares
 
 
 def _fork(work: Callable[[Sequence[int]], list[T]], share: Sequence[int]) -> tuple[int, int]:

@@ -162,8 +162,19 @@ def test_a_child_ended_by_a_signal_is_reported_with_the_way_out(forked: list[int
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_the_shares_interleave_and_come_back_in_order(forked: list[int]) -> None:
     split = Split(11, lambda share: [index * index for index in share], 3)
-    assert list(split.own) == [0, 3, 6, 9]
-    assert split.gather() == [(range(1, 11, 3), [1, 16, 49, 100]), (range(2, 11, 3), [4, 25, 64])]
+    assert split.own == [0, 3, 6, 9]
+    assert split.gather() == [([1, 4, 7, 10], [1, 16, 49, 100]), ([2, 5, 8], [4, 25, 64])]
+    assert reaped(forked)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_lighter_own_share_is_spread_along_the_items(forked: list[int]) -> None:
+    split = Split(1000, lambda share: list(share), 2, own_weight=0.5)
+    shares = [split.own, *(share for share, _results in split.gather())]
+    assert sorted(index for share in shares for index in share) == list(range(1000))
+    assert [len(share) for share in shares] == [350, 650]  # a third, to a twentieth
+    # Every stretch of the items has some of this process's share, not only the start.
+    assert {index // 100 for index in split.own} == set(range(10))
     assert reaped(forked)
 
 
