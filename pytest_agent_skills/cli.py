@@ -135,9 +135,9 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_jobs,
         metavar="N",
-        help="processes that check the skills: a number, or auto (the default: one per processor"
-        " this process may use); 1 checks every skill in this process, as do fewer than 64"
-        " skills",
+        help="processes that check the skills: a number, or auto (the default: on Linux one per"
+        " processor this process may use, elsewhere 1); 1 checks every skill in this process,"
+        " as do fewer than 64 skills",
     )
 
 
@@ -159,7 +159,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
     from .links import describe_all
     from .listings import FolderListings
-    from .rules import FORMATTERS, to_sarif, usable_processors, validate_paths
+    from .rules import FORMATTERS, default_jobs, to_sarif, validate_paths
 
     if args.output is not None:
         _check_output(args.output)
@@ -173,7 +173,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     else:
         targets = _selected_targets(scopes, skipped)
     options = {path: scope.validation for path, scope in targets.items()}
-    jobs = args.jobs or usable_processors()
+    jobs = args.jobs or default_jobs()
     reports = validate_paths(targets, options.__getitem__, skipped, listings, jobs)
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")

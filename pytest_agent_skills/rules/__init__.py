@@ -47,7 +47,7 @@ _EXPORTS = {
     "validate_check": "_validate",
     "validate_paths": "_validate",
     "WorkerFailed": "_split",
-    "usable_processors": "_split",
+    "default_jobs": "_split",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -72,7 +72,7 @@ if TYPE_CHECKING:  # the lazy names' own types, for type checkers
     from ._options import parse_severities as parse_severities
     from ._options import profile_rule_table as profile_rule_table
     from ._split import WorkerFailed as WorkerFailed
-    from ._split import usable_processors as usable_processors
+    from ._split import default_jobs as default_jobs
     from ._validate import SkillReport as SkillReport
     from ._validate import check_findings as check_findings
     from ._validate import duplicate_name_findings as duplicate_name_findings

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
@@ -32,11 +33,15 @@ class WorkerFailed(AgentSkillsError):
     worker's traceback when it raised."""
 
 
-def usable_processors() -> int:
-    """The processors this process may run on (its affinity where the system has one)."""
+def default_jobs() -> int:
+    """``--jobs auto``: on Linux, one process per processor this one may run on (its
+    affinity); elsewhere 1, as where the system's own libraries may run threads that a fork
+    does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by default."""
+    if not sys.platform.startswith("linux"):
+        return 1
     try:
         return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
+    except OSError:
         return os.cpu_count() or 1
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from pytest_agent_skills.cli import main
 from tests.rules.test_rules_precision import CORPUS
+from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
@@ -55,3 +56,27 @@ def test_a_jobs_value_that_is_no_positive_number_is_a_usage_error(
         "agent-skills validate: error: argument -j/--jobs: expected a positive number or"
         f" 'auto', got {value!r}"
     )
+
+
+#: The CLI in a fresh interpreter, os.fork counted, on the processors given: prints the count.
+AUTO = COUNT_FORKS + """
+import contextlib, io, sys
+from pytest_agent_skills.cli import main
+os.sched_setaffinity(0, {int(cpu) for cpu in sys.argv[2].split(",")})
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["validate", "--exit-zero", sys.argv[1]])
+print(len(forked))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auto forks on Linux only")
+def test_auto_forks_one_child_per_further_processor_this_process_may_use(tmp_path: Path) -> None:
+    write_copies(tmp_path, 10)
+    usable = sorted(os.sched_getaffinity(0))
+    for processors in sorted({1, len(usable)}):
+        cpus = ",".join(str(cpu) for cpu in usable[:processors])
+        done = subprocess.run(
+            [sys.executable, "-c", AUTO, str(tmp_path), cpus],
+            capture_output=True, text=True, check=True, timeout=120,
+        )
+        assert done.stdout == f"{processors - 1}\n", processors

@@ -19,24 +19,17 @@ import pytest
 
 from pytest_agent_skills.rules import WorkerFailed
 from pytest_agent_skills.rules._split import SPLIT_FROM, Split, can_split
+from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies, write_skill
 
 REPO = Path(__file__).resolve().parents[2]
 
 #: Run in a fresh interpreter: validate ROOT with the given jobs, os.fork counted; prints the
 #: number of children forked and each report as (file, findings, suppressed).
-COUNTING = """
-import json, os, sys
+COUNTING = COUNT_FORKS + """
+import json, sys
 from pathlib import Path
 from pytest_agent_skills.rules import ValidationOptions, parse_per_path_ignores, validate_paths
-forked = []
-real_fork = os.fork
-def counting_fork():
-    pid = real_fork()
-    if pid:
-        forked.append(pid)
-    return pid
-os.fork = counting_fork
 root = Path(sys.argv[1])
 ignores = parse_per_path_ignores(["copy-1/*:field-unknown"], root, "test")
 options = ValidationOptions.build(per_path_ignores=ignores)
