@@ -10,11 +10,8 @@ child only reads still has its reference count written, which copies the page it
 from __future__ import annotations
 
 import os
-import pickle
-import signal
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Generic, NoReturn, TypeVar, cast
 
@@ -72,6 +69,8 @@ class Split(Generic[T]):
         jobs: int,
         own_weight: float = 1.0,
     ) -> None:
+        import pickle  # noqa: F401 - loaded once, before the forks: every child has it
+
         shares = _shares(count, [own_weight] + [1.0] * (jobs - 1))
         self.own: Sequence[int] = shares[0]
         self._children: list[tuple[Sequence[int], int, int]] = []
@@ -136,11 +135,14 @@ def _fork(work: Callable[[Sequence[int]], list[T]], share: Sequence[int]) -> tup
 def _run_child(
     work: Callable[[Sequence[int]], list[T]], share: Sequence[int], out: int
 ) -> NoReturn:
+    import pickle  # (where it is used: a run that forks nothing loads none of this)
+
     status = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on
         payload = pickle.dumps((True, work(share)), pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # everything goes back to the parent, as text
+    except BaseException:  # everything goes back to the parent, as text (Ctrl-C included)
+        import traceback
+
         payload = pickle.dumps((False, traceback.format_exc()), pickle.HIGHEST_PROTOCOL)
         status = 1
     try:
@@ -152,6 +154,8 @@ def _run_child(
 
 
 def _gather(pid: int, read_end: int) -> list[object] | WorkerFailed:
+    import pickle
+
     with open(read_end, "rb") as stream:
         data = stream.read()
     _pid, status = os.waitpid(pid, 0)

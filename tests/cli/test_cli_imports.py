@@ -111,3 +111,11 @@ def test_validate_makes_no_dataclass(repository: Path, arguments: tuple[str, ...
     modules = imported_modules(*arguments, cwd=repository)
     assert "pytest_agent_skills.skill" in modules
     assert [name for name in modules if name in ("dataclasses", "inspect")] == []
+
+
+def test_a_validation_in_one_process_loads_nothing_for_sharing_it_out(repository: Path) -> None:
+    # Pickling a child's results and wording its traceback cost a run ~6 ms to import: only a
+    # run that forks loads them (here: four skills, fewer than are ever shared out).
+    modules = imported_modules("validate", "--jobs", "2", "skills", cwd=repository)
+    assert "pytest_agent_skills.rules._split" in modules
+    assert [name for name in modules if name in ("pickle", "traceback", "signal")] == []
