@@ -135,9 +135,9 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         type=_jobs,
         metavar="N",
-        help="processes that check the skills: a number, or auto (the default: on Linux one per"
-        " processor this process may use, elsewhere 1); 1 checks every skill in this process,"
-        " as do fewer than 64 skills",
+        help="processes that check the skills, at most: a number, or auto (the default: on Linux"
+        " one per processor this process may use, elsewhere 1); each takes 32 skills at least,"
+        " so fewer than 64 are checked in this process, as with 1",
     )
 
 

@@ -19,9 +19,10 @@ from ..errors import AgentSkillsError
 
 T = TypeVar("T")
 
-#: Fewer items than this are worked through in one process: a fork and the way back of the
-#: results cost a millisecond or two, more than the checks of a few dozen skills.
-SPLIT_FROM = 64
+#: Each process takes at least this many items: a fork and the way back of the results cost
+#: a millisecond or two, more than the checks of a few dozen skills.  (So fewer than twice as
+#: many items are worked through in one process.)
+SHARE_AT_LEAST = 32
 _ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
 
 
@@ -42,16 +43,15 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def can_split(count: int, jobs: int) -> bool:
-    """Whether ``count`` items are shared out to ``jobs`` processes here: more than one job,
-    at least :data:`SPLIT_FROM` items, ``fork`` available, and no other thread running (a
-    child forked beside a running thread could find a lock that thread held taken forever)."""
-    return (
-        jobs > 1
-        and count >= SPLIT_FROM
-        and hasattr(os, "fork")
-        and threading.active_count() == 1
-    )
+def processes_for(count: int, jobs: int) -> int:
+    """How many processes share out ``count`` items when ``jobs`` are asked for: at most one per
+    :data:`SHARE_AT_LEAST` items; 1 (this process alone) where ``fork`` is missing or another
+    thread runs (a child forked beside a running thread could find a lock that thread held
+    taken forever)."""
+    processes = min(jobs, count // SHARE_AT_LEAST)
+    if processes < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
+        return 1
+    return processes
 
 
 class Split(Generic[T]):

@@ -20,7 +20,7 @@ from ._fields import check_description, check_fields, check_name
 from ._ignores import Suppressed, check_directives, suppress
 from ._options import ValidationOptions
 from ._references import check_references
-from ._split import Split, can_split
+from ._split import Split, processes_for
 from ._tools import check_tools
 
 
@@ -266,8 +266,9 @@ def validate_paths(
     to it; the linked folders the walk did not enter (a link back into a folder it is in, a
     second way to a folder walked already) are added to ``skipped`` when given.  Folders are
     listed through ``listings`` (a run's shared listings, e.g. those the configuration was
-    located with; new ones when None).  With ``jobs`` above 1, enough skills are shared out
-    to that many processes (see :mod:`._split`); the reports are the same.
+    located with; new ones when None).  With ``jobs`` above 1, the skills are shared out to up
+    to that many processes, 32 skills each at least (see :mod:`._split`); the reports are the
+    same.
     """
     # Each folder listed once in this run: by the walk, for the rules.
     listings = listings or FolderListings()
@@ -278,7 +279,8 @@ def validate_paths(
             directories.setdefault(identity, (directory, chosen))
     folders = [directory for directory, _chosen in directories.values()]
     chosen_options = [chosen for _directory, chosen in directories.values()]
-    if not can_split(len(folders), jobs):
+    processes = processes_for(len(folders), jobs)
+    if processes == 1:
         skills = Skill.load_all(folders, listings)
         return _reports(skills, chosen_options, _name_duplicates(skills, chosen_options))
 
@@ -290,7 +292,7 @@ def validate_paths(
 
     # This process reads every skill besides checking its share: a share of seven tenths of a
     # child's makes both end together (reading is about a third of a skill's time).
-    split = Split(len(folders), check_share, jobs, own_weight=0.7)
+    split = Split(len(folders), check_share, processes, own_weight=0.7)
     try:
         # Every skill is read here too: the reports carry them, and names clash across shares.
         skills = Skill.load_all(folders, listings)

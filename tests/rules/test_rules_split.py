@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills.rules import WorkerFailed
-from pytest_agent_skills.rules._split import SPLIT_FROM, Split, can_split
+from pytest_agent_skills.rules._split import SHARE_AT_LEAST, Split, processes_for
 from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies, write_skill
 
@@ -55,7 +55,7 @@ def counted(root: Path, jobs: int) -> dict[str, object]:
 
 
 def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None:
-    write_copies(tmp_path, 10)  # 70 skills
+    write_copies(tmp_path, 14)  # 98 skills: three shares of 32 at least
     alone = counted(tmp_path, 1)
     for jobs in (2, 3):
         shared = counted(tmp_path, jobs)
@@ -63,7 +63,7 @@ def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None
         assert shared["reports"] == alone["reports"]
     assert alone["forked"] == 0
     reports = alone["reports"]
-    assert isinstance(reports, list) and len(reports) == 70
+    assert isinstance(reports, list) and len(reports) == 98
     rules = {finding[0] for _file, findings, _suppressed in reports for finding in findings}
     # What must cross from the children intact: name clashes found across the shares, findings
     # kept and findings an ignore comment or a per-path ignore suppressed.
@@ -73,7 +73,7 @@ def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None
 
 
 def test_fewer_skills_than_the_threshold_stay_in_one_process(tmp_path: Path) -> None:
-    for index in range(SPLIT_FROM - 1):
+    for index in range(2 * SHARE_AT_LEAST - 1):
         write_skill(tmp_path, f"skill-{index:03d}")
     assert counted(tmp_path, 4)["forked"] == 0
 
@@ -83,11 +83,23 @@ def test_with_another_thread_running_validation_stays_in_one_process() -> None:
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        assert not can_split(1000, 2)
+        assert processes_for(1000, 2) == 1
     finally:
         stop.set()
         thread.join()
-    assert can_split(1000, 2) == (threading.active_count() == 1 and hasattr(os, "fork"))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_each_process_takes_a_few_dozen_skills_at_least() -> None:
+    script = (
+        "from pytest_agent_skills.rules._split import processes_for\n"
+        "print([processes_for(count, 100) for count in (63, 64, 95, 96, 1000)],"
+        " [processes_for(1000, jobs) for jobs in (1, 2, 4)])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert done.stdout == "[1, 2, 2, 3, 31] [1, 2, 4]\n"
 
 
 def _raise_in_child(share: Sequence[int]) -> list[int]:
