@@ -1,8 +1,8 @@
 """Work over many items shared out to forked processes, their results sent back pickled.
 
 Validating thousands of skills is pure Python over files: on a machine with more than one
-processor, forked children each take a share of the skills (every ``jobs``-th one, so that
-large and small skills even out) while the parent does its own.  A child reads and checks
+processor, forked children each take a share of the skills (spread along them, so that large
+and small skills even out) while the parent does its own.  A child reads and checks
 its skills itself: objects made before the fork are shared until written, and every object a
 child only reads still has its reference count written, which copies the page it lives on.
 """
