@@ -280,9 +280,20 @@ def validate_paths(
     folders = [directory for directory, _chosen in directories.values()]
     chosen_options = [chosen for _directory, chosen in directories.values()]
     processes = processes_for(len(folders), jobs)
-    if processes == 1:
-        skills = Skill.load_all(folders, listings)
-        return _reports(skills, chosen_options, _name_duplicates(skills, chosen_options))
+    if processes > 1:
+        return _reports_shared_out(folders, chosen_options, listings, processes)
+    skills = Skill.load_all(folders, listings)
+    return _reports(skills, chosen_options, _name_duplicates(skills, chosen_options))
+
+
+def _reports_shared_out(
+    folders: Sequence[Path],
+    chosen_options: Sequence[ValidationOptions],
+    listings: FolderListings,
+    processes: int,
+) -> list[SkillReport]:
+    """The reports of the skills in ``folders``, their checks shared out to ``processes``
+    processes (this one and forked children): the same reports as in one process."""
 
     def check_share(share: Sequence[int]) -> list[list[_Outcome]]:
         # In a child: its skills read and checked there (none of the parent's parsed skills
