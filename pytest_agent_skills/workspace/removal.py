@@ -21,12 +21,15 @@ point, an immutable file, a folder refilled meanwhile, ...) is raised at the end
 ``alongside`` names a big folder of the tree that a second thread removes at the same
 time, by the same steps: where freeing a folder's disk block waits for the device (ext4
 mounted with ``discard`` frees each one with a synchronous discard, ~70 us an ``rmdir``),
-two threads wait at once.  Both are done when :func:`remove_tree` returns.
+two threads wait at once.  Both are done when :func:`remove_tree` returns.  Not on a file
+system in memory (tmpfs, ramfs), where nothing waits and the two threads only hand the GIL
+to each other at every system call: one thread removes it all there.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import itertools
 import os
 import stat
@@ -46,6 +49,8 @@ _ROUNDS = 3
 _NAMED = 5
 #: The errors of an entry that is not (or no longer) a folder where a folder was listed.
 _NOT_A_FOLDER = (errno.ELOOP, errno.ENOTDIR)
+#: File systems in memory: no removal waits for a device there.
+_IN_MEMORY = frozenset({b"tmpfs", b"ramfs"})
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,8 @@ def _remove(path: Path, alongside: str, left: list[LeftBehind]) -> None:
         if _is_mount_point(path, tree.mount):
             left.append(mount_point_left(path))
             return
+        if alongside and tree.mount[0] == "mount" and _in_memory(tree.mount[1]):
+            alongside = ""
         for again in range(_ROUNDS - 1, -1, -1):
             if alongside:
                 tree.empty_alongside(folder, alongside)
@@ -352,6 +359,22 @@ def _mount_of(folder: int) -> tuple[str, int]:
     except (OSError, ValueError):
         pass
     return ("device", os.fstat(folder).st_dev)
+
+
+@functools.lru_cache(maxsize=64)
+def _in_memory(mount_id: int) -> bool:
+    """Whether the mount ``mount_id`` is a file system in memory (its type, read from
+    ``/proc/self/mountinfo``); False where that cannot tell.  Kept per id: a stale answer
+    (an id reused by a later mount) only costs time, never decides what is removed."""
+    try:
+        with open("/proc/self/mountinfo", "rb") as table:
+            for line in table:
+                fields = line.split()
+                if fields and fields[0] == b"%d" % mount_id and b"-" in fields:
+                    return fields[fields.index(b"-") + 1] in _IN_MEMORY
+    except (OSError, IndexError):
+        pass
+    return False
 
 
 def _is_mount_point(path: Path, mount: tuple[str, int]) -> bool:

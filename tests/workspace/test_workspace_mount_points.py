@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agent_skills.workspace import WorkspaceError
+from pytest_agent_skills.workspace import WorkspaceError, removal
 from pytest_agent_skills.workspace.local import LocalRuntime
 from pytest_agent_skills.workspace.removal import RemovalError, remove_tree
 from tests.support.workspace import make_skill
@@ -20,6 +20,13 @@ from tests.support.workspace import make_skill
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="mounting a folder inside a workspace needs root (CI runs as root)"
 )
+
+
+@pytest.fixture(autouse=True)
+def second_thread_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second thread is tested wherever ``tmp_path`` is (on a tmpfs, one thread would do
+    it all)."""
+    monkeypatch.setattr(removal, "_in_memory", lambda mount_id: False)
 
 
 def files_of(root: Path) -> dict[str, str]:

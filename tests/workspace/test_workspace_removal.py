@@ -6,8 +6,10 @@ folder modes really refuse.)"""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,6 +29,13 @@ def modes(root: Path) -> dict[str, int]:
             path = Path(current, name)
             found[path.relative_to(root).as_posix()] = stat.S_IMODE(path.lstat().st_mode)
     return found
+
+
+@pytest.fixture(autouse=True)
+def second_thread_anywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second thread is tested wherever ``tmp_path`` is (on a tmpfs, one thread would do
+    it all)."""
+    monkeypatch.setattr(removal, "_in_memory", lambda mount_id: False)
 
 
 @pytest.fixture
@@ -150,6 +159,43 @@ def test_without_a_second_thread_one_removes_it_all(
     remove_tree(tree, alongside="skills")
 
     assert not os.path.lexists(tree)
+
+
+@pytest.mark.parametrize("where", ["/dev/shm", "tmp_path"])
+def test_no_second_thread_on_a_file_system_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    root = tmp_path if where == "tmp_path" else Path(where)
+    if not (root.is_dir() and os.access(root, os.W_OK)):
+        pytest.skip(f"no {where} to write to")
+    # The types of the mounts at ``root`` (a mount hidden under another is listed too).
+    fstypes = set(
+        subprocess.run(
+            ["findmnt", "-n", "-o", "FSTYPE", "-T", str(root)], capture_output=True, text=True
+        ).stdout.split()
+    )
+    if len(fstypes) != 1 or (where == "/dev/shm" and fstypes != {"tmpfs"}):
+        pytest.skip(f"{where} is not one known file system here")
+    monkeypatch.undo()  # the real look-up, not the fixture's
+    started: list[threading.Thread] = []
+    start = threading.Thread.start
+
+    def counted(thread: threading.Thread) -> None:
+        started.append(thread)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", counted)
+    tree = Path(tempfile.mkdtemp(dir=root))
+    (tree / "skills" / "demo").mkdir(parents=True)
+    (tree / "skills" / "demo" / "SKILL.md").write_text("x")
+    (tree / "out").mkdir()
+    try:
+        remove_tree(tree, alongside="skills")
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+    assert not os.path.lexists(tree)
+    assert len(started) == (0 if fstypes <= {"tmpfs", "ramfs"} else 1)
 
 
 def nested(root: Path, depth: int) -> None:
