@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills.cli import main
-from tests.rules.test_rules_precision import CORPUS
+from tests.support.corpus import CORPUS
 from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies
 

@@ -12,18 +12,8 @@ import pytest
 from pytest_agent_skills import bodyscan
 from pytest_agent_skills.rules import ValidationOptions, validate, validate_paths
 from pytest_agent_skills.skill import Skill
+from tests.support.corpus import CORPUS
 from tests.support.skill_files import write_skill
-
-#: The public corpus beside the repository (``../shared/corpus``), or beside a folder holding
-#: the repository's worktrees.
-CORPUS = next(
-    (
-        folder / "shared" / "corpus"
-        for folder in Path(__file__).resolve().parents[1:]
-        if (folder / "shared" / "corpus").is_dir()
-    ),
-    Path(__file__).resolve().parents[3] / "shared" / "corpus",
-)
 
 
 def skill(

@@ -16,6 +16,7 @@ import pytest
 from pytest_agent_skills.repository import find_skill_dirs
 from pytest_agent_skills.rules import ValidationOptions, validate
 from pytest_agent_skills.skill import Skill, SkillNotFoundError
+from tests.support.corpus import CORPUS
 
 skills_ref_validator = pytest.importorskip(
     "skills_ref.validator",
@@ -24,7 +25,6 @@ skills_ref_validator = pytest.importorskip(
 
 REPO = Path(__file__).resolve().parents[2]
 RULES_DOC = REPO / "docs" / "rules.md"
-CORPUS = REPO.parent / "shared" / "corpus"
 #: The corpus has its code files stripped, so references to scripts are missing there by
 #: construction (docs/rules.md, Decisions); every other rule runs at its default severity.
 CORPUS_OPTIONS = ValidationOptions.build(severities=["reference-missing=off"])

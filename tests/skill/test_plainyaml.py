@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -22,6 +21,7 @@ from hypothesis import strategies as st
 
 from pytest_agent_skills.plainyaml import IMPLICIT_RESOLVERS, read_plain
 from pytest_agent_skills.yamlguard import duplicate_keys
+from tests.support.corpus import CORPUS
 
 COMMON_KEYS = ("name", "description", "license", "metadata", "author", "version", "a-b", "_x")
 KEYS = (
@@ -299,7 +299,6 @@ def test_block_text_and_lists_as_public_skills_write_them_are_read_without_pyyam
     assert pyyaml_reading(text) == (plain.data, plain.key_lines, plain.duplicates)
 
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"public skills corpus not found at {CORPUS}")
