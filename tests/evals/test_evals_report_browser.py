@@ -55,6 +55,7 @@ try:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.remote.webelement import WebElement
+    from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:  # the test extra is not installed
     webdriver = None  # type: ignore[assignment]
 
@@ -220,6 +221,8 @@ def test_failing_expectations_show_their_evidence(browser: Any, two_evals: Path)
     # The evidence's link opens the run it came from, scrolled into view.
     first.find_element(By.LINK_TEXT, "#3").click()
     run = browser.find_element(By.ID, "run-1-with_skill-3")
+    # The page opens it on the "hashchange" event, which the browser fires after the click.
+    WebDriverWait(browser, 10).until(lambda _driver: run.get_attribute("open") is not None)
     assert run.get_attribute("open") is not None
     failed = run.find_element(By.CSS_SELECTOR, ".expectation.failed")
     assert failed.is_displayed()
