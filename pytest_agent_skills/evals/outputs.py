@@ -7,19 +7,19 @@ folder is replaced as a whole, so no file of an earlier run survives in it.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..harness.jsontext import indented
 from .benchmark import benchmark_markdown
 from .results import RunResult
 
 
 def write_json(path: Path, data: Any) -> None:
-    write_bytes(path, (indented(data) + "\n").encode("utf-8"))
+    write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def write_bytes(path: Path, content: bytes) -> None:

@@ -47,7 +47,6 @@ from .errors import (
     NoCassetteError,
     UnusedInteractionsError,
 )
-from .jsontext import indented
 from .server import Reply
 from .turns import body_from_chunks, completion_problem
 
@@ -148,7 +147,8 @@ class Cassette:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_text(indented(document) + "\n", encoding="utf-8")
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, self.path)
 
 

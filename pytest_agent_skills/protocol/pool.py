@@ -15,9 +15,13 @@ import types
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentSkillsError
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 
 class ToolPoolError(AgentSkillsError):
@@ -35,8 +39,21 @@ class PoolTool:
         """The OpenAI ``tools=[...]`` entry of this tool."""
         return function_definition(self.name, self.description, self.parameters)
 
+    @cached_property
+    def validator(self) -> Validator:
+        """The validator of this tool's arguments, built once (building one costs more than
+        validating with it)."""
+        return schema_validator(self.parameters)
+
     def __call__(self, **arguments: Any) -> Any:
         return self.function(**arguments)
+
+
+def schema_validator(schema: dict[str, Any]) -> Validator:
+    """A JSON Schema (2020-12) validator of ``schema``."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)
 
 
 def function_definition(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,6 @@ from .outcome import (
     ToolOutcome,
     error_result,
 )
-from .plainschema import plainly_valid
 from .pool import PoolTool, ToolPool, require_json
 from .prompt import AssembledRequest, MissingTool
 from .session_options import SessionOptionFields, SessionOptions
@@ -37,6 +36,7 @@ from .state import SessionState, StateKeys, check_load_mode
 from .tools import BASE_TOOLS, DYNAMIC_TOOLS, SKILL_RUN, SkillTool, ToolContext
 
 if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
     from typing_extensions import Unpack
 
     from ..workspace import Runtime, Workspace
@@ -221,7 +221,7 @@ class SkillSession:
         # over (its function tools check nothing but missing arguments); the rest is refused.
         tolerated = ("type",) if isinstance(tool, PoolTool) and self.lax_arguments else ()
         try:
-            unchecked = _validate(name, tool.parameters, arguments, tolerated)
+            unchecked = _validate(name, tool.validator, arguments, tolerated)
         except ToolCallError as error:
             return ToolOutcome(name, given, error.result(), True, coercions=coercions)
         if isinstance(tool, PoolTool):
@@ -405,13 +405,12 @@ def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str
 
 
 def _validate(
-    name: str, schema: dict[str, Any], arguments: dict[str, Any], tolerated: tuple[str, ...] = ()
+    name: str, validator: Validator, arguments: dict[str, Any], tolerated: tuple[str, ...] = ()
 ) -> tuple[str, ...]:
-    """Refuse ``arguments`` against ``schema``; violations of the ``tolerated`` keywords
-    (``"type"``) are not refused but returned, each as ``path: message``."""
-    if plainly_valid(schema, arguments):
+    """Refuse ``arguments`` that ``validator`` finds invalid; violations of the ``tolerated``
+    keywords (``"type"``) are not refused but returned, each as ``path: message``."""
+    if validator.is_valid(arguments):
         return ()
-    validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(
         validator.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path]
     )

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from ..files import FileReadError, resolve_inside
@@ -29,11 +29,13 @@ from .outcome import (
     WORKSPACE_ERROR,
     ToolCallError,
 )
-from .pool import function_definition
+from .pool import function_definition, schema_validator
 from .selection import DEFAULT_MODE, MODES, apply_selection
 from .state import LOADED_VALUE, Selection, SessionState, StateKeys
 
 if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
     from ..workspace import Workspace
 
 
@@ -71,6 +73,11 @@ class SkillTool:
 
     def definition(self) -> dict[str, Any]:
         return function_definition(self.name, self.description, self.parameters)
+
+    @cached_property
+    def validator(self) -> Validator:
+        """The validator of this tool's arguments, built once."""
+        return schema_validator(self.parameters)
 
 
 def skill_resources(skill: Skill) -> list[str]:
