@@ -5,10 +5,8 @@ parsing of the answer, its errors); only the transport under its HTTP client is 
 (httpx's extension point for it), which hands each request to :meth:`LoopbackServer.answer`,
 what the server's connection threads call, and turns the answer into the client's response.
 The client's timeout bounds no answer then (a recording is bounded by the upstream's total
-timeout, a replay answers at once).  No connection and no server thread on the way:
-recording an eval's requests one after the other, the harness's time over the raw client's
-went 3.4 -> 2.2 ms a request, and 20 runs 8 at once 1.59 -> 1.52 s (bench/evals.py, medians
-of 3, 2-core machine).
+timeout, a replay answers at once).  No connection and no server thread on the way, so the
+harness adds little to what the client itself costs.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ import functools
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .http11 import FRAMING_HEADERS
+from .server import FRAMING_HEADERS
 
 if TYPE_CHECKING:
     from .server import LoopbackServer
@@ -28,28 +26,28 @@ _LOCK = threading.Lock()
 
 def in_process_http_client(server: LoopbackServer) -> Any:
     """The HTTP client (one per process and server) of ``openai`` clients that ``server``
-    answers in their thread.
+    answers in their thread: an ``httpx.Client``, which the ``openai`` client takes as its
+    ``http_client``.
 
-    Keyed by the ``openai`` module object too: pytester may import a fresh copy, whose
-    client class the cached instance would not satisfy.
+    Keyed by the ``httpx`` module object too: pytester may import a fresh copy, whose
+    client class a cached instance would not be.
     """
-    import httpx2
-    import openai
+    import httpx
 
-    key = (id(openai), id(server))
+    key = (id(httpx), id(server))
     with _LOCK:
         client = _CLIENTS.get(key)
         if client is None:
-            transport = _transport_class(httpx2)(server)
-            client = _CLIENTS[key] = openai.DefaultHttpxClient(transport=transport)
+            transport = _transport_class(httpx)(server)
+            client = _CLIENTS[key] = httpx.Client(transport=transport)
     return client
 
 
 @functools.cache
-def _transport_class(httpx2: Any) -> Any:
-    """The transport class of the ``httpx2`` module the ``openai`` client uses."""
+def _transport_class(httpx: Any) -> Any:
+    """The transport class of an ``httpx`` module."""
 
-    class InProcessTransport(httpx2.BaseTransport):  # type: ignore[misc]
+    class InProcessTransport(httpx.BaseTransport):  # type: ignore[misc]
         def __init__(self, server: LoopbackServer) -> None:
             # The server lives as long as the cached client: its id stays its own.
             self.server = server
@@ -66,7 +64,7 @@ def _transport_class(httpx2: Any) -> Any:
                 for name, value in answer.headers.items()
                 if name.lower() not in FRAMING_HEADERS
             ]
-            return httpx2.Response(
+            return httpx.Response(
                 answer.status, headers=headers, content=answer.payload, request=request
             )
 

@@ -7,8 +7,8 @@ pytest.  It takes the two halves of a run whole: the :class:`~.conversation.Conv
 session).  The model is chosen by the conversation: a ``script`` reached ``direct``-ly (in
 process), or through the real ``openai`` client and the loopback server (``sdk``,
 ``sdk-stream``); or a ``cassette`` replayed (or recorded) behind the same loopback server.
-A conversation through the loopback server uses one client and one keep-alive connection
-from its first request to its last.
+The loopback server answers the client in the client's thread (:mod:`.in_process`): the
+client's own code builds, sends and reads every request, with no connection to wait on.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ if TYPE_CHECKING:
 
 
 class ServedModel:
-    """The ``openai`` client talking to the loopback server, which serves ``backend``; with
-    ``in_process``, the server answers the client in its own thread, with no connection (see
-    :mod:`.in_process`)."""
+    """The ``openai`` client talking to the loopback server, which serves ``backend``: the
+    server answers the client in the client's own thread, with no connection (see
+    :mod:`.in_process`), or with ``in_process=False`` through a connection of its socket."""
 
     def __init__(
-        self, backend: Any, *, model_name: str, stream: bool, in_process: bool = False
+        self, backend: Any, *, model_name: str, stream: bool, in_process: bool = True
     ) -> None:
         self.backend = backend
         self.server = shared_server()

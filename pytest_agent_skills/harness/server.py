@@ -1,4 +1,5 @@
-"""A loopback OpenAI-compatible server: HTTP/1.1 with keep-alive, a thread per connection.
+"""A loopback OpenAI-compatible server: the standard library's HTTP/1.1 server, kept-alive
+connections, a thread per connection.
 
 It answers ``POST /v1/chat/completions`` from a *backend* (scripted turns,
 cassette replay, or a recording proxy to an upstream endpoint), as a
@@ -8,27 +9,28 @@ server-sent events of ``chat.completion.chunk`` objects ending in
 is kept, so the harness re-raises the real failure (script exhausted,
 cassette miss) instead of a generic API error.
 
-Connections are kept alive (every answer has a ``Content-Length``), so a
-conversation's requests share one TCP connection of the client's pool: a new
-connection per request cost more than the rest of the server's work.  The wire
-format is read and written by :mod:`.http11` (why not ``http.server``: see there).
+The harness's own ``openai`` clients are answered in their thread, with no connection
+(:mod:`.in_process` calls :meth:`LoopbackServer.answer`); the socket serves every other client
+(a stand-in upstream in tests and benchmarks, a client given the server's ``base_url``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import json
+import re
 import socket
 import threading
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
-import jiter
-
-from .http11 import BadRequest, RequestReader, answer_bytes
 from .turns import completion_body, completion_events
+
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
+#: Set by the server from the answer itself, never copied from a backend's headers.
+FRAMING_HEADERS = frozenset({"content-type", "content-length", "transfer-encoding", "connection"})
 
 
 @dataclass
@@ -41,12 +43,7 @@ class Reply:
 
 
 class Backend(Protocol):
-    """Answers the requests of one mount.
-
-    ``body`` is the request as ``json.loads`` reads it, unless the backend has a false
-    ``reads_request`` attribute: then it holds only the fields the server answers from
-    (``model``, ``stream``), the rest of the request being read but not built.
-    """
+    """Answers the requests of one mount; ``body`` is the request as ``json.loads`` reads it."""
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply: ...
 
@@ -76,13 +73,17 @@ class LoopbackServer:
         #: TCP connections accepted so far (kept alive, one serves many requests).
         self.connections_opened = 0
         self._mounted = itertools.count(1)
-        self._listener = socket.create_server((host, 0))
-        self._address: tuple[str, int] = self._listener.getsockname()[:2]
-        #: Open client connections, closed by :meth:`stop`.
-        self._connections: set[socket.socket] = set()
+        self._http = _HttpServer((host, 0), _Handler)
+        self._http.loopback = self
+        self._address: tuple[str, int] = self._http.server_address[:2]  # type: ignore[assignment]
         self._stopping = False
         self._thread = threading.Thread(
-            target=self._accept, name="agent-skills-loopback", daemon=True
+            # How often the accepting thread looks whether stop() was asked: the longest wait
+            # of a stop().
+            target=self._http.serve_forever,
+            args=(0.05,),
+            name="agent-skills-loopback",
+            daemon=True,
         )
         self._thread.start()
 
@@ -109,12 +110,9 @@ class LoopbackServer:
         if self._stopping:
             return
         self._stopping = True
-        # A blocked accept() does not notice its socket closing: wake it with a connection.
-        with contextlib.suppress(OSError):
-            socket.create_connection(self._address, timeout=5).close()
-        self._thread.join(timeout=5)
-        self._listener.close()
-        for connection in list(self._connections):
+        self._http.shutdown()
+        self._http.server_close()
+        for connection in list(self._http.connections):
             with contextlib.suppress(OSError):  # already closed by the client
                 connection.shutdown(socket.SHUT_RDWR)  # ends the thread blocked on it
 
@@ -130,64 +128,10 @@ class LoopbackServer:
         if error is not None:
             raise error
 
-    def _accept(self) -> None:
-        while True:
-            connection, _ = self._listener.accept()
-            if self._stopping:
-                connection.close()
-                return
-            # An answer is one write, but the previous one may still wait for the client's
-            # delayed acknowledgement: without this, Nagle's algorithm would hold it back.
-            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._connections.add(connection)
-            self.connections_opened += 1
-            threading.Thread(
-                target=self._serve, args=(connection,), name="agent-skills-loopback", daemon=True
-            ).start()
-
-    def _serve(self, connection: socket.socket) -> None:
-        reader = RequestReader(connection)
-        try:
-            while True:
-                try:
-                    request = reader.next_request()
-                except BadRequest as error:
-                    message = json.dumps({"error": {"message": str(error)}}).encode()
-                    connection.sendall(
-                        answer_bytes(error.status, "application/json", message, close=True)
-                    )
-                    return
-                if request is None:
-                    return
-                answer = self._answer(
-                    request.method, request.target, request.headers, request.body
-                )
-                connection.sendall(
-                    answer_bytes(
-                        answer.status,
-                        answer.content_type,
-                        answer.payload,
-                        answer.headers,
-                        close=not request.keep_alive,
-                    )
-                )
-                if not request.keep_alive:
-                    return
-        except OSError:  # the client went away, or stop() shut the connection
-            return
-        finally:
-            self._connections.discard(connection)
-            connection.close()
-
     def answer(self, method: str, target: str, headers: dict[str, str], data: bytes) -> HttpAnswer:
         """What one request gets: its route's backend's reply (a backend's exception kept for
         :meth:`raise_error`, answered HTTP 500), or a 404 off the route; what the connection
         threads send for each request they read (:mod:`.in_process` asks without one)."""
-        return self._answer(method, target, headers, data)
-
-    def _answer(
-        self, method: str, target: str, headers: dict[str, str], data: bytes
-    ) -> HttpAnswer:
         path = target.split("?", 1)[0]
         key, _, rest = path.rpartition("/v1/")
         if method != "POST" or rest.rstrip("/") != "chat/completions":
@@ -197,11 +141,7 @@ class LoopbackServer:
         body: dict[str, Any] = {}
         backend = self.backends.get(key)
         try:
-            body = (
-                request_json(data)
-                if getattr(backend, "reads_request", True)
-                else answered_fields(data)
-            )
+            body = json.loads(data) if data else {}
             if backend is None:
                 raise RuntimeError(f"the loopback server has no backend at {key or '/'}")
             reply = backend.respond(body, headers)
@@ -214,56 +154,92 @@ class LoopbackServer:
         return HttpAnswer(200, "text/event-stream", completion_events(reply.body), reply.headers)
 
 
-def request_json(data: bytes) -> Any:
-    """A request body as ``json.loads`` reads it (an empty one is ``{}``), in half the time.
+class _HttpServer(ThreadingHTTPServer):
+    daemon_threads = True
+    loopback: LoopbackServer
 
-    ``jiter`` (the ``openai`` client's own parser) reads it first: what it accepts it reads
-    as ``json.loads`` does.  What it refuses (invalid JSON, invalid UTF-8, but also the lone
-    surrogates ``json.loads`` accepts) goes to ``json.loads``, which reads it or raises its
-    own error: the result and the error are those of ``json.loads`` either way.  Parsing
-    each request anew (the conversation so far) was a third of the server's time.
-    """
-    if not data:
-        return {}
-    try:
-        return jiter.from_json(data, cache_mode="none")
-    except ValueError:
-        return json.loads(data.decode("utf-8"))
+    def __init__(self, address: tuple[str, int], handler: type[_Handler]) -> None:
+        super().__init__(address, handler)
+        #: Open client connections, shut by :meth:`LoopbackServer.stop`.
+        self.connections: set[socket.socket] = set()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.connections.add(request)
+        self.loopback.connections_opened += 1
+        super().process_request(request, client_address)
 
 
-_ANSWERED_FIELDS = ("model", "stream")
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keeps connections alive: every answer has its length
+    # An answer's body may wait for the client's delayed acknowledgement of its head.
+    disable_nagle_algorithm = True
+    server: _HttpServer
 
+    def finish(self) -> None:
+        self.server.connections.discard(self.connection)
+        super().finish()
 
-def answered_fields(data: bytes) -> Any:
-    """The fields of a request body the server answers from (``model``, ``stream``), read
-    in a third of the time ``request_json`` takes (nothing else of the request is built).
+    def do_POST(self) -> None:
+        data = self._body()
+        if data is not None:
+            self._send(self.server.loopback.answer("POST", self.path, dict(self.headers), data))
 
-    Read as :func:`request_json` reads them: what the reader refuses (invalid JSON, a body
-    that is not an object, lone surrogates) is read whole by :func:`request_json`, which
-    gives ``json.loads``'s value (not an object: whole) or error.
-    """
-    if not data:
-        return {}
-    try:
-        return _answered_fields_reader().validate_json(data)
-    except ValueError:  # pydantic_core.ValidationError is one
-        value = request_json(data)
-    if not isinstance(value, dict):
-        return value
-    return {name: value[name] for name in _ANSWERED_FIELDS if name in value}
+    def do_GET(self) -> None:
+        self._send(self.server.loopback.answer("GET", self.path, dict(self.headers), b""))
 
+    def _body(self) -> bytes | None:
+        """The request's body; None once a request that cannot be read was answered."""
+        coding = self.headers.get("Transfer-Encoding")
+        if coding is not None:
+            if coding.lower() != "chunked":
+                self.send_error(501, f"unsupported Transfer-Encoding {coding[:100]!r}")
+                return None
+            return self._chunked()
+        length = self.headers.get("Content-Length", "0")
+        if not (length.isascii() and length.isdigit()):  # "²" is a digit to str.isdigit
+            self.send_error(400, f"bad Content-Length {length[:100]!r}")
+            return None
+        return self.rfile.read(int(length))
 
-@functools.cache
-def _answered_fields_reader() -> Any:
-    """Built at first use: importing ``pydantic_core`` costs ~40 ms, paid already by the
-    ``openai`` client whenever a request reaches this server."""
-    from pydantic_core import SchemaValidator, core_schema
+    def _chunked(self) -> bytes | None:
+        parts: list[bytes] = []
+        while True:
+            size = self.rfile.readline(65537).split(b";", 1)[0].strip()
+            # Hex digits only: int() would also take "-1", "0x10", "+5" and "1_0".
+            if not _CHUNK_SIZE.fullmatch(size):
+                self.send_error(400, f"bad chunk size {size[:100]!r}")
+                return None
+            count = int(size, 16)
+            if count == 0:
+                while self.rfile.readline(65537).strip():  # trailers, up to the blank line
+                    pass
+                return b"".join(parts)
+            parts.append(self.rfile.read(count))
+            if self.rfile.read(2) != b"\r\n":
+                self.send_error(400, "a chunk not followed by CRLF")
+                return None
 
-    field = core_schema.typed_dict_field(core_schema.any_schema(), required=False)
-    schema = core_schema.typed_dict_schema(
-        dict.fromkeys(_ANSWERED_FIELDS, field), extra_behavior="ignore"
-    )
-    return SchemaValidator(schema, core_schema.CoreConfig(cache_strings=False))
+    def _send(self, answer: HttpAnswer) -> None:
+        self.send_response(answer.status)
+        self.send_header("Content-Type", answer.content_type)
+        self.send_header("Content-Length", str(len(answer.payload)))
+        for name, value in answer.headers.items():
+            if name.lower() not in FRAMING_HEADERS:
+                self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(answer.payload)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """An error of the request itself, answered as the API words errors, and the
+        connection closed (what follows a request that cannot be read cannot be trusted)."""
+        self.close_connection = True
+        payload = json.dumps({"error": {"message": message or ""}}).encode()
+        self._send(HttpAnswer(code, "application/json", payload))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Requests are not logged: the harness keeps what a test needs."""
 
 
 _SHARED: list[LoopbackServer] = []
@@ -284,11 +260,6 @@ class ScriptedBackend:
     def __init__(self, model: Any) -> None:
         self.model = model
         self.count = 0
-
-    @property
-    def reads_request(self) -> bool:
-        """False for a list script: its turns do not depend on the request."""
-        return getattr(self.model, "function", True) is not None
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         request = {

@@ -240,7 +240,7 @@ def test_an_upstream_answer_nested_too_deeply_is_a_model_error(
 
     cassette = tmp_path / "tape.json"
     with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
-        monkeypatch.setattr(upstream, "_answer", deep_answer)  # the upstream is this server
+        monkeypatch.setattr(upstream, "answer", deep_answer)  # the upstream is this server
         options = RunSettings(record_mode="once", upstream=Upstream(upstream.base_url))
         run_conversation(SkillRepository([SKILLS]), "Hi.", cassette=cassette, settings=options)
     assert str(caught.value) == (

@@ -284,7 +284,7 @@ def test_an_upstream_answer_that_is_not_json_is_a_model_error(tmp_path, monkeypa
 
     cassette = tmp_path / "tape.json"
     with LoopbackServer() as upstream, pytest.raises(ModelError) as caught:
-        monkeypatch.setattr(upstream, "_answer", html_page)  # this server only
+        monkeypatch.setattr(upstream, "answer", html_page)  # this server only
         options = RunSettings(record_mode="once", upstream=Upstream(upstream.base_url))
         run_conversation(REPOSITORY, "Hi.", cassette=cassette, settings=options)
     assert str(caught.value) == (

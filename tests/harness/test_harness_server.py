@@ -1,12 +1,12 @@
-"""The loopback server keeps connections alive: a conversation through the openai client
-uses one TCP connection (what keeps the SDK path fast); plain, streamed and chunked requests,
-unknown routes and stop() behave on a kept-alive connection."""
+"""The loopback server keeps connections alive: an openai client given its base_url sends
+every request on one TCP connection; the harness's own clients are answered in process, with
+none; plain, streamed and chunked requests, unknown routes and stop() behave on a kept-alive
+connection."""
 
 from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -21,12 +21,7 @@ from pytest_agent_skills.harness import (
     ScriptedModel,
     run_conversation,
 )
-from pytest_agent_skills.harness.server import (
-    Reply,
-    answered_fields,
-    request_json,
-    shared_server,
-)
+from pytest_agent_skills.harness.server import shared_server
 from pytest_agent_skills.harness.turns import completion_chunks, completion_events
 from pytest_agent_skills.repository import SkillRepository
 from tests.support.harness import SKILLS
@@ -50,10 +45,7 @@ def test_the_openai_client_sends_every_request_on_one_connection() -> None:
 
 
 @pytest.mark.parametrize("transport", ["sdk", "sdk-stream"])
-def test_a_conversation_through_the_sdk_opens_at_most_one_connection(transport: str) -> None:
-    """Streamed too: the client's event stream stops reading at ``data: [DONE]``, before the
-    end of the message, which closed each response's connection until the harness read the
-    events whole."""
+def test_a_conversation_through_the_sdk_opens_no_connection(transport: str) -> None:
     server = shared_server()
     before = (server.requests, server.connections_opened)
     trajectory = run_conversation(
@@ -61,7 +53,7 @@ def test_a_conversation_through_the_sdk_opens_at_most_one_connection(transport: 
     ).trajectory
     assert trajectory.final == "Done."
     assert server.requests - before[0] == 4
-    assert server.connections_opened - before[1] <= 1  # none once the pool holds one
+    assert server.connections_opened == before[1]
 
 
 def test_a_chunked_request_body_is_read_whole() -> None:
@@ -160,14 +152,6 @@ def test_an_http_1_0_client_and_an_expect_100_continue_are_answered() -> None:
 @pytest.mark.parametrize(
     ("request_bytes", "status", "message"),
     [
-        (b"POST /v1/chat/completions\r\n\r\n", "400 Bad Request", "bad request line"),
-        (b"GET / HTTP/2.0\r\n\r\n", "400 Bad Request", "bad request line 'GET / HTTP/2.0'"),
-        (b"POST / HTTP/1.1\r\nNo colon\r\n\r\n", "400 Bad Request", "bad header line 'No colon'"),
-        (
-            b"POST / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n",
-            "400 Bad Request",
-            "bad header line ' folded'",
-        ),
         (b"POST / HTTP/1.1\r\nContent-Length: -3\r\n\r\n", "400 Bad Request", "bad Content-Length"),
         (
             "POST / HTTP/1.1\r\nContent-Length: \u00b2\r\n\r\n".encode("latin-1"),
@@ -195,7 +179,7 @@ def test_an_http_1_0_client_and_an_expect_100_continue_are_answered() -> None:
         (
             b"POST / HTTP/1.1\r\nX: " + b"y" * 70000 + b"\r\n\r\n",
             "431 Request Header Fields Too Large",
-            "request head over 65536 bytes",
+            "Line too long",
         ),
     ],
 )
@@ -208,129 +192,6 @@ def test_a_request_that_cannot_be_read_is_refused_and_the_connection_closed(
     assert lines[0] == f"HTTP/1.1 {status}"
     assert "Connection: close" in lines
     assert json.loads(payload)["error"]["message"].startswith(message)
-
-
-# --- request bodies: read as json.loads reads them ---------------------------------------------
-
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(10**30), max_value=10**30)
-    | st.floats()  # NaN and infinities too: json.dumps writes them, json.loads reads them
-    | st.text(st.characters(exclude_categories=())),  # lone surrogates too
-    lambda children: st.lists(children) | st.dictionaries(st.text(), children),
-    max_leaves=30,
-)
-
-
-def outcome(read: Callable[[bytes], Any], data: bytes) -> Any:
-    """What ``read`` makes of ``data``: its value (by repr: NaN is never equal), or its error."""
-    try:
-        return repr(read(data))
-    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError included
-        return type(error), str(error)
-
-
-@settings(max_examples=400, deadline=None, database=None)
-@given(JSON_VALUES, st.booleans())
-def test_a_request_body_is_read_as_json_loads_reads_it(value: Any, ascii_only: bool) -> None:
-    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
-
-    assert outcome(request_json, data) == outcome(lambda raw: json.loads(raw.decode()), data)
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        b'{"a": 1, "a": 2}',  # the last one wins
-        b'{"x": "\\ud800", "y": "\\udc00\\ud800"}',  # lone surrogates, which jiter refuses
-        b'{"x": 1e400, "y": -0.0, "z": 123456789012345678901234567890}',
-        b'{"x": "\xff"}',  # not UTF-8
-        b'{"x": "a\nb"}',  # a raw control character
-        b'{"x": 1} x',
-        b'\xef\xbb\xbf{"x": 1}',
-        b'{"x": 01}',
-        b"[1,]",
-        b" ",
-    ],
-)
-def test_edge_cases_of_request_bodies_are_read_as_json_loads_reads_them(data: bytes) -> None:
-    assert outcome(request_json, data) == outcome(lambda raw: json.loads(raw.decode()), data)
-
-
-def test_an_empty_request_body_is_an_empty_object() -> None:
-    assert request_json(b"") == {}
-
-
-# --- a list script's requests: only the fields the server answers from are built ---------------
-
-
-def picked(raw: bytes) -> Any:
-    """``model`` and ``stream`` of what ``json.loads`` reads (anything but an object whole)."""
-    value = json.loads(raw.decode())
-    if not isinstance(value, dict):
-        return value
-    return {name: value[name] for name in ("model", "stream") if name in value}
-
-
-@settings(max_examples=300, deadline=None, database=None)
-@given(
-    JSON_VALUES
-    | st.dictionaries(st.sampled_from(["model", "stream", "messages"]) | st.text(), JSON_VALUES),
-    st.booleans(),
-)
-def test_the_answered_fields_are_read_as_json_loads_reads_them(
-    value: Any, ascii_only: bool
-) -> None:
-    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
-
-    assert outcome(answered_fields, data) == outcome(picked, data)
-
-
-@pytest.mark.parametrize(
-    "data",
-    [
-        b'{"model": "a", "model": "b", "stream": true, "stream": false}',
-        b'{"model": "\\ud800", "stream": 1}',  # a lone surrogate: read whole by json.loads
-        b'{"\\u0073tream": true, "model": 1e400}',
-        b'{"x": "\xff"}',
-        b'{"x": "a\nb"}',
-        b'{"x": 1} x',
-        b'\xef\xbb\xbf{"x": 1}',
-        b'[{"model": "m"}]',
-        b'"stream"',
-        b" ",
-    ],
-)
-def test_edge_cases_of_the_answered_fields_are_read_as_json_loads_reads_them(
-    data: bytes,
-) -> None:
-    assert outcome(answered_fields, data) == outcome(picked, data)
-
-
-class SeeingBackend(ScriptedBackend):
-    def __init__(self, model: ScriptedModel) -> None:
-        super().__init__(model)
-        self.seen: list[dict[str, Any]] = []
-
-    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
-        self.seen.append(body)
-        return super().respond(body, headers)
-
-
-def test_a_list_script_is_answered_from_the_model_and_stream_fields_only() -> None:
-    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
-    listed = SeeingBackend(ScriptedModel([{"say": "listed"}]))
-    called = SeeingBackend(ScriptedModel(lambda request, turn: {"say": "called"}))
-    with LoopbackServer(listed) as server, httpx.Client() as client:
-        key = server.mount(called)
-        streamed = client.post(server.base_url + "/chat/completions", json=request)
-        client.post(f"{server.origin}{key}/v1/chat/completions", json=request)
-    assert streamed.headers["content-type"] == "text/event-stream"
-    assert '"model": "m"' in streamed.text and '"content": "listed"' in streamed.text
-    assert (listed.reads_request, called.reads_request) == (False, True)
-    assert listed.seen == [{"model": "m", "stream": True}]
-    assert called.seen == [request]
 
 
 def test_a_list_script_still_refuses_a_body_json_loads_refuses() -> None:

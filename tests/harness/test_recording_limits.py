@@ -253,13 +253,13 @@ def test_the_upstream_gets_the_request_as_httpx_sends_json(
     cassette = tmp_path / "hi.json"
     received: list[tuple[dict[str, str], bytes]] = []
     with scripted_upstream([{"say": "Hello."}]) as upstream:
-        answer = upstream._answer
+        answer = upstream.answer
 
         def keep(method: str, target: str, headers: dict[str, str], data: bytes) -> Any:
             received.append((headers, data))
             return answer(method, target, headers, data)
 
-        monkeypatch.setattr(upstream, "_answer", keep)  # this server only
+        monkeypatch.setattr(upstream, "answer", keep)  # this server only
         record(cassette, Upstream(upstream.base_url + "?q=é", "sk-test"))
     body = json.loads(cassette.read_text())["interactions"][0]["request"]["body"]
     client = httpx.Client(headers={"Content-Type": "application/json"})
