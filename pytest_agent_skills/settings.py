@@ -40,11 +40,17 @@ GLUE_PLUGINS = (
 #: (the plugin's own), then each glue module (which loads the ``config`` module it stands on).
 SETTING_MODULES = ("pytest_agent_skills.config.roots", *GLUE_PLUGINS)
 
-SettingKind = Literal["string", "choice", "bool", "int", "float", "list"]
+SettingKind = Literal["string", "choice", "bool", "int", "float", "list", "params"]
 
 #: The ini type each kind is registered with, so that pytest 9's native ``[tool.pytest]``
 #: table takes TOML booleans, numbers and arrays (and ini files their text forms).
-_INI_TYPES: dict[str, str] = {"bool": "bool", "int": "int", "float": "float", "list": "linelist"}
+_INI_TYPES: dict[str, str] = {
+    "bool": "bool",
+    "int": "int",
+    "float": "float",
+    "list": "linelist",
+    "params": "linelist",
+}
 
 
 class Setting(NamedTuple):  # not a dataclass: a tenth of its cost, on every pytest run
@@ -83,7 +89,7 @@ class Setting(NamedTuple):  # not a dataclass: a tenth of its cost, on every pyt
         return _INI_TYPES.get(self.kind, "string")
 
     def describe_default(self) -> str:
-        if self.default is None or self.default == [] or self.default == "":
+        if self.default is None or self.default in ([], {}, ""):
             return "(none)"
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
@@ -127,9 +133,14 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
 
     A list given as one text is split: by lines when it has several (stripped, blank ones
     dropped, as pytest reads a configuration file's), else by whitespace (an environment
-    variable's ``a b``).
+    variable's ``a b``).  Request parameters (``params``) become a mapping of names to JSON
+    values (see :mod:`pytest_agent_skills.request_params`).
     """
     kind = setting.kind
+    if kind == "params":
+        from .request_params import parse_params
+
+        return parse_params(raw, origin, setting.flag_name)
     if kind == "list":
         if isinstance(raw, str):
             return _lines(raw) if "\n" in raw else raw.split()
@@ -222,7 +233,7 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
         if setting.kind == "bool" and not setting.flag_takes_value:
             flag_kwargs["action"] = "store_const"
             flag_kwargs["const"] = True
-        elif setting.kind == "list":
+        elif setting.kind in ("list", "params"):
             flag_kwargs["action"] = "append"
             flag_kwargs["metavar"] = setting.metavar or "VALUE"
         else:
@@ -379,27 +390,35 @@ class ConfigFile:
         return self.path.parent if self.path else None
 
     def resolve(
-        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None
+        self,
+        setting: Setting,
+        cli_value: Any,
+        environ: Mapping[str, str] | None = None,
+        cli_origin: str = "command line",
     ) -> Any:
         """The setting's value: ``cli_value``, else the environment, else this file, else the
         default."""
-        return self._resolved(setting, cli_value, environ)[0]
+        return self._resolved(setting, cli_value, environ, cli_origin)[0]
 
     def origin(
-        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None = None
+        self,
+        setting: Setting,
+        cli_value: Any,
+        environ: Mapping[str, str] | None = None,
+        cli_origin: str = "command line",
     ) -> str:
-        """Where :meth:`resolve` takes the value from."""
-        origin: str = self._resolved(setting, cli_value, environ)[1]
+        """Where :meth:`resolve` takes the value from (``cli_origin`` names the flag)."""
+        origin: str = self._resolved(setting, cli_value, environ, cli_origin)[1]
         return origin
 
     def _resolved(
-        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None
+        self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None, cli_origin: str
     ) -> tuple[Any, str]:
         origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
         raw = self.values.get(setting.ini)
         if setting.kind == "list" and isinstance(raw, str):  # an ini file's lines
             raw = _lines(raw)
-        return _resolved(setting, cli_value, raw, environ, "command line", origin)
+        return _resolved(setting, cli_value, raw, environ, cli_origin, origin)
 
 
 def load_all() -> SettingsRegistry:

@@ -14,6 +14,7 @@ class FileSettings:
     """:class:`~pytest_agent_skills.settings.SettingValues` of one configuration file and
     some flags (ini name -> the flag's value, ``None`` when not given).
 
+    ``flag_names`` names the command's own flags in messages about their values.
     ``base_dir`` is the configuration file's folder (the current folder without a file), as
     the rootdir is for pytest: relative ``skills_roots`` and per-path ignores start there.
     """
@@ -23,16 +24,23 @@ class FileSettings:
         config: ConfigFile,
         flags: Mapping[str, Any] | None = None,
         environ: Mapping[str, str] | None = None,
+        flag_names: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
         self.flags = dict(flags or {})
         self.environ = environ
+        #: The command's own flag of a setting (ini name -> ``--runs``), named in messages.
+        self.flag_names = dict(flag_names or {})
 
     def __call__(self, ini: str) -> Any:
-        return self.config.resolve(REGISTRY[ini], self.flags.get(ini), self.environ)
+        return self.config.resolve(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))
 
     def origin(self, ini: str) -> str:
-        return self.config.origin(REGISTRY[ini], self.flags.get(ini), self.environ)
+        return self.config.origin(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))
+
+    def _cli(self, ini: str) -> str:
+        flag = self.flag_names.get(ini)
+        return f"command line ({flag})" if flag else "command line"
 
     @property
     def base_dir(self) -> Path:

@@ -94,6 +94,17 @@ RUN_SETTINGS = settings.declare(
         " upstream key variable always is)",
     ),
     Setting(
+        ini="skills_model_params",
+        kind="params",
+        default={},
+        flag="--skills-model-param",
+        metavar="NAME=JSON",
+        section="scenarios",
+        help="a field added to every request of the agent (repeatable; e.g. temperature=0,"
+        " seed=7, max_tokens=512, tool_choice=\"auto\"); recorded in cassettes and matched; ini:"
+        " one NAME=JSON a line; env: a JSON object or NAME=JSON lines",
+    ),
+    Setting(
         ini="skills_match_ignore",
         kind="list",
         default=[],
@@ -133,5 +144,6 @@ def run_settings(values: SettingValues, environ: Mapping[str, str] | None = None
         secret_env=tuple(dict.fromkeys((key_env, "OPENAI_API_KEY", *values("skills_redact_env")))),
         model_name=values("skills_model"),
         match_ignore=tuple(values("skills_match_ignore")),
+        model_params=values("skills_model_params"),
         load_mode=values("skills_load_mode"),
     )

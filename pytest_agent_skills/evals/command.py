@@ -11,19 +11,26 @@ from typing import Any
 
 EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
 
-#: The plugin setting each flag sets (ini name -> argparse dest).
+#: The plugin setting each flag sets (ini name -> the flag; argparse's dest is its name with
+#: underscores), named in messages about its value.
 EVAL_FLAGS = {
-    "skills_eval_runs": "runs",
-    "skills_eval_jobs": "jobs",
-    "skills_record": "record",
-    "skills_upstream_url": "upstream_url",
-    "skills_model": "model",
-    "skills_grader_model": "grader_model",
-    "skills_eval_min_pass_rate": "min_pass_rate",
-    "skills_eval_threshold": "threshold",
-    "skills_eval_cassettes": "cassettes",
-    "skills_eval_attempts": "attempts",
+    "skills_eval_runs": "--runs",
+    "skills_eval_jobs": "--jobs",
+    "skills_record": "--record",
+    "skills_upstream_url": "--upstream-url",
+    "skills_model": "--model",
+    "skills_grader_model": "--grader-model",
+    "skills_model_params": "--model-param",
+    "skills_grader_params": "--grader-param",
+    "skills_eval_min_pass_rate": "--min-pass-rate",
+    "skills_eval_threshold": "--threshold",
+    "skills_eval_cassettes": "--cassettes",
+    "skills_eval_attempts": "--attempts",
 }
+
+
+def _dest(flag: str) -> str:
+    return flag.removeprefix("--").replace("-", "_")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +60,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream-url", metavar="BASE_URL", help="endpoint to record from")
     parser.add_argument("--model", help="model name of the agent")
     parser.add_argument("--grader-model", metavar="MODEL", help="model of the grader")
+    parser.add_argument(
+        "--model-param",
+        action="append",
+        metavar="NAME=JSON",
+        help="a field added to every agent request (repeatable): temperature=0, seed=7,"
+        " max_tokens=512, tool_choice=\"auto\"",
+    )
+    parser.add_argument(
+        "--grader-param",
+        action="append",
+        metavar="NAME=JSON",
+        help="a field added to every grader request (repeatable)",
+    )
     parser.add_argument("--min-pass-rate", type=float, metavar="RATE", help="bar (1.0)")
     parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
     parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
@@ -70,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
     from .runner import EvalRequest, run_benchmark, run_triggers
 
     load_all()
-    flags: dict[str, Any] = {ini: getattr(args, dest) for ini, dest in EVAL_FLAGS.items()}
-    values = FileSettings(ConfigLocator(Path.cwd()).locate(args.skill_dir), flags)
+    flags: dict[str, Any] = {ini: getattr(args, _dest(flag)) for ini, flag in EVAL_FLAGS.items()}
+    values = FileSettings(
+        ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=EVAL_FLAGS
+    )
     request = EvalRequest(
         args.skill_dir,
         eval_options(values),

@@ -12,8 +12,7 @@ from typing import Any
 from ..errors import AgentSkillsError
 from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
 from ..harness.conversation import Conversation
-from ..harness.loop import AgentLoop
-from ..harness.runner import ServedModel
+from ..harness.runner import ServedModel, agent_loop
 from ..harness.trajectory import Trajectory
 from ..harness.turns import ModelTurn
 from .options import EvalOptions
@@ -146,8 +145,9 @@ def converse(
             model: ServedModel | _LoadWatch = served
             if stop_on_load is not None:
                 model = watch = _LoadWatch(served, stop_on_load)
-            loop = AgentLoop(session, model, model_name=name, max_turns=conversation.max_turns)
-            trajectory = loop.run(conversation.user_turns)
+            trajectory = agent_loop(session, model, conversation, settings).run(
+                conversation.user_turns
+            )
         except AgentSkillsError as failure:
             error = failure
             trajectory = getattr(failure, "trajectory", None) or trajectory

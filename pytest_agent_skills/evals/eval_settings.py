@@ -36,6 +36,18 @@ EVAL_SETTINGS = settings.declare(
         " same endpoint",
     ),
     Setting(
+        ini="skills_grader_params",
+        env="SKILLS_GRADER_PARAMS",
+        kind="params",
+        default={},
+        flag="--skills-grader-param",
+        metavar="NAME=JSON",
+        section="evals",
+        help="a field added to every request of the grader (repeatable; e.g. temperature=0,"
+        " max_tokens=1024); recorded in the grader cassettes and matched; ini: one NAME=JSON a"
+        " line; env: a JSON object or NAME=JSON lines",
+    ),
+    Setting(
         ini="skills_eval_min_pass_rate",
         kind="float",
         default=1.0,

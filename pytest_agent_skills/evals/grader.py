@@ -93,7 +93,7 @@ def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], i
     cassette = access.cassette(request.cassette, {})
     served = ServedModel(cassette, model_name=model, stream=False, in_process=True)
     try:
-        body = grading_body(model, request)
+        body = {**grading_body(model, request), **access.options.grader_params}
         first = served.complete(body).text or ""
         graded, problem = parse_grading(first, request.expectations)
         if graded is not None:

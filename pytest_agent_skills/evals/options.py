@@ -10,12 +10,14 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import settings
 from ..errors import ConfigurationError
+from ..request_params import checked_params
 from ..settings import SettingValues
 from .eval_settings import DEFAULT_ATTEMPTS
 
@@ -90,12 +92,17 @@ class EvalOptions:
     base_dir: Path = field(default_factory=Path.cwd)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_turns: int = EVAL_MAX_TURNS
+    #: Fields added to every grader request (the agent's are ``run.model_params``).
+    grader_params: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.run is None:
             from ..harness.run_settings import RunSettings
 
             object.__setattr__(self, "run", RunSettings())
+        object.__setattr__(
+            self, "grader_params", checked_params(self.grader_params, "grader_params")
+        )
 
     @property
     def settings(self) -> RunSettings:
@@ -143,6 +150,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         runs=runs,
         jobs=jobs,
         grader_model=values("skills_grader_model") or "",
+        grader_params=values("skills_grader_params"),
         min_pass_rate=values("skills_eval_min_pass_rate"),
         threshold=values("skills_eval_threshold"),
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),

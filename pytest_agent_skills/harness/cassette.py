@@ -390,10 +390,33 @@ class CassetteBackend:
                 f"Closest recorded request: interaction #{index}"
                 f" (similarity {math.floor(ratio * 100)}%):\n" + "\n".join(shown)
             )
+            changed = self._changed_params(interaction.request.get("body") or {}, body)
+            if changed:
+                detail = (
+                    f"Request fields differ from the recording: {changed} (request parameters"
+                    " are set with --skills-model-param, or the eval's --model-param and"
+                    f" --grader-param).\n{detail}"
+                )
         return (
             f"{head}\n{detail}\nRe-record with --skills-record=new (or all), or list a"
             " volatile field in model.match_ignore."
         )
+
+    def _changed_params(self, recorded: dict[str, Any], body: dict[str, Any]) -> str:
+        """The top-level fields besides the conversation (``temperature``, ``seed``, the
+        model...) whose values differ between a recorded request and ``body``, described."""
+        live = self.matcher.canonical(self.redactor.redact(body))
+        then = self.matcher.canonical(recorded)
+        if not isinstance(live, dict) or not isinstance(then, dict):
+            return ""
+        parts = []
+        for name in sorted((live.keys() | then.keys()) - {"messages", "tools"}):
+            if live.get(name, _ABSENT) != then.get(name, _ABSENT):
+                parts.append(
+                    f"{name} (recorded {_shown(then.get(name, _ABSENT))},"
+                    f" now {_shown(live.get(name, _ABSENT))})"
+                )
+        return "; ".join(parts)
 
     def _record(self, body: dict[str, Any]) -> Reply:
         if self.upstream is None:
@@ -522,6 +545,17 @@ class CassetteBackend:
                 " when it was recorded; re-record with --skills-record=all, or set"
                 " model.allow_unused: true."
             )
+
+
+_ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    """A request field's value in a message: its JSON, cut short; ``unset`` when absent."""
+    if value is _ABSENT:
+        return "unset"
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _json_body(body: Any) -> bytes:

@@ -9,7 +9,7 @@ earlier user turn included, as the reference's history is).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .conversation import UserTurn
@@ -25,6 +25,9 @@ from .trajectory import (
 )
 from .turns import DEFAULT_MAX_TURNS, SCRIPTED_MODEL_NAME
 
+#: Request fields about the tools, left out of a request that offers none.
+TOOL_FIELDS = ("tool_choice", "parallel_tool_calls")
+
 
 class AgentLoop:
     """Runs one conversation between a model and a :class:`SkillSession`."""
@@ -36,12 +39,16 @@ class AgentLoop:
         *,
         model_name: str = SCRIPTED_MODEL_NAME,
         max_turns: int = DEFAULT_MAX_TURNS,
+        request_params: Mapping[str, Any] | None = None,
     ) -> None:
         self.session = session
         self.model = model
         self.model_name = model_name
         #: Model turns one user message may take before the loop calls it runaway.
         self.max_turns = max_turns
+        #: Fields added to every request (temperature, seed, max_tokens...); the settings
+        #: that build them refuse the fields the loop writes.
+        self.request_params = dict(request_params or {})
 
     def run(self, user: str | Sequence[UserTurn]) -> Trajectory:
         """The trajectory of the conversation (one user message, or several user turns); a
@@ -85,6 +92,10 @@ class AgentLoop:
             body: dict[str, Any] = {"model": self.model_name, "messages": list(assembled.messages)}
             if assembled.tools:  # the OpenAI API rejects an empty tools list
                 body["tools"] = assembled.tools
+            body.update(self.request_params)
+            if "tools" not in body:  # the OpenAI API refuses tool settings without tools
+                for name in TOOL_FIELDS:
+                    body.pop(name, None)
             trajectory.requests.append(
                 RequestRecord(
                     index,

@@ -9,6 +9,7 @@ unplayed cassette interactions).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -185,7 +186,7 @@ class OpenAIClientModel:
     def complete(self, request: dict[str, Any]) -> ModelTurn:
         import openai
 
-        kwargs = {**request, "model": self.model}
+        kwargs = _create_kwargs({**request, "model": self.model})
         failure: openai.APIError | None = None
         try:
             if self.stream:
@@ -239,3 +240,26 @@ def _loopback_http_client() -> Any:
     if client is None:
         client = _HTTP_CLIENTS[id(openai)] = openai.DefaultHttpxClient(verify=False)
     return client
+
+
+@functools.lru_cache(maxsize=1)
+def _create_parameters() -> frozenset[str]:
+    """The keyword arguments the ``openai`` client's ``chat.completions.create`` takes."""
+    import inspect
+
+    from openai.resources.chat.completions import Completions
+
+    return frozenset(inspect.signature(Completions.create).parameters) - {"self"}
+
+
+def _create_kwargs(request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` as ``create``'s keyword arguments: a field the client does not name (a
+    server's own parameter, such as llama.cpp's ``top_k``) goes in ``extra_body``, which the
+    client sends as it is."""
+    known = _create_parameters()
+    extra = {name: value for name, value in request.items() if name not in known}
+    if not extra:
+        return request
+    kwargs = {name: value for name, value in request.items() if name in known}
+    kwargs["extra_body"] = extra
+    return kwargs

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..redaction import Redactor
+from ..request_params import checked_params
 from .cassette import Upstream
 from .turns import SCRIPTED_MODEL_NAME
 
@@ -26,7 +27,9 @@ class RunSettings:
     (the ``openai`` client and the loopback server), ``sdk-stream`` (the same, streaming);
     cassettes always go through the loopback server.  ``record_mode`` and ``upstream`` say
     what a cassette records and from where.  ``secret_env`` names the variables whose values
-    are redacted.
+    are redacted.  ``model_params`` are fields added to every request of the agent
+    (``temperature``, ``seed``, ``max_tokens``...): sent, recorded and matched like the rest
+    of the body.
     """
 
     runtime: Runtime | None = None
@@ -38,10 +41,12 @@ class RunSettings:
     match_ignore: Sequence[str] = ()
     #: The skills' load mode: turn (the reference's default), once or session.
     load_mode: str = "turn"
+    model_params: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "secret_env", tuple(self.secret_env))
         object.__setattr__(self, "match_ignore", tuple(self.match_ignore))
+        object.__setattr__(self, "model_params", checked_params(self.model_params))
 
     def redactor(self) -> Redactor:
         """What hides these settings' secrets in cassettes and in the messages shown."""

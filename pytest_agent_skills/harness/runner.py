@@ -120,13 +120,28 @@ def run_conversation(
                 use = CassetteUse(backend.path, backend.mode)
                 model = _served(backend, name, transport, stack)
                 stack.callback(_count, use, backend)
-            loop = AgentLoop(session, model, model_name=name, max_turns=conversation.max_turns)
-            trajectory = loop.run(conversation.user_turns)
+            trajectory = agent_loop(session, model, conversation, settings).run(
+                conversation.user_turns
+            )
         _check(conversation, trajectory)
     except HarnessError as error:
         error.cassette_use = use
         raise
     return RunOutcome(trajectory, conversation.repository, use)
+
+
+def agent_loop(
+    session: SkillSession, model: ChatModel, conversation: Conversation, settings: RunSettings
+) -> AgentLoop:
+    """The loop of ``conversation`` between ``session`` and ``model``: the model name and turn
+    limit of the conversation, the request parameters of the settings."""
+    return AgentLoop(
+        session,
+        model,
+        model_name=conversation.model_name or settings.model_name,
+        max_turns=conversation.max_turns,
+        request_params=settings.model_params,
+    )
 
 
 def _session(conversation: Conversation, settings: RunSettings) -> SkillSession:

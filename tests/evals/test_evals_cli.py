@@ -62,7 +62,18 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
 
     usage = _eval(str(skill), "--runs", "0", cwd=tmp_path)
     assert usage.returncode == 2
-    assert "--skills-eval-runs must be a whole number of at least 1, got 0" in usage.stderr
+    assert (
+        "command line (--runs): --skills-eval-runs must be a whole number of at least 1, got 0"
+        in usage.stderr
+    )
+    for flag, value, message in (
+        ("--model-param", "temperature=warm", "--skills-model-param temperature: the value"
+         " 'warm' is not JSON"),
+        ("--grader-param", 'messages=[]', "--skills-grader-param messages: the harness writes"),
+    ):  # fmt: skip
+        refused = _eval(str(skill), flag, value, cwd=tmp_path)
+        assert refused.returncode == 2
+        assert f"error: command line ({flag}): {message}" in refused.stderr
 
 
 def test_a_replay_that_was_never_recorded_says_how_to_record(tmp_path: Path) -> None:

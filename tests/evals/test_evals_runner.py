@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_agent_skills.evals.options import EvalOptions
 from pytest_agent_skills.evals.outputs import write_benchmark
 from pytest_agent_skills.evals.runner import (
     EvalRequest,
@@ -231,3 +233,45 @@ def test_cassettes_inside_the_skill_folder_are_refused(skill: Path) -> None:
     options = replaying(skill.parent.parent, cassettes=skill / "cassettes")
     with pytest.raises(EvalSetupError, match="inside the skill folder"):
         run_benchmark(EvalRequest(skill, options))
+
+
+def test_request_parameters_are_sent_recorded_and_a_changed_one_is_a_miss_that_names_it(
+    skill: Path,
+) -> None:
+    base = skill.parent.parent
+    model_params = {"temperature": 0, "seed": 7, "top_k": 40}
+    grader_params = {"temperature": 0, "max_tokens": 512}
+
+    def options(make: Any, params: dict[str, Any], *args: Any) -> EvalOptions:
+        built: EvalOptions = make(*args, base, runs=1, grader_params=grader_params)
+        return replace(built, run=replace(built.settings, model_params=params))
+
+    with fake_endpoint() as (endpoint, url):
+        recorded = run_benchmark(
+            EvalRequest(skill, options(recording, model_params, url), only=(1,))
+        )
+    assert not any(entry["error"] for entry in recorded.document["runs"])
+    agent = [body for body in endpoint.bodies if "response_format" not in body]
+    graders = [body for body in endpoint.bodies if "response_format" in body]
+    assert agent and graders
+    # top_k is no parameter of the openai client: it reaches the endpoint all the same.
+    assert all({name: body.get(name) for name in model_params} == model_params for body in agent)
+    assert all("max_tokens" not in body for body in agent)
+    assert all((body["temperature"], body["max_tokens"]) == (0, 512) for body in graders)
+    tape = recorded_tape(options(replaying, {}), "eval-1/with_skill/run-1.json")
+    assert tape["interactions"][0]["request"]["body"]["top_k"] == 40
+    grader_tape = recorded_tape(options(replaying, {}), "eval-1/with_skill/run-1.grader.json")
+    assert grader_tape["interactions"][0]["request"]["body"]["max_tokens"] == 512
+
+    again = run_benchmark(EvalRequest(skill, options(replaying, model_params), only=(1,)))
+    assert not any(entry["error"] for entry in again.document["runs"])
+
+    warmer = {**model_params, "temperature": 0.5}
+    missed = run_benchmark(EvalRequest(skill, options(replaying, warmer), only=(1,)))
+    message = missed.document["runs"][0]["error"]["message"]
+    assert "no match in cassette" in message
+    assert "Request fields differ from the recording: temperature (recorded 0, now 0.5)" in message
+
+
+def recorded_tape(options: EvalOptions, name: str) -> Any:
+    return json.loads((options.cassette_dir("csv-stats") / name).read_text())

@@ -408,3 +408,51 @@ def test_the_settings_choices_are_the_librarys_and_the_schemas() -> None:
     assert registry["skills_load_mode"].choices == LOAD_MODES
     assert tuple(properties["model"]["properties"]["transport"]["enum"]) == TRANSPORTS
     assert tuple(properties["scenario"]["properties"]["load_mode"]["enum"]) == LOAD_MODES
+
+
+def test_request_parameters_go_into_every_request_and_a_changed_one_is_a_named_miss(
+    suite,
+) -> None:
+    suite.makepyfile(
+        test_tape="""
+        def test_hi(skill_agent):
+            trajectory = skill_agent.run("Hi.", skills="skills", cassette="tapes/hi.json")
+            body = trajectory.requests[0].body
+            assert (body["temperature"], body["seed"], body["top_k"]) == (0, 7, 40)
+        """
+    )
+    with scripted_upstream(lambda request, turn: {"say": f"t={request['temperature']}"}) as up:
+        first = run(
+            suite, "--skills-record=once", f"--skills-upstream-url={up.base_url}",
+            "--skills-model-param", "temperature=0", "--skills-model-param=top_k=40",
+            "--skills-model-param=seed=7",
+        )  # fmt: skip
+        first.assert_outcomes(passed=1)
+    import json
+
+    tape = json.loads((suite.path / "tapes" / "hi.json").read_text())
+    assert tape["interactions"][0]["response"]["body"]["choices"][0]["message"]["content"] == "t=0"
+    assert tape["interactions"][0]["request"]["body"]["seed"] == 7
+    lines = "\n    ".join(("top_k=40", "seed=7", "temperature=0"))
+    suite.makefile(".ini", pytest=f"[pytest]\nskills_model_params =\n    {lines}\n")
+    again = run(suite)
+    again.assert_outcomes(passed=1)
+    # The command line replaces the whole list of the file: seed and top_k are gone, a miss.
+    changed = run(suite, "--skills-model-param", "temperature=0.5")
+    changed.assert_outcomes(failed=1)
+    changed.stdout.fnmatch_lines(
+        [
+            "CassetteMissError: no match in cassette */tapes/hi.json for request #0*",
+            "Request fields differ from the recording: seed (recorded 7, now unset);"
+            " temperature (recorded 0, now 0.5); top_k (recorded 40, now unset)*",
+        ]
+    )
+
+
+def test_a_request_parameter_of_the_harness_is_a_usage_error(suite) -> None:
+    suite.makepyfile(test_nothing="def test_nothing(): pass")
+    result = run(suite, "--skills-model-param", "tools=[]")
+    result.stderr.fnmatch_lines(
+        ["ERROR: command line: --skills-model-param tools: the harness writes model, messages,*"]
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -106,6 +106,8 @@ class FakeEndpoint:
     requests: int = 0
     grader_requests: int = 0
     refused: int = 0
+    #: Every request body received, in order.
+    bodies: list[dict[str, Any]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _streams: dict[str, random.Random] = field(default_factory=dict)
 
@@ -114,6 +116,7 @@ class FakeEndpoint:
             time.sleep(self.behaviour.delay)
         with self._lock:
             self.requests += 1
+            self.bodies.append(body)
             if self.refused < self.behaviour.rate_limited:
                 self.refused += 1
                 return Reply(
