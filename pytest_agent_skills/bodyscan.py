@@ -31,10 +31,10 @@ import functools
 import operator
 import re
 from collections.abc import Iterable
+from functools import cached_property
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from ._lazy import cached_attribute
 from .filenames import BASE_DIR_PLACEHOLDER
 
 #: Info-string languages of a fenced block that holds Markdown text (an example, not instructions).
@@ -181,7 +181,7 @@ class MarkdownText:
             numbered.append(Reference(line, target, kind, offset, certain))
         return numbered
 
-    @cached_attribute
+    @cached_property
     def _brackets(self) -> tuple[list[int], list[int]]:
         """Offsets of every ']('' and of every ']:' (one search for both)."""
         links: list[int] = []
@@ -309,7 +309,7 @@ class MarkdownText:
             return True, blocks[index][2]
         return False, False
 
-    @cached_attribute
+    @cached_property
     def _plain_fences(self) -> tuple[list[tuple[int, int, bool]], int, int, int]:
         """The fenced blocks as fences starting their lines pair up: (first line's start, last
         line's start, Markdown example); and where that reading stops holding: the first fence
@@ -356,7 +356,7 @@ class MarkdownText:
         index = bisect.bisect_left(starts, offset) - 1
         return index >= 0 and ends[index] >= self.text.rfind("\n", 0, offset) + 1
 
-    @cached_attribute
+    @cached_property
     def _comments(self) -> tuple[list[int], list[int]]:
         """Offsets of every '<!--' and of the first '-->' after each (``len(text)``: none)."""
         text = self.text
@@ -398,13 +398,13 @@ class MarkdownText:
             self._closers[opener] = found
         return self._closers[opener]
 
-    @cached_attribute
+    @cached_property
     def _fence_offsets(self) -> tuple[int, ...]:
         text = self.text
         tildes = occurrences(text, "~~~") if "~" in text else []  # '~' alone is a faster search
         return tuple(sorted(occurrences(text, "```") + tildes))
 
-    @cached_attribute
+    @cached_property
     def _markdown_fence_offsets(self) -> tuple[int, ...]:
         text = self.text
         if not _MAYBE_MARKDOWN_FENCE.search(text) and (
@@ -417,7 +417,7 @@ class MarkdownText:
             if is_markdown_info(text[offset : _end(text.find("\n", offset), text)].lstrip("`~"))
         )
 
-    @cached_attribute
+    @cached_property
     def _long_html_offsets(self) -> tuple[int, ...]:
         lowered = self.text.lower()
         found = [i for i in map(lowered.find, _LONG_HTML_OPENERS) if i >= 0]
@@ -459,7 +459,7 @@ class MarkdownText:
         """The ``agent-skills:`` comments of the text, as the parser sees HTML comments."""
         return list(self._directives)
 
-    @cached_attribute
+    @cached_property
     def _directives(self) -> tuple[Directive, ...]:
         scanned = self._scanned_directives()
         needed = [directive for directive in scanned if not directive.certain]

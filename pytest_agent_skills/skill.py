@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._lazy import cached_attribute
 from .errors import LocatedError
 from .filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 from .listings import FolderListings
 from .plainyaml import read_plain
-from .values import FrozenValue, Value
 
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
@@ -90,40 +90,23 @@ class FrontMatter(NamedTuple):
         return self.key_lines.get(key, self.open_line)
 
 
-class ParsedSkillFile(FrozenValue):
+@dataclass(frozen=True)
+class ParsedSkillFile:
     """The result of splitting and parsing the text of one ``SKILL.md``: its front matter,
     the body and the line it starts on, the problems met, the number of lines, ``source``
     (the text as read, BOM and line ends untouched, for :func:`reference_reading`) and
     ``has_tools_section`` (False when the reference runtime reads no ``Tools:`` section: an
     unclosed front matter)."""
 
-    _fields = (
-        "front_matter", "body", "body_line", "problems", "line_count", "source",
-        "has_tools_section",
-    )
     front_matter: FrontMatter | None
     body: str
     body_line: int
     problems: tuple[Finding, ...]
     line_count: int
-    source: str
-    has_tools_section: bool
+    source: str = ""
+    has_tools_section: bool = True
 
-    def __init__(
-        self,
-        front_matter: FrontMatter | None,
-        body: str,
-        body_line: int,
-        problems: tuple[Finding, ...],
-        line_count: int,
-        source: str = "",
-        has_tools_section: bool = True,
-    ) -> None:
-        self._set(
-            front_matter, body, body_line, problems, line_count, source, has_tools_section
-        )
-
-    @cached_attribute
+    @cached_property
     def tools_section(self) -> ToolsSection | None:
         """The ``Tools:`` section, read on first use (most callers never ask)."""
         return find_tools_section(self.body, self.body_line) if self.has_tools_section else None
@@ -240,7 +223,8 @@ def _closing_fence(text: str, first_end: int) -> tuple[int, int] | None:
         search = start
 
 
-class ReferenceReading(FrozenValue):
+@dataclass(frozen=True)
+class ReferenceReading:
     """``SKILL.md`` as the reference runtime reads it (``FsSkillRepository.from_markdown``).
 
     Its split is stricter than ours: the text must start with exactly ``---\\n`` and the front
@@ -252,15 +236,11 @@ class ReferenceReading(FrozenValue):
     the reference would (name, description, body, ``Tools:``), so a skill behaves the same.
     """
 
-    _fields = ("values", "body")
     #: The front matter's data as the reference parses it (mappings of any keys and values).
     values: dict[Any, Any]
     body: str
 
-    def __init__(self, values: dict[Any, Any], body: str) -> None:
-        self._set(values, body)
-
-    @cached_attribute
+    @cached_property
     def fields(self) -> dict[str, str]:
         """Every field as the reference runtime keeps it: key and value as text."""
         return _stringified(self.values)
@@ -274,7 +254,7 @@ class ReferenceReading(FrozenValue):
                 found = "" if value is None else str(value)
         return found
 
-    @cached_attribute
+    @cached_property
     def tools(self) -> tuple[str, ...]:
         """The ``Tools:`` section of :attr:`body`, read with the reference grammar on first
         use (validation, which asks for names only, never reads it)."""
@@ -452,7 +432,8 @@ def parse_tools_section(body_lines: list[str], first_line: int) -> ToolsSection 
     return ToolsSection(first_line + start, tuple(tools), body_lines[start])
 
 
-class Skill(Value):
+@dataclass(eq=True)
+class Skill:
     """A skill folder and its parsed ``SKILL.md``.
 
     ``listings``: listings of the skill's folders, each taken on first use; a validation run
@@ -460,20 +441,10 @@ class Skill(Value):
     Skills are equal when their folder, parse and problems are.
     """
 
-    _fields = ("directory", "parsed", "extra_problems")
-    __hash__ = None  # type: ignore[assignment]  # a skill can change: not a dict key
-
-    def __init__(
-        self,
-        directory: Path,
-        parsed: ParsedSkillFile,
-        extra_problems: tuple[Finding, ...] = (),
-        listings: FolderListings | None = None,
-    ) -> None:
-        self.directory = directory
-        self.parsed = parsed
-        self.extra_problems = extra_problems
-        self.listings = FolderListings() if listings is None else listings
+    directory: Path
+    parsed: ParsedSkillFile
+    extra_problems: tuple[Finding, ...] = ()
+    listings: FolderListings = field(default_factory=FolderListings, compare=False, repr=False)
 
     @classmethod
     def load(cls, directory: Path | str, listings: FolderListings | None = None) -> Skill:
@@ -554,7 +525,7 @@ class Skill(Value):
         )
         return cls(directory, nothing, (finding,))
 
-    @cached_attribute
+    @cached_property
     def skill_file(self) -> Path:
         """``directory/SKILL.md`` (every finding names it: made once)."""
         return self.directory / SKILL_FILE
@@ -567,7 +538,7 @@ class Skill(Value):
     def fields(self) -> dict[str, Any]:
         return self.parsed.front_matter.values if self.parsed.front_matter else {}
 
-    @cached_attribute
+    @cached_property
     def reference(self) -> ReferenceReading:
         """This SKILL.md as the reference runtime reads it (what the protocol shows)."""
         return reference_reading(self.parsed)
@@ -618,7 +589,7 @@ class Skill(Value):
                 raise SkillParseError(finding.path, finding.line, message)
         return self
 
-    @cached_attribute
+    @cached_property
     def markdown(self) -> MarkdownText:
         """The body read as Markdown (the files it refers to, its directives), shared by
         every rule that asks."""
@@ -626,7 +597,7 @@ class Skill(Value):
 
         return MarkdownText(self.body, self.body_line)
 
-    @cached_attribute
+    @cached_property
     def _files(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return _discover_files(self.directory)
 

@@ -12,13 +12,13 @@ import fnmatch
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
 from ..errors import ConfigurationError
 from ..filenames import SKILL_FILE
 from ..findings import Severity
-from ..values import FrozenValue
 from ._catalogue import RULES, TRPC, Rule
 
 SPEC_FIELDS = frozenset(
@@ -165,7 +165,8 @@ def profile_rule_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-class ValidationOptions(FrozenValue):
+@dataclass(frozen=True)
+class ValidationOptions:
     """What :func:`~pytest_agent_skills.rules.validate` checks and how severely.
 
     ``available_tools``: when set, every ``Tools:`` name must be in it.
@@ -175,25 +176,15 @@ class ValidationOptions(FrozenValue):
     :func:`parse_per_path_ignores`).
     """
 
-    _fields = (
-        "available_tools", "profile", "allow_unknown_fields", "severities", "per_path_ignores"
-    )
-    available_tools: frozenset[str] | None
-    profile: Profile
-    allow_unknown_fields: bool
-    severities: Mapping[str, str]
-    per_path_ignores: tuple[PathIgnore, ...]
+    available_tools: frozenset[str] | None = None
+    profile: Profile = PROFILES["spec"]
+    allow_unknown_fields: bool = False
+    # A factory: a dataclass refuses a default that is no dict key, as a mapping is not.
+    severities: Mapping[str, str] = field(default_factory=lambda: _NO_SEVERITIES)
+    per_path_ignores: tuple[PathIgnore, ...] = ()
 
-    def __init__(
-        self,
-        available_tools: frozenset[str] | None = None,
-        profile: Profile = PROFILES["spec"],
-        allow_unknown_fields: bool = False,
-        severities: Mapping[str, str] = _NO_SEVERITIES,
-        per_path_ignores: tuple[PathIgnore, ...] = (),
-    ) -> None:
-        check_severities(severities, "severities")
-        self._set(available_tools, profile, allow_unknown_fields, severities, per_path_ignores)
+    def __post_init__(self) -> None:
+        check_severities(self.severities, "severities")
 
     def severity_of(self, rule_id: str) -> Severity | None:
         """The effective severity of a rule, ``None`` when it is off or the profile does not

@@ -1,5 +1,5 @@
-"""The values a validation run makes behave as the dataclasses they replaced: compared and
-shown by their fields, frozen where they were frozen, their first-use attributes kept."""
+"""The values a validation run makes: compared and shown by their fields, frozen where they
+are frozen, their first-use attributes kept."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_a_skill_is_shown_by_its_folder_parse_and_problems(tmp_path: Path) -> No
 
 def test_a_parsed_file_is_frozen_and_keeps_what_it_reads_on_first_use(tmp_path: Path) -> None:
     parsed = Skill.load(write_skill(tmp_path, "one", body=TOOLS_BODY)).parsed
-    with pytest.raises(AttributeError, match="cannot assign to field 'body': ParsedSkillFile"):
+    with pytest.raises(AttributeError, match="cannot assign to field 'body'"):
         parsed.body = "changed"  # type: ignore[misc]
     with pytest.raises(AttributeError, match="cannot delete field 'body'"):
         del parsed.body
@@ -60,7 +60,7 @@ def test_a_reference_reading_is_a_frozen_value() -> None:
     assert reading == ReferenceReading({"name": "x"}, "Body.")
     assert reading != ReferenceReading({"name": "y"}, "Body.")
     assert repr(reading) == "ReferenceReading(values={'name': 'x'}, body='Body.')"
-    with pytest.raises(AttributeError, match="frozen"):
+    with pytest.raises(AttributeError, match="cannot assign to field 'body'"):
         reading.body = ""  # type: ignore[misc]
     with pytest.raises(TypeError, match="unhashable type: 'dict'"):
         hash(reading)  # as the frozen dataclass it was: its fields hold a dict
@@ -75,7 +75,7 @@ def test_validation_options_check_their_severities_as_they_are_made() -> None:
     assert options == ValidationOptions.build(profile="trpc", severities=["body-too-long=off"])
     assert options != ValidationOptions()
     assert options.severity_of("body-too-long") is None
-    with pytest.raises(AttributeError, match="ValidationOptions is frozen"):
+    with pytest.raises(AttributeError, match="cannot assign to field 'allow_unknown_fields'"):
         options.allow_unknown_fields = True  # type: ignore[misc]
 
 
