@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import evidence
 from .results import RunResult
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
@@ -25,6 +26,8 @@ class BenchmarkInfo:
     configurations: tuple[str, ...]
     runs_per_configuration: int
     min_pass_rate: float
+    #: ``better``: an eval passes only when its verdict is ``better`` ("": no such gate).
+    require: str = ""
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -62,9 +65,10 @@ def _delta(first: Summary, second: Summary) -> dict[str, str]:
 
 
 def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
-    """Per eval: each configuration's pass rate, the delta, and whether the eval meets its
-    bar (the mean pass rate with the skill at least ``min_pass_rate``; with a baseline, a
-    delta that is not negative)."""
+    """Per eval: each configuration's pass rate (with its interval), the delta, the evidence
+    fields (:mod:`.evidence`) and whether the eval meets its bar (the mean pass rate with the
+    skill at least ``min_pass_rate``; with a baseline, a delta that is not negative; with
+    ``require``, the verdict ``better``)."""
     verdicts = []
     for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
         mine = [run for run in runs if run.key.eval_id == eval_id]
@@ -82,6 +86,11 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
             )
         if second == BASELINE and delta < 0:
             problems.append(f"the skill does worse than the baseline ({delta:+.2f})")
+        found = evidence.eval_evidence(mine, info.configurations)
+        for name, interval in found.pop("ci95").items():
+            rates[name]["ci95"] = interval
+        if info.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
+            problems.append(evidence.gate_problem(found, info.configurations))
         errors = sum(1 for run in mine if run.error)
         verdicts.append(
             {
@@ -92,6 +101,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
                 "errors": errors,
                 "meets_bar": not problems,
                 "problems": problems,
+                **found,
             }
         )
     return verdicts
@@ -103,6 +113,10 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
         name: _summary([run for run in runs if run.key.configuration == name])
         for name in info.configurations
     }
+    for name in info.configurations:
+        added = evidence.summary_evidence(runs, name)
+        summary[name]["all_met_ci95"] = added.pop("all_met_ci95")
+        summary[name]["pass_rate"].update(added)
     first, second = info.configurations
     summary["delta"] = _delta(summary[first], summary[second])
     return {
@@ -116,10 +130,12 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
             "runs_per_configuration": info.runs_per_configuration,
             "configurations": list(info.configurations),
             "min_pass_rate": info.min_pass_rate,
+            "require": info.require or None,
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,
         "evals": eval_verdicts(info, runs),
+        "overall": evidence.overall_evidence(runs, info.configurations),
         "notes": notes(info, runs),
     }
 
@@ -162,26 +178,60 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         f"Model {meta['executor_model']}, grader {meta['grader_model']},"
         f" {meta['runs_per_configuration']} runs per configuration, {meta['timestamp']}.",
         "",
-        "| configuration | pass rate | time (s) | tokens |",
-        "| --- | --- | --- | --- |",
+        "| configuration | pass rate | 95% interval | all expectations met (95%) | time (s)"
+        " | tokens |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for name in configurations:
         part = document["run_summary"][name]
         lines.append(
             f"| {name} | {_spread(part['pass_rate'], '.2f')} |"
+            f" {_range(part['pass_rate'].get('ci95'))} | {_range(part.get('all_met_ci95'))} |"
             f" {_spread(part['time_seconds'], '.1f')} | {_spread(part['tokens'], '.0f')} |"
         )
     delta = document["run_summary"]["delta"]
-    lines.append(f"| delta | {delta['pass_rate']} | {delta['time_seconds']} | {delta['tokens']} |")
-    header = "| eval | " + " | ".join(configurations) + " | delta | bar |"
-    lines += ["", header, "| --- " * (len(configurations) + 3) + "|"]
+    overall = document.get("overall") or {}
+    lines.append(
+        f"| delta | {delta['pass_rate']} | {_range(overall.get('delta_ci95'), signed=True)} |"
+        f" {overall.get('verdict', '')} | {delta['time_seconds']} | {delta['tokens']} |"
+    )
+    header = (
+        "| eval | "
+        + " | ".join(f"{name} (95%)" for name in configurations)
+        + " | delta (95%) | verdict | runs for ±0.10 | bar |"
+    )
+    lines += ["", header, "| --- " * (len(configurations) + 5) + "|"]
     for verdict in document["evals"]:
-        rates = " | ".join(_spread(verdict["pass_rate"][name], ".2f") for name in configurations)
+        rates = " | ".join(
+            f"{_spread(verdict['pass_rate'][name], '.2f')}"
+            f" {_range(verdict['pass_rate'][name].get('ci95'))}"
+            for name in configurations
+        )
         bar = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
+        shown = verdict.get("verdict", "")
+        if verdict.get("verdict_note"):
+            shown += f" ({verdict['verdict_note']})"
         lines.append(
             f"| {verdict['eval_id']} {verdict['eval_name']} | {rates} | {verdict['delta']}"
-            f" | {bar} |"
+            f" {_range(verdict.get('delta_ci95'), signed=True)} | {shown} |"
+            f" {_needed(verdict.get('runs_for_0_10'))} | {bar} |"
         )
+    if overall.get("method"):
+        lines += ["", f"Intervals: {overall['method']}."]
+    flaky = [(verdict, item) for verdict in document["evals"] for item in verdict.get("flaky", [])]
+    if flaky:
+        lines += [
+            "",
+            "Flaky expectations (pass in some runs of a configuration, fail in others):",
+            "",
+            "| eval | configuration | expectation | passed |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {verdict['eval_id']} | {item['configuration']} | {_cell(item['text'])} |"
+            f" {item['passed']}/{item['runs']} |"
+            for verdict, item in flaky
+        ]
     lines += ["", run_table(document["runs"])]
     if document["notes"]:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
@@ -206,5 +256,22 @@ def run_table(runs: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _spread(part: dict[str, float], spec: str) -> str:
+def _range(interval: Sequence[float] | None, signed: bool = False) -> str:
+    """``[0.40, 0.90]`` or ``(no interval)``."""
+    if interval is None:
+        return "(no interval)"
+    spec = "+.2f" if signed else ".2f"
+    return f"[{format(interval[0], spec)}, {format(interval[1], spec)}]"
+
+
+def _needed(runs: int | None) -> str:
+    return "–" if runs is None else str(runs)
+
+
+def _cell(text: str) -> str:
+    """Text in a table cell: one line, no column bar."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _spread(part: dict[str, Any], spec: str) -> str:
     return f"{format(part['mean'], spec)} ± {format(part['stddev'], spec)}"

@@ -23,6 +23,7 @@ EVAL_FLAGS = {
     "skills_model_params": "--model-param",
     "skills_grader_params": "--grader-param",
     "skills_eval_min_pass_rate": "--min-pass-rate",
+    "skills_eval_require": "--require",
     "skills_eval_threshold": "--threshold",
     "skills_eval_cassettes": "--cassettes",
     "skills_eval_attempts": "--attempts",
@@ -74,6 +75,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a field added to every grader request (repeatable)",
     )
     parser.add_argument("--min-pass-rate", type=float, metavar="RATE", help="bar (1.0)")
+    parser.add_argument(
+        "--require",
+        choices=("none", "better"),
+        help="better: an eval passes only when the 95%% interval of its delta is above 0",
+    )
     parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
     parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
     parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
@@ -85,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config.locate import ConfigLocator
     from ..settings import load_all
     from .benchmark import run_table
+    from .evidence import evidence_line
     from .options import eval_options
     from .outputs import write_benchmark, write_report, write_triggers
     from .runner import EvalRequest, run_benchmark, run_triggers
@@ -129,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         )
         shown = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
         print(f"eval {verdict['eval_id']} {verdict['eval_name']}: {rates} ({shown})")
+        print(f"  {evidence_line(verdict)}")
     errors = [run for run in outcome.document["runs"] if run["error"]]
     if errors:
         print(run_table(errors), file=sys.stderr)

@@ -56,6 +56,16 @@ EVAL_SETTINGS = settings.declare(
         help="the mean pass rate with the skill every eval must reach",
     ),
     Setting(
+        ini="skills_eval_require",
+        kind="choice",
+        choices=("none", "better"),
+        default="none",
+        metavar="VERDICT",
+        section="evals",
+        help="better: an eval passes only when its verdict is better, the 95 percent interval"
+        " of its delta above 0 (besides skills_eval_min_pass_rate)",
+    ),
+    Setting(
         ini="skills_eval_threshold",
         kind="float",
         default=0.5,

@@ -85,6 +85,8 @@ class EvalOptions:
     jobs: int = 4
     grader_model: str = ""
     min_pass_rate: float = 1.0
+    #: ``better``: an eval passes only with the verdict ``better`` (``none``: no such gate).
+    require: str = "none"
     threshold: float = 0.5
     #: The cassette folder (a subfolder per skill), relative to ``base_dir`` unless absolute.
     cassettes: Path = DEFAULT_CASSETTES
@@ -152,6 +154,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         grader_model=values("skills_grader_model") or "",
         grader_params=values("skills_grader_params"),
         min_pass_rate=values("skills_eval_min_pass_rate"),
+        require=values("skills_eval_require"),
         threshold=values("skills_eval_threshold"),
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
         retry=RetryPolicy(attempts=attempts),

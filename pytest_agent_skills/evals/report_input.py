@@ -120,12 +120,51 @@ class Run:
         return 0.0 if self.is_error else self.pass_rate
 
 
+Interval = tuple[float, float]
+
+
 @dataclass(frozen=True)
 class Stat:
     mean: float
     stddev: float
     min: float
     max: float
+    ci95: Interval | None = None  # the 95% interval of the mean, when recorded
+
+
+@dataclass(frozen=True)
+class Flaky:
+    """An expectation that passed in some runs of a configuration and failed in others."""
+
+    text: str
+    configuration: str
+    passed: int
+    runs: int
+
+
+@dataclass(frozen=True)
+class EvalEvidence:
+    """benchmark.json's evidence fields of one eval (``evals[i]``)."""
+
+    ci95: dict[str, Interval | None]  # configuration -> interval of its mean pass rate
+    delta_ci95: Interval | None
+    verdict: str
+    verdict_note: str
+    runs_for_0_10: int | None
+    flaky: tuple[Flaky, ...]
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The verdicts recorded in benchmark.json (absent from older files: all empty)."""
+
+    evals: dict[int, EvalEvidence]
+    all_met: dict[str, Interval | None]  # configuration -> Wilson interval of all met
+    overall_delta: Interval | None = None
+    overall_verdict: str = ""
+    method: str = ""
+    #: The A/A noise floor: the delta interval of with_skill against its repeat.
+    floor: Interval | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +174,7 @@ class Benchmark:
     summary: dict[str, dict[str, Stat]]  # configuration -> metric -> figures, file order
     delta: dict[str, str]
     notes: tuple[str, ...]
+    verdicts: Verdicts = Verdicts({}, {})
 
 
 @dataclass(frozen=True)
@@ -306,9 +346,71 @@ def _read_benchmark(out_dir: Path, path: Path, budget: _Budget) -> Benchmark:
             if name == "delta":
                 delta = {key: value.text() for key, value in _object_items(node.obj())}
             else:
-                summary[name] = {key: _read_stat(value) for key, value in _object_items(node.obj())}
+                summary[name] = {
+                    key: _read_stat(value)
+                    for key, value in _object_items(node.obj())
+                    if isinstance(value.value, dict)
+                }
     notes = tuple(node.text() for node in root.child("notes").items()) if root.has("notes") else ()
-    return Benchmark(metadata, runs, summary, delta, notes)
+    return Benchmark(metadata, runs, summary, delta, notes, _read_verdicts(root))
+
+
+def _read_interval(node: _Node, key: str) -> Interval | None:
+    if not node.has(key):
+        return None
+    pair = node.child(key)
+    values = pair._expect(list, "a list [low, high]")
+    if len(values) != 2:
+        raise pair.fail(f"expected a list [low, high], found {_describe(values)}")
+    return pair.child(0).number(), pair.child(1).number()
+
+
+def _read_eval_evidence(node: _Node) -> EvalEvidence:
+    rates = node.child("pass_rate").obj() if node.has("pass_rate") else None
+    ci95 = {
+        name: _read_interval(part.obj(), "ci95")
+        for name, part in (_object_items(rates) if rates else ())
+    }
+    flaky = tuple(
+        Flaky(
+            item.obj().child("text").text(),
+            item.child("configuration").text(),
+            item.child("passed").integer(),
+            item.child("runs").integer(),
+        )
+        for item in (node.child("flaky").items() if node.has("flaky") else ())
+    )
+    return EvalEvidence(
+        ci95,
+        _read_interval(node, "delta_ci95"),
+        node.opt_text("verdict"),
+        node.opt_text("verdict_note"),
+        node.child("runs_for_0_10").integer() if node.has("runs_for_0_10") else None,
+        flaky,
+    )
+
+
+def _read_verdicts(root: _Node) -> Verdicts:
+    """The evidence fields of benchmark.json, where they are."""
+    evals = {
+        item.obj().child("eval_id").integer(): _read_eval_evidence(item)
+        for item in (root.child("evals").items() if root.has("evals") else ())
+    }
+    all_met: dict[str, Interval | None] = {}
+    if root.has("run_summary"):
+        for name, node in _object_items(root.child("run_summary").obj()):
+            if name != "delta":
+                all_met[name] = _read_interval(node.obj(), "all_met_ci95")
+    overall = root.child("overall").obj() if root.has("overall") else None
+    calibration = root.child("calibration").obj() if root.has("calibration") else None
+    return Verdicts(
+        evals,
+        all_met,
+        _read_interval(overall, "delta_ci95") if overall else None,
+        overall.opt_text("verdict") if overall else "",
+        overall.opt_text("method") if overall else "",
+        _read_interval(calibration, "delta_ci95") if calibration else None,
+    )
 
 
 def _object_items(node: _Node) -> Iterator[tuple[str, _Node]]:
@@ -323,6 +425,7 @@ def _read_stat(node: _Node) -> Stat:
         node.opt_number("stddev"),
         node.opt_number("min"),
         node.opt_number("max"),
+        _read_interval(node, "ci95"),
     )
 
 

@@ -148,6 +148,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         configurations=tuple(skills.repositories),
         runs_per_configuration=options.runs,
         min_pass_rate=options.min_pass_rate,
+        require="" if options.require == "none" else options.require,
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped)
 

@@ -117,6 +117,7 @@ class EvalItem(_EvalItem):
 
     def runtest(self) -> None:
         from ..evals.benchmark import run_table
+        from ..evals.evidence import evidence_line
         from ..evals.runner import run_benchmark
 
         outcome = run_benchmark(_request(self, (self.eval_id,)))
@@ -131,6 +132,7 @@ class EvalItem(_EvalItem):
             f"eval {self.eval_id} ({verdict['eval_name']}) is below its bar: "
             + "; ".join(verdict["problems"]),
             f"pass rate: {rates}; delta {verdict['delta']}",
+            evidence_line(verdict),
             run_table(outcome.document["runs"]),
         ]
         errors = [run for run in outcome.document["runs"] if run["error"]]

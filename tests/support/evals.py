@@ -57,9 +57,12 @@ TRIGGERS = [
 ]
 
 
-def write_eval_skill(root: Path, *, description: str = "") -> Path:
+def write_eval_skill(
+    root: Path, *, description: str = "", evals: dict[str, Any] | None = None
+) -> Path:
     """``root/skills/csv-stats`` (with evals, triggers and an input file) beside a second
-    skill, ``root/skills/notes``, that stays in every configuration."""
+    skill, ``root/skills/notes``, that stays in every configuration; ``evals`` replaces
+    :data:`EVALS`."""
     skills = root / "skills"
     write_skill(skills, "notes", body="Keep notes.\n")
     front = (
@@ -74,7 +77,7 @@ def write_eval_skill(root: Path, *, description: str = "") -> Path:
         body="Run `python3 scripts/stats.py work/inputs/data.csv` and report the mean.\n",
         files={
             "scripts/stats.py": STATS_SCRIPT,
-            "evals/evals.json": json.dumps(EVALS, indent=2),
+            "evals/evals.json": json.dumps(evals or EVALS, indent=2),
             "evals/triggers.json": json.dumps(TRIGGERS, indent=2),
             "evals/files/data.csv": "value\n1\n2\n3\n6\n",
         },
@@ -96,6 +99,27 @@ class Behaviour:
     bad_gradings: int = 0
     #: Seconds each answer waits.
     delay: float = 0.0
+    #: With a rate: the grader passes each expectation with this chance, whatever the run
+    #: did (draws from a seeded stream per eval prompt), so the true pass rate is this rate.
+    grader_pass: float | None = None
+
+
+def grading_stream(behaviour: Behaviour, prompt: str) -> random.Random:
+    """The seeded stream the grader of ``grader_pass`` draws from for one eval prompt."""
+    return random.Random(f"{behaviour.seed}:grade|{prompt}")
+
+
+def simulated_pass_rates(
+    behaviour: Behaviour, prompt: str, runs: int, expectations: int
+) -> list[float]:
+    """The pass rates ``runs`` graded runs of one eval get from the ``grader_pass`` grader,
+    in the order it grades them: the model's statistics without the harness."""
+    assert behaviour.grader_pass is not None
+    stream = grading_stream(behaviour, prompt)
+    return [
+        sum(stream.random() < behaviour.grader_pass for _ in range(expectations)) / expectations
+        for _ in range(runs)
+    ]
 
 
 @dataclass
@@ -169,14 +193,23 @@ class FakeEndpoint:
         asked = re.findall(r"^\d+\. (.*)$", content.split("== Transcript ==")[0], re.M)
         final = re.search(r"^\[final answer\] (.*)$", content, re.M)
         right = bool(final and re.search(r"\b3(\.0)?\b", final.group(1)))
+        verdicts = [right] * len(asked)
+        if self.behaviour.grader_pass is not None:
+            prompt = re.search(r"^\[user\] (.*)$", content, re.M)
+            key = prompt.group(1) if prompt else ""
+            with self._lock:
+                stream = self._streams.setdefault(
+                    "grade|" + key, grading_stream(self.behaviour, key)
+                )
+                verdicts = [stream.random() < self.behaviour.grader_pass for _ in asked]
         grading = {
             "expectations": [
                 {
                     "text": text,
-                    "passed": right,
+                    "passed": passed,
                     "evidence": f"final answer: {final.group(1) if final else '(none)'}",
                 }
-                for text in asked
+                for text, passed in zip(asked, verdicts, strict=True)
             ]
         }
         return self._turn(ModelTurn(text=json.dumps(grading)), body)
