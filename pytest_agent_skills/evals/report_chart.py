@@ -1,7 +1,8 @@
 """The pass-rate chart: an inline SVG, one row per eval and configuration.
 
-Each row draws the min-max range as a whisker, mean ± standard deviation as a band and the
-mean as a dot on a 0-100 % axis, with the figures written beside it. Colours come from the
+Each row draws the 95% interval of the mean as a whisker (the min-max range where the
+benchmark records no interval), mean ± standard deviation as a band and the mean as a dot on
+a 0-100 % axis, with the figures written beside it. Colours come from the
 page's style sheet (classes ``cfg-<index>``), so the SVG carries no style of its own.
 """
 
@@ -44,18 +45,16 @@ def _row(cell: Cell, index: int, y: float) -> Markup:
     middle = y + ROW_HEIGHT / 2
     low, high = _x(stat.mean - stat.stddev), _x(stat.mean + stat.stddev)
     errors = f", {cell.errors} error{'s' if cell.errors != 1 else ''}" if cell.errors else ""
-    figures = f"{spread(stat)} ({span(stat)}, n={len(cell.runs)}{errors})"
+    reach = f"95% {stat.ci95[0] * 100:.0f}–{percent(stat.ci95[1])}" if stat.ci95 else span(stat)
+    figures = f"{spread(stat)} ({reach}, n={len(cell.runs)}{errors})"
+    left, right = stat.ci95 or (stat.min, stat.max)
     return el(
         "g",
         el("title", f"{cell.configuration}: mean {figures}"),
         el("text", cell.configuration, x=LABEL_WIDTH - 8, y=middle + 4, class_="label cfg-name"),
-        el("line", x1=_x(stat.min), x2=_x(stat.max), y1=middle, y2=middle, class_="whisker"),
-        el(
-            "line", x1=_x(stat.min), x2=_x(stat.min), y1=middle - 5, y2=middle + 5, class_="whisker"
-        ),
-        el(
-            "line", x1=_x(stat.max), x2=_x(stat.max), y1=middle - 5, y2=middle + 5, class_="whisker"
-        ),
+        el("line", x1=_x(left), x2=_x(right), y1=middle, y2=middle, class_="whisker"),
+        el("line", x1=_x(left), x2=_x(left), y1=middle - 5, y2=middle + 5, class_="whisker"),
+        el("line", x1=_x(right), x2=_x(right), y1=middle - 5, y2=middle + 5, class_="whisker"),
         el("rect", x=low, y=middle - 5, width=max(high - low, 1.0), height=10, class_="band"),
         el("circle", cx=_x(stat.mean), cy=middle, r=5, class_="mean"),
         el(
@@ -68,6 +67,7 @@ def _row(cell: Cell, index: int, y: float) -> Markup:
         class_=f"chart-row cfg-{index}",
         data_configuration=cell.configuration,
         data_mean=f"{stat.mean:.4f}",
+        data_ci95=f"{stat.ci95[0]:.4f} {stat.ci95[1]:.4f}" if stat.ci95 else None,
     )
 
 
@@ -104,7 +104,7 @@ def pass_rate_chart(
         width=WIDTH,
         height=f"{y:.0f}",
         role="img",
-        aria_label="Pass rate per eval and configuration: mean, ± standard deviation, min-max",
+        aria_label="Pass rate per eval and configuration: mean, ± standard deviation, 95% interval",
         class_="chart",
         id="pass-rate-chart",
     )

@@ -16,8 +16,16 @@ from importlib import resources
 from urllib.parse import quote
 
 from .report_chart import pass_rate_chart, percent, span, spread
+from .report_evidence import (
+    all_met_line,
+    delta_cell,
+    flaky_section,
+    interval_text,
+    overall_lines,
+)
 from .report_input import (
     Benchmark,
+    Interval,
     Message,
     OutputFile,
     ReportFolder,
@@ -110,6 +118,7 @@ def _header(folder: ReportFolder) -> Markup:
                 for target, label, shown in (
                     ("summary", "Summary", benchmark),
                     ("failing", "Failing expectations", benchmark),
+                    ("flaky", "Flaky expectations", benchmark and benchmark.verdicts.evals),
                     ("errors", "Errors", benchmark),
                     ("runs", "Runs", benchmark),
                     ("triggers", "Triggers", triggers),
@@ -128,10 +137,11 @@ def _stat_line(cell: Cell) -> Markup:
         el("span", percent(stat.mean), class_="big"),
         el("span", f" ± {stat.stddev * 100:.0f}", class_="sd"),
         el("div", f"min-max {span(stat)} over {_count(len(cell.runs), 'run')}"),
+        el("div", f"95% interval {interval_text(stat.ci95)}", class_="ci") if stat.ci95 else None,
     )
 
 
-def _summary_cards(view: BenchmarkView) -> Markup:
+def _summary_cards(view: BenchmarkView, benchmark: Benchmark) -> Markup:
     cards = []
     for index, cell in enumerate(view.overall):
         cards.append(
@@ -139,6 +149,7 @@ def _summary_cards(view: BenchmarkView) -> Markup:
                 "div",
                 el("h3", cell.configuration),
                 _stat_line(cell),
+                all_met_line(benchmark, cell.configuration),
                 el(
                     "div",
                     f"{cell.time_seconds.mean:.1f} s · "
@@ -172,6 +183,7 @@ def _summary_cards(view: BenchmarkView) -> Markup:
                     f"{delta(first.time_seconds.mean, other.time_seconds.mean, 1)} s · "
                     f"{delta(first.tokens.mean, other.tokens.mean, 0)} tokens",
                 ),
+                overall_lines(benchmark) if other is view.overall[1] else None,
                 class_="card delta " + _delta_class(first.pass_rate.mean - other.pass_rate.mean),
                 data_delta=delta(first.pass_rate.mean, other.pass_rate.mean, 2),
             )
@@ -183,7 +195,7 @@ def _delta_class(value: float) -> str:
     return "up" if value > 0.005 else "down" if value < -0.005 else "even"
 
 
-def _eval_table(view: BenchmarkView) -> Markup:
+def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
     first = view.configurations[0]
     rows = []
     for group in view.evals:
@@ -193,9 +205,14 @@ def _eval_table(view: BenchmarkView) -> Markup:
             shown_delta: Child = "—"
             if lead is not None and cell is not lead:
                 value = delta(lead.pass_rate.mean, cell.pass_rate.mean, 2)
-                shown_delta = el(
-                    "span", value, class_=_delta_class(lead.pass_rate.mean - cell.pass_rate.mean)
-                )
+                shown_delta = [
+                    el(
+                        "span",
+                        value,
+                        class_=_delta_class(lead.pass_rate.mean - cell.pass_rate.mean),
+                    ),
+                    delta_cell(group.evidence, floor) if position == 1 else None,
+                ]
             rows.append(
                 el(
                     "tr",
@@ -209,7 +226,9 @@ def _eval_table(view: BenchmarkView) -> Markup:
                     else None,
                     el("td", el("span", "", class_=f"swatch cfg-{index}"), cell.configuration),
                     el("td", spread(cell.pass_rate), class_="num rate"),
-                    el("td", span(cell.pass_rate), class_="num"),
+                    el("td", interval_text(cell.pass_rate.ci95), class_="num ci")
+                    if group.evidence
+                    else el("td", span(cell.pass_rate), class_="num"),
                     el("td", f"{cell.fully_passed}/{len(cell.runs)}", class_="num"),
                     el(
                         "td",
@@ -240,7 +259,7 @@ def _eval_table(view: BenchmarkView) -> Markup:
                 "Eval",
                 "Configuration",
                 "Pass rate (mean ± sd)",
-                "Min-max",
+                "95% interval" if any(group.evidence for group in view.evals) else "Min-max",
                 "All expectations met",
                 "Errors",
                 "Time",
@@ -265,17 +284,18 @@ def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
     return el(
         "section",
         el("h2", "Summary"),
-        _summary_cards(view),
+        _summary_cards(view, benchmark),
         el(
             "figure",
             pass_rate_chart(groups, view.configurations),
             el(
                 "figcaption",
-                "Dot: mean pass rate. Band: ± one standard deviation. Whisker: min-max. "
-                "Errored runs count as 0.",
+                "Dot: mean pass rate. Band: ± one standard deviation. Whisker: the 95% interval"
+                " of the mean over graded runs (min-max where the benchmark records none). "
+                "Errored runs count as 0 in the mean and are left out of the intervals.",
             ),
         ),
-        _eval_table(view),
+        _eval_table(view, benchmark.verdicts.floor),
         el("h3", "Notes") if notes else None,
         notes,
         id="summary",
@@ -669,11 +689,18 @@ def _triggers(triggers: Triggers) -> Markup:
 def _body(folder: ReportFolder) -> Iterable[Markup]:
     yield _header(folder)
     benchmark = folder.benchmark
-    main: list[Markup] = []
+    main: list[Markup | None] = []
     if benchmark is not None:
         view = view_of(benchmark)
         if view.configurations:
-            main += [_summary(view, benchmark), _failing(view), _errors(view), _runs(view)]
+            titles = {group.eval_id: f"{group.eval_id}. {group.name}" for group in view.evals}
+            main += [
+                _summary(view, benchmark),
+                _failing(view),
+                flaky_section(benchmark, titles),
+                _errors(view),
+                _runs(view),
+            ]
         else:
             main.append(
                 el(

@@ -3,11 +3,12 @@ rates with their spread, deltas, errors and the expectations that failed."""
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .report_input import Benchmark, Run, Stat
+from .report_input import Benchmark, EvalEvidence, Run, Stat
 
 
 def stat_of(values: Sequence[float]) -> Stat:
@@ -42,6 +43,7 @@ class EvalGroup:
     eval_id: int
     name: str
     cells: tuple[Cell, ...]  # in the page's configuration order
+    evidence: EvalEvidence | None = None  # the intervals and verdict benchmark.json records
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,15 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
     failing: dict[int, tuple[FailingExpectation, ...]] = {}
     for eval_id in sorted(by_eval):
         runs = by_eval[eval_id]
+        evidence = benchmark.verdicts.evals.get(eval_id)
         cells = tuple(
-            cell_of(name, [run for run in runs if run.configuration == name])
+            _with_interval(
+                cell_of(name, [run for run in runs if run.configuration == name]), evidence
+            )
             for name in configurations
             if any(run.configuration == name for run in runs)
         )
-        evals.append(EvalGroup(eval_id, runs[0].eval_name, cells))
+        evals.append(EvalGroup(eval_id, runs[0].eval_name, cells, evidence))
         failing[eval_id] = failing_expectations(runs, configurations)
     overall = tuple(
         cell_of(
@@ -120,6 +125,14 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
         )
     )
     return BenchmarkView(configurations, overall, tuple(evals), errored, failing)
+
+
+def _with_interval(cell: Cell, evidence: EvalEvidence | None) -> Cell:
+    """The cell with the recorded interval of its mean pass rate."""
+    interval = evidence.ci95.get(cell.configuration) if evidence else None
+    if interval is None:
+        return cell
+    return dataclasses.replace(cell, pass_rate=dataclasses.replace(cell.pass_rate, ci95=interval))
 
 
 def failing_expectations(

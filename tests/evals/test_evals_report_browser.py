@@ -392,3 +392,107 @@ def test_screenshot(browser: Any, tmp_path: Path) -> None:
     assert (width, height) == tuple(browser.execute_script("return [innerWidth, innerHeight]"))
     if os.environ.get("PYTEST_AGENT_SKILLS_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(picture, SCREENSHOT)
+
+
+VERDICTS_SCREENSHOT = REPO / "docs" / "evals-verdicts.png"
+
+
+@pytest.fixture(scope="module")
+def noisy_evals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An output folder the eval runner wrote from the seeded grader of ``grader_pass``:
+    intervals, verdicts and flaky expectations recorded in benchmark.json."""
+    from pytest_agent_skills.evals.outputs import write_benchmark as write_out
+    from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark
+    from tests.support.evals import (
+        NOISY_EVALS,
+        Behaviour,
+        fake_endpoint,
+        recording,
+        write_eval_skill,
+    )
+
+    root = tmp_path_factory.mktemp("noisy")
+    skill = write_eval_skill(root, evals=NOISY_EVALS)
+    with fake_endpoint(Behaviour(seed=5, grader_pass=0.6)) as (_endpoint, url):
+        outcome = run_benchmark(EvalRequest(skill, recording(url, root, runs=5, jobs=2)))
+    out_dir = root / "evals-out"
+    write_out(out_dir, outcome.document, outcome.runs)
+    return out_dir
+
+
+def _percent_range(interval: list[float]) -> str:
+    return f"{interval[0] * 100:.0f}–{interval[1] * 100:.0f}%"
+
+
+def _points(interval: list[float]) -> str:
+    return f"{interval[0] * 100:+.0f} – {interval[1] * 100:+.0f} points"
+
+
+def test_intervals_verdicts_and_flaky_expectations_are_shown(
+    browser: Any, noisy_evals: Path
+) -> None:
+    benchmark = json.loads((noisy_evals / "benchmark.json").read_text())
+    open_report(browser, noisy_evals)
+    for name in ("with_skill", "without_skill"):
+        card = shown(browser.find_element(By.ID, f"summary-{name}"))
+        summary = benchmark["run_summary"][name]
+        assert f"95% interval {_percent_range(summary['pass_rate']['ci95'])}" in card
+        assert f"all expectations met: 95% {_percent_range(summary['all_met_ci95'])}" in card
+    overall = benchmark["overall"]
+    shown_overall = shown(browser.find_element(By.ID, "overall-verdict"))
+    assert shown_overall == f"95%: {_points(overall['delta_ci95'])} {overall['verdict']}"
+
+    rows = browser.find_elements(By.CSS_SELECTOR, "#eval-table tbody tr")
+    for verdict in benchmark["evals"]:
+        mine = [row for row in rows if row.get_attribute("data-eval") == str(verdict["eval_id"])]
+        lead, other = (shown(row) for row in mine)
+        ci = verdict["pass_rate"]
+        assert _percent_range(ci["with_skill"]["ci95"]) in lead
+        assert _percent_range(ci["without_skill"]["ci95"]) in other
+        badge = mine[1].find_element(By.CSS_SELECTOR, ".verdict")
+        assert badge.get_attribute("data-verdict") == verdict["verdict"] == shown(badge)
+        assert f"95%: {_points(verdict['delta_ci95'])}" in other
+        assert f"±0.10 needs {verdict['runs_for_0_10']} runs per configuration" in other
+
+    # The chart's whiskers end at the interval's bounds.
+    chart = browser.find_element(By.ID, "pass-rate-chart")
+    zero, hundred = (
+        tick.rect["x"] + tick.rect["width"] / 2
+        for tick in chart.find_elements(By.CSS_SELECTOR, "line.grid")[::4]
+    )
+    drawn = chart.find_elements(By.CSS_SELECTOR, "g.chart-row")
+    intervals = [
+        benchmark["run_summary"][name]["pass_rate"]["ci95"]
+        for name in ("with_skill", "without_skill")
+    ]
+    intervals += [
+        verdict["pass_rate"][name]["ci95"]
+        for verdict in benchmark["evals"]
+        for name in ("with_skill", "without_skill")
+    ]
+    for row, interval in zip(drawn, intervals, strict=True):
+        whisker = row.find_element(By.CSS_SELECTOR, "line.whisker")
+        assert whisker.rect["x"] == pytest.approx(zero + interval[0] * (hundred - zero), abs=2)
+        right = whisker.rect["x"] + whisker.rect["width"]
+        assert right == pytest.approx(zero + interval[1] * (hundred - zero), abs=2)
+        assert f"95% {_percent_range(interval)}" in shown(row)
+
+    flaky = [
+        (verdict["eval_id"], item) for verdict in benchmark["evals"] for item in verdict["flaky"]
+    ]
+    assert flaky, "the seeded grader passes 60% of the expectations: some are flaky"
+    shown_rows = [
+        shown(row) for row in browser.find_elements(By.CSS_SELECTOR, "#flaky tr.flaky-row")
+    ]
+    titles = {verdict["eval_id"]: verdict["eval_name"] for verdict in benchmark["evals"]}
+    assert shown_rows == [
+        f"{eval_id}. {titles[eval_id]} {item['configuration']} {item['text']}"
+        f" {item['passed']}/{item['runs']} {item['passed'] / item['runs'] * 100:.0f}%"
+        for eval_id, item in flaky
+    ]
+    browser.find_element(By.CSS_SELECTOR, "nav a[href='#flaky']").click()
+    picture = noisy_evals / "verdicts.png"
+    browser.execute_script("window.scrollTo(0, 0)")
+    assert browser.save_screenshot(str(picture))
+    if os.environ.get("PYTEST_AGENT_SKILLS_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(picture, VERDICTS_SCREENSHOT)

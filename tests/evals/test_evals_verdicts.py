@@ -13,6 +13,8 @@ from scipy import stats as oracle
 from pytest_agent_skills.evals.benchmark import benchmark_markdown
 from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark
 from tests.support.evals import (
+    EXPECTATIONS,
+    NOISY_EVALS,
     Behaviour,
     fake_endpoint,
     recording,
@@ -21,16 +23,6 @@ from tests.support.evals import (
 )
 
 pytest_plugins = ["pytester"]
-
-EXPECTATIONS = ["The answer names the mean", "The answer is short", "The answer is polite"]
-NOISY_EVALS = {
-    "skill_name": "csv-stats",
-    "evals": [
-        {"id": number, "name": f"noisy {number}", "prompt": f"Noisy question {number}?",
-         "files": ["evals/files/data.csv"], "expectations": EXPECTATIONS}
-        for number in (1, 2, 3)
-    ],
-}  # fmt: skip
 
 
 def _record(skill: Path, behaviour: Behaviour, only: tuple[int, ...] = (), **changes: Any) -> Any:

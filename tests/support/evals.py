@@ -51,6 +51,18 @@ EVALS = {
     ],
 }
 
+#: Three evals of three string expectations each, for the grader of ``grader_pass``: runs
+#: that pass some of their expectations (not pass/fail), flaky expectations.
+EXPECTATIONS = ["The answer names the mean", "The answer is short", "The answer is polite"]
+NOISY_EVALS = {
+    "skill_name": "csv-stats",
+    "evals": [
+        {"id": number, "name": f"noisy {number}", "prompt": f"Noisy question {number}?",
+         "files": ["evals/files/data.csv"], "expectations": EXPECTATIONS}
+        for number in (1, 2, 3)
+    ],
+}  # fmt: skip
+
 TRIGGERS = [
     {"query": "What is the mean of the value column of my CSV?", "should_trigger": True},
     {"query": "Write me a haiku about autumn.", "should_trigger": False},

@@ -1,0 +1,117 @@
+"""The report's evidence: 95% intervals, verdicts, the runs hint and flaky expectations, as
+benchmark.json records them (docs/evals.md, "How sure is a verdict?"). An older benchmark
+without them shows none of this."""
+
+from __future__ import annotations
+
+from .report_input import Benchmark, EvalEvidence, Interval
+from .report_markup import Markup, el
+
+
+def interval_text(interval: Interval | None, signed: bool = False) -> str:
+    """``40–90%`` (rates) or ``-12 – +60 points`` (deltas); ``no interval``."""
+    if interval is None:
+        return "no interval"
+    low, high = (value * 100 for value in interval)
+    if signed:
+        return f"{low:+.0f} – {high:+.0f} points"
+    return f"{low:.0f}–{high:.0f}%"
+
+
+def verdict_badge(verdict: str) -> Markup | None:
+    if not verdict:
+        return None
+    return el("span", verdict, class_=f"verdict verdict-{verdict}", data_verdict=verdict)
+
+
+def runs_hint(evidence: EvalEvidence) -> str:
+    if evidence.runs_for_0_10 is None:
+        return evidence.verdict_note or "no interval"
+    return f"±0.10 needs {evidence.runs_for_0_10} runs per configuration"
+
+
+def delta_cell(evidence: EvalEvidence | None, floor: Interval | None) -> Markup | None:
+    """The delta's interval, its verdict and the runs hint (an eval table cell's tail)."""
+    if evidence is None or not evidence.verdict:
+        return None
+    return el(
+        "div",
+        el("span", f"95%: {interval_text(evidence.delta_ci95, signed=True)}", class_="ci"),
+        " ",
+        verdict_badge(evidence.verdict),
+        el("div", runs_hint(evidence), class_="hint quiet"),
+        el("div", f"A/A noise floor {interval_text(floor, signed=True)}", class_="floor quiet")
+        if floor is not None
+        else None,
+        class_="evidence",
+    )
+
+
+def overall_lines(benchmark: Benchmark) -> Markup | None:
+    """The delta card's interval and verdict over every eval, and the noise floor."""
+    verdicts = benchmark.verdicts
+    if not verdicts.overall_verdict:
+        return None
+    return el(
+        "div",
+        el("div", f"95%: {interval_text(verdicts.overall_delta, signed=True)} ", class_="ci"),
+        verdict_badge(verdicts.overall_verdict),
+        el(
+            "div",
+            f"A/A noise floor {interval_text(verdicts.floor, signed=True)}",
+            class_="floor quiet",
+        )
+        if verdicts.floor is not None
+        else None,
+        class_="evidence",
+        id="overall-verdict",
+    )
+
+
+def all_met_line(benchmark: Benchmark, configuration: str) -> Markup | None:
+    interval = benchmark.verdicts.all_met.get(configuration)
+    if interval is None:
+        return None
+    return el("div", f"all expectations met: 95% {interval_text(interval)}", class_="ci quiet")
+
+
+def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None:
+    """Expectations that passed in some runs of a configuration and failed in others."""
+    rows = [
+        el(
+            "tr",
+            el("td", titles.get(eval_id, str(eval_id))),
+            el("td", item.configuration),
+            el("td", item.text),
+            el("td", f"{item.passed}/{item.runs}", class_="num"),
+            el("td", f"{item.passed / item.runs * 100:.0f}%", class_="num"),
+            class_="flaky-row",
+            data_eval=eval_id,
+            data_configuration=item.configuration,
+        )
+        for eval_id, evidence in sorted(benchmark.verdicts.evals.items())
+        for item in evidence.flaky
+    ]
+    if not benchmark.verdicts.evals:
+        return None
+    head = el(
+        "tr",
+        [
+            el("th", label, scope="col")
+            for label in ("Eval", "Configuration", "Expectation", "Passed", "Share")
+        ],
+    )
+    return el(
+        "section",
+        el("h2", "Flaky expectations"),
+        el(
+            "p",
+            "Each passed in some runs of a configuration and failed in others: more runs, or a"
+            " sharper expectation, before trusting a verdict built on it.",
+            class_="quiet",
+        )
+        if rows
+        else el("p", "No expectation passed in some runs and failed in others.", class_="quiet"),
+        el("table", el("thead", head), el("tbody", rows), class_="flaky") if rows else None,
+        id="flaky",
+    )
