@@ -168,10 +168,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     # Each path is checked with the configuration pytest would read for it.
     scopes = Scopes(_validate_flags(args), listings=listings)
     skipped: list[SkippedLink] = []  # linked folders the walks did not enter
-    if args.paths:
-        targets = _given_targets(args.paths, scopes)
-    else:
-        targets = _selected_targets(scopes, skipped)
+    targets = _targets(args.paths, scopes, skipped)
     options = {path: scope.validation for path, scope in targets.items()}
     jobs = args.jobs or default_jobs()
     reports = validate_paths(targets, options.__getitem__, skipped, listings, jobs)
@@ -201,6 +198,11 @@ def _run_validate(args: argparse.Namespace) -> int:
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
+
+
+def _targets(specs: Sequence[str], scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
+    """The paths to check: those given, else what a bare ``pytest`` here collects."""
+    return _given_targets(specs, scopes) if specs else _selected_targets(scopes, skipped)
 
 
 def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
@@ -399,6 +401,22 @@ def _run_eval(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _configure_triggers(parser: argparse.ArgumentParser) -> None:
+    from .evals.matrix_command import configure
+
+    configure(parser)
+
+
+def _run_triggers(args: argparse.Namespace) -> int:
+    from .config.scopes import Scopes
+    from .evals.matrix_command import run
+    from .listings import FolderListings
+
+    # The skills validate would check here.
+    targets = _targets(args.paths, Scopes({}, listings=FolderListings()), [])
+    return run(args, list(targets))
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate", "check SKILL.md files against the rules", _configure_validate, _run_validate
@@ -418,6 +436,13 @@ COMMANDS: tuple[Command, ...] = (
         " with --triggers), graded; replayed from cassettes, or recorded with --record",
         _configure_eval,
         _run_eval,
+    ),
+    Command(
+        "triggers",
+        "run every skill's evals/triggers.json with all the skills offered: which skill loads"
+        " for each query, precision and recall per skill, collisions; replayed from cassettes",
+        _configure_triggers,
+        _run_triggers,
     ),
 )
 

@@ -34,6 +34,7 @@ GLUE_PLUGINS = (
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.sources_options",
     "pytest_agent_skills.glue.evals",
+    "pytest_agent_skills.glue.trigger_matrix",
 )
 
 #: The modules declaring settings, in the order pytest loads them: the shared roots first

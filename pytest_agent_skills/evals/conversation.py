@@ -53,6 +53,8 @@ class Conversed:
     triggered: bool = False
     usage: dict[str, int] = field(default_factory=dict)
     recorded: int = 0
+    #: The skill whose load ended the conversation (see ``stop_on_load``), or None.
+    loaded: str | None = None
 
     @property
     def tokens(self) -> int:
@@ -60,52 +62,57 @@ class Conversed:
 
 
 class _LoadWatch:
-    """A model that ends the conversation when the model calls ``skill_load`` for a skill:
-    a trigger eval wants to know whether it loads it, not what it does then."""
+    """A model that ends the conversation when the model calls ``skill_load`` for a watched
+    skill: a trigger eval wants to know whether (and which) it loads, not what it does then.
+    A load of a skill not watched goes on as the agent would."""
 
-    def __init__(self, model: ServedModel, skill: str) -> None:
+    def __init__(self, model: ServedModel, watched: str | frozenset[str]) -> None:
         self.model = model
-        self.skill = skill
-        self.triggered = False
+        self.watched = frozenset((watched,)) if isinstance(watched, str) else watched
+        #: The watched skill the model loaded (the first it called skill_load for), or None.
+        self.loaded: str | None = None
 
     def complete(self, request: dict[str, Any]) -> ModelTurn:
         turn: ModelTurn = self.model.complete(request)
-        if any(loads(call.name, call.arguments, self.skill) for call in turn.tool_calls):
-            self.triggered = True
-            return ModelTurn(text="", origin=turn.origin)
+        for call in turn.tool_calls:
+            named = loaded_name(call.name, call.arguments)
+            if named in self.watched:
+                self.loaded = named
+                return ModelTurn(text="", origin=turn.origin)
         return turn
 
     def finish(self) -> None:
         self.model.finish()
 
 
-def loads(name: str, arguments: Any, skill: str) -> bool:
-    """Whether a tool call (``arguments`` as JSON text or parsed) loads ``skill``."""
+def loaded_name(name: str, arguments: Any) -> str | None:
+    """The skill a tool call (``arguments`` as JSON text or parsed) loads, or None when it is
+    not a ``skill_load`` call naming one."""
     if name != "skill_load":
-        return False
+        return None
     if isinstance(arguments, str):
         import json
 
         try:
             arguments = json.loads(arguments)
         except ValueError:
-            return False
+            return None
     if not isinstance(arguments, dict):
-        return False
-    named = arguments.get("skill_name", arguments.get("skill", ""))
-    return str(named).strip() == skill
+        return None
+    return str(arguments.get("skill_name", arguments.get("skill", ""))).strip() or None
 
 
 def converse(
     access: ModelAccess,
     conversation: Conversation,
     roots: Mapping[str, str],
-    stop_on_load: str | None = None,
+    stop_on_load: str | frozenset[str] | None = None,
 ) -> Conversed:
     """Have ``conversation`` (one user message and its cassette) with the eval's run
     settings, through the run's cassette backend (the shared upstream client, retries, token
     counts); ``roots`` names this machine's skill-root paths for matching; with
-    ``stop_on_load``, the conversation ends once the model loads that skill.  A harness
+    ``stop_on_load`` (a skill's name, or a set of them), the conversation ends once the model
+    loads that skill (one of them: :attr:`Conversed.loaded` says which).  A harness
     failure (the endpoint, the cassette, the turn limit) is returned in
     :attr:`Conversed.error` with the trajectory up to it."""
     from ..protocol import SkillSession
@@ -160,5 +167,5 @@ def converse(
         "completion_tokens": cassette.completion_tokens,
         "total_tokens": cassette.tokens,
     }
-    triggered = watch is not None and watch.triggered
-    return Conversed(trajectory, error, triggered, usage, cassette.recorded)
+    loaded = watch.loaded if watch is not None else None
+    return Conversed(trajectory, error, loaded is not None, usage, cassette.recorded, loaded)

@@ -28,6 +28,8 @@ OUTPUTS_BUDGET = 2_000_000  # characters of output files inlined in the whole pa
 _SNIFF_BYTES = 4 * OUTPUT_TEXT_LIMIT + 4
 
 ERROR_KINDS = ("model", "grading", "harness", "interrupted")
+MATRIX_FILE = "triggers-matrix.json"
+CANDIDATES_FILE = "description-candidates.json"
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -202,10 +204,75 @@ class Triggers:
 
 
 @dataclass(frozen=True)
+class MatrixQuery:
+    query: str
+    owner: str
+    should_trigger: bool
+    runs: int
+    loaded: dict[str, int]  # skill (or "none") -> runs that loaded it first
+    errors: int
+
+
+@dataclass(frozen=True)
+class SkillScore:
+    name: str
+    precision: float | None  # None: nothing to measure it on
+    recall: float | None
+    false_triggers: dict[str, int]  # skill loaded wrongly -> runs of this skill's queries
+
+
+@dataclass(frozen=True)
+class Collision:
+    a: str
+    b: str
+    count: int
+    a_took_b: int
+    b_took_a: int
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """triggers-matrix.json: which skill each query loaded, with every skill offered."""
+
+    skills: tuple[str, ...]
+    model: str
+    runs_per_query: int
+    queries: tuple[MatrixQuery, ...]
+    scores: tuple[SkillScore, ...]
+    collisions: tuple[Collision, ...]
+    min_recall: float | None
+    min_precision: float | None
+    below_bar: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    iteration: int
+    description: str
+    train: tuple[int, int] | None  # (passed, total); None for a candidate refused unscored
+    test: tuple[int, int] | None
+    refused: str
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """description-candidates.json: the descriptions the improvement loop tried."""
+
+    skill_name: str
+    original: str
+    holdout: float | None
+    seed: int | None
+    candidates: tuple[Candidate, ...]
+    best: str
+
+
+@dataclass(frozen=True)
 class ReportFolder:
     path: Path
     benchmark: Benchmark | None
     triggers: Triggers | None
+    matrix: Matrix | None = None
+    candidates: Candidates | None = None
 
 
 @dataclass
@@ -308,7 +375,11 @@ def read_folder(out_dir: Path) -> ReportFolder:
         raise ReportError(out_dir, None, "is not a folder (the eval output folder, --out)")
     benchmark_file = out_dir / "benchmark.json"
     triggers_file = out_dir / "triggers.json"
-    if not benchmark_file.exists() and not triggers_file.exists():
+    matrix_file = out_dir / MATRIX_FILE
+    candidates_file = out_dir / CANDIDATES_FILE
+    if not any(
+        path.exists() for path in (benchmark_file, triggers_file, matrix_file, candidates_file)
+    ):
         raise ReportError(
             out_dir,
             None,
@@ -320,7 +391,9 @@ def read_folder(out_dir: Path) -> ReportFolder:
         _read_benchmark(out_dir, benchmark_file, budget) if benchmark_file.exists() else None
     )
     triggers = _read_triggers(triggers_file) if triggers_file.exists() else None
-    return ReportFolder(out_dir, benchmark, triggers)
+    matrix = _read_matrix(matrix_file) if matrix_file.exists() else None
+    candidates = _read_candidates(candidates_file) if candidates_file.exists() else None
+    return ReportFolder(out_dir, benchmark, triggers, matrix, candidates)
 
 
 def _read_benchmark(out_dir: Path, path: Path, budget: _Budget) -> Benchmark:
@@ -675,4 +748,91 @@ def _read_triggers(path: Path) -> Triggers:
         failed=summary.opt_int("failed", len(results) - passed)
         if summary
         else len(results) - passed,
+    )
+
+
+def _opt_rate(node: _Node, key: str) -> float | None:
+    return node.child(key).number() if node.has(key) else None
+
+
+def _counts(node: _Node) -> dict[str, int]:
+    return {str(key): node.child(str(key)).integer() for key in node.obj().value}
+
+
+def _read_matrix(path: Path) -> Matrix:
+    root = _load_json(path).obj()
+    queries = tuple(
+        MatrixQuery(
+            query=node.obj().child("query").text(),
+            owner=node.child("owner").text(),
+            should_trigger=node.child("should_trigger").flag(),
+            runs=node.opt_int("runs"),
+            loaded=_counts(node.child("loaded")),
+            errors=node.opt_int("errors"),
+        )
+        for node in root.child("queries").items()
+    )
+    per_skill = root.child("per_skill").obj()
+    scores = tuple(
+        SkillScore(
+            name=str(name),
+            precision=_opt_rate(per_skill.child(str(name)).obj(), "precision"),
+            recall=_opt_rate(per_skill.child(str(name)), "recall"),
+            false_triggers=_counts(per_skill.child(str(name)).child("false_triggers"))
+            if per_skill.child(str(name)).has("false_triggers")
+            else {},
+        )
+        for name in per_skill.value
+    )
+    collisions = tuple(
+        Collision(
+            a=node.obj().child("a").text(),
+            b=node.child("b").text(),
+            count=node.child("count").integer(),
+            a_took_b=node.opt_int("a_took_b"),
+            b_took_a=node.opt_int("b_took_a"),
+        )
+        for node in (root.child("collisions").items() if root.has("collisions") else ())
+    )
+    summary = root.child("summary").obj() if root.has("summary") else None
+    below = summary.child("below_bar").obj().value if summary and summary.has("below_bar") else {}
+    return Matrix(
+        skills=tuple(node.text() for node in root.child("skills").items()),
+        model=root.opt_text("model"),
+        runs_per_query=root.opt_int("runs_per_query"),
+        queries=queries,
+        scores=scores,
+        collisions=collisions,
+        min_recall=_opt_rate(root, "min_recall"),
+        min_precision=_opt_rate(root, "min_precision"),
+        below_bar=tuple(str(name) for name in below),
+    )
+
+
+def _passed_of(node: _Node, key: str) -> tuple[int, int] | None:
+    if not node.has(key):
+        return None
+    part = node.child(key).obj()
+    return part.child("passed").integer(), part.child("total").integer()
+
+
+def _read_candidates(path: Path) -> Candidates:
+    root = _load_json(path).obj()
+    candidates = tuple(
+        Candidate(
+            iteration=node.obj().child("iteration").integer(),
+            description=node.child("description").text(),
+            train=_passed_of(node, "train"),
+            test=_passed_of(node, "test"),
+            refused=node.opt_text("refused"),
+        )
+        for node in root.child("candidates").items()
+    )
+    return Candidates(
+        skill_name=root.child("skill_name").text(),
+        original=root.opt_text("original"),
+        holdout=_opt_rate(root, "holdout"),
+        seed=root.child("seed").integer() if root.has("seed") else None,
+        candidates=candidates,
+        best=root.opt_text("best"),
     )

@@ -35,6 +35,7 @@ from .report_input import (
     Triggers,
 )
 from .report_markup import Child, Markup, el
+from .report_routing import candidates_section, matrix_section
 from .report_view import BenchmarkView, Cell, FailingExpectation, delta, view_of
 
 TRANSCRIPT_TEXT_LIMIT = 8_000  # characters of one message, argument or tool result shown
@@ -96,7 +97,8 @@ def _status(run: Run) -> Markup:
 
 def _skill_name(folder: ReportFolder) -> str:
     recorded = folder.benchmark.metadata.get("skill_name", "") if folder.benchmark else ""
-    return recorded or (folder.triggers.skill_name if folder.triggers else "")
+    improved = folder.candidates.skill_name if folder.candidates else ""
+    return recorded or (folder.triggers.skill_name if folder.triggers else "") or improved
 
 
 def _header(folder: ReportFolder) -> Markup:
@@ -122,6 +124,8 @@ def _header(folder: ReportFolder) -> Markup:
                     ("errors", "Errors", benchmark),
                     ("runs", "Runs", benchmark),
                     ("triggers", "Triggers", triggers),
+                    ("matrix", "Which skill fires", folder.matrix),
+                    ("candidates", "Description candidates", folder.candidates),
                 )
                 if shown
             ],
@@ -712,6 +716,10 @@ def _body(folder: ReportFolder) -> Iterable[Markup]:
             )
     if folder.triggers is not None:
         main.append(_triggers(folder.triggers))
+    if folder.matrix is not None:
+        main.append(matrix_section(folder.matrix))
+    if folder.candidates is not None:
+        main.append(candidates_section(folder.candidates))
     yield el("main", main)
 
 

@@ -349,13 +349,18 @@ class Progress:
 
 
 def _cassettes(options: EvalOptions, skills: Skills) -> Path:
-    """The skill's cassette folder, refused inside the skill: the commands of the runs going
-    on would see the recordings of the others change the skill's files."""
-    folder = options.cassette_dir(skills.name)
-    if folder.resolve().is_relative_to(skills.directory.resolve()):
+    return skill_cassettes(options, skills.name, skills.directory)
+
+
+def skill_cassettes(options: EvalOptions, name: str, directory: Path) -> Path:
+    """The cassette folder of the skill ``name`` at ``directory``, refused inside the skill:
+    the commands of the runs going on would see the recordings of the others change the
+    skill's files."""
+    folder = options.cassette_dir(name)
+    if folder.resolve().is_relative_to(directory.resolve()):
         raise EvalSetupError(
-            f"the eval cassettes of {skills.name} would be in {folder}, inside the skill folder"
-            f" {skills.directory}; keep them outside it (set skills_eval_cassettes, flag"
+            f"the eval cassettes of {name} would be in {folder}, inside the skill folder"
+            f" {directory}; keep them outside it (set skills_eval_cassettes, flag"
             " --cassettes, to another folder)"
         )
     return folder

@@ -5,6 +5,7 @@ Selenium): what a person sees, what a click opens, and that no request leaves th
 docs/evals-report.png.
 """
 
+# ruff: noqa: F811 - the browser fixture imported from tests.support.browser is used as arguments
 from __future__ import annotations
 
 import http.server
@@ -13,16 +14,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
-from pytest_agent_skills.evals.report import write_report
+from tests.support.browser import browser, open_report, requests_of  # noqa: F401
 from tests.support.evals_report import (
     MEAN_EVAL,
     SUMMARY_EVAL,
@@ -31,84 +30,18 @@ from tests.support.evals_report import (
     write_benchmark,
     write_triggers,
 )
-from tests.support.services import missing_service
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "evals-report.png"
 EXAMPLE_SUITE = REPO / "example_suite"  # its invoice-totals evals replay from shipped cassettes
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1280,1700",
-)
-
 try:
-    from selenium import webdriver
-    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.remote.webelement import WebElement
     from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:  # the test extra is not installed
-    webdriver = None  # type: ignore[assignment]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if webdriver is None:
-        missing_service("selenium is not installed (pip install -e '.[test]')")
-    chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not chromium or not chromedriver:
-        missing_service(
-            "Debian's chromium and chromium-driver are not installed "
-            "(scripts/setup-services.sh installs them as root)"
-        )
-    profile = tempfile.mkdtemp(prefix="report-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    # Every request the page makes shows up in the DevTools network events of this log.
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=webdriver.ChromeService(chromedriver), options=options)
-    except WebDriverException as error:
-        shutil.rmtree(profile, ignore_errors=True)
-        missing_service(f"chromium does not start under chromedriver: {error.msg}")
-    try:
-        yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def requests_of(driver: Any) -> list[str]:
-    """URLs requested since the last call (DevTools Network.requestWillBeSent events)."""
-    urls = []
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            urls.append(message["params"]["request"]["url"])
-    return urls
-
-
-def open_report(driver: Any, out_dir: Path) -> str:
-    """Load out_dir's report from file://, checking that it asks for nothing else; its URL."""
-    url = write_report(out_dir).as_uri()
-    driver.get("about:blank")
-    requests_of(driver)  # drop what came before
-    driver.get(url)
-    assert driver.execute_script("return document.readyState") == "complete"
-    assert requests_of(driver) == [url]
-    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
-    return url
+except ImportError:  # the test extra is not installed: the browser fixture skips
+    pass
 
 
 def shown(element: WebElement) -> str:

@@ -89,6 +89,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.errors",
     "pytest_agent_skills.evals",
     "pytest_agent_skills.evals.eval_settings",  # the eval settings, declared; no options made
+    "pytest_agent_skills.evals.trigger_settings",  # the trigger matrix's, likewise
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",
     "pytest_agent_skills.glue.evals",
@@ -99,6 +100,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.scenarios",
     "pytest_agent_skills.glue.skills_collection",
     "pytest_agent_skills.glue.sources_options",
+    "pytest_agent_skills.glue.trigger_matrix",
     "pytest_agent_skills.glue.workspace_fixtures",
     "pytest_agent_skills.httpbounds",  # the recording limits' defaults; imports no httpx
     "pytest_agent_skills.plugin",

@@ -1,0 +1,192 @@
+"""Repository-wide trigger evals: every skill's ``evals/triggers.json`` queries, each run
+``runs`` times with every skill of the repository offered, counting which skill the model
+loads first (or none); the counts make ``triggers-matrix.json`` with the scores of
+:mod:`.matrix_scores`.
+
+Each run is recorded in ``<cassettes>/<owner>/triggers-matrix/query-<i>/run-<n>.json``
+(``i`` the query's place in its owner's ``triggers.json``, from 1) and replays offline like
+every eval.  The recordings hold every skill's description: a description changed since is
+a cassette miss for all of them, as it changes what the model chose from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
+from .options import EvalOptions
+from .routing import RoutingBatch, RoutingRun, route_all
+from .runner import EvalSetupError, skill_cassettes
+from .spec import TRIGGERS_FILE, load_triggers
+
+#: The folder of a skill's cassettes holding its matrix runs.
+MATRIX_CASSETTES = "triggers-matrix"
+#: Error messages kept per query in the document (the count is always whole).
+ERROR_MESSAGES_KEPT = 3
+
+
+@dataclass(frozen=True)
+class MatrixBars:
+    """The scores every skill must reach (``--min-recall``, ``--min-precision``)."""
+
+    min_recall: float = 0.5
+    min_precision: float = 0.5
+
+
+@dataclass(frozen=True)
+class MatrixRequest:
+    """Which skills (the paths' skills, found as ``validate`` finds them) and how to run."""
+
+    paths: tuple[Path, ...]
+    options: EvalOptions
+    bars: MatrixBars = MatrixBars()
+    progress: TextIO | None = None
+
+
+@dataclass(frozen=True)
+class OwnedQuery:
+    """A trigger query with the skill whose ``triggers.json`` holds it."""
+
+    owner: str
+    #: Its place in the owner's ``triggers.json``, from 1 (its cassette folder).
+    index: int
+    query: str
+    should_trigger: bool
+
+
+@dataclass(frozen=True)
+class RepositorySkills:
+    """The skills under the paths, as one repository, and their trigger queries."""
+
+    repository: Any
+    queries: tuple[OwnedQuery, ...]
+    #: Stable names of the paths in the recordings.
+    roots: dict[str, str]
+
+
+@dataclass
+class MatrixOutcome:
+    document: dict[str, Any]
+    #: The skills below a bar, with what falls short.
+    short: dict[str, list[str]]
+    interrupted: bool
+
+
+def repository_skills(paths: Iterable[Path]) -> RepositorySkills:
+    """The skills under ``paths`` (a ``SKILL.md``, a skill folder or a root of many) as one
+    repository; an :class:`EvalSetupError` when none is found or two share a name, an
+    ``EvalFileError`` for a ``triggers.json`` that cannot be used."""
+    from ..listings import FolderListings
+    from ..repository import SkillRepository
+    from ..rules import skill_dirs
+    from ..skill import Skill
+
+    listings = FolderListings()
+    given = [Path(path) for path in paths]
+    folders: dict[str, Path] = {}
+    for path in given:
+        for folder in skill_dirs(path, listings):
+            folders.setdefault(os.path.realpath(folder), folder)
+    if not folders:
+        shown = ", ".join(str(path) for path in given) or "."
+        raise EvalSetupError(f"no skill found under {shown} (a skill is a folder holding SKILL.md)")
+    skills = Skill.load_all(list(folders.values()), listings)
+    repository = SkillRepository.from_skills(skills)
+    if repository.duplicates:
+        twice = repository.duplicates[0]
+        raise EvalSetupError(
+            f"two skills are named {twice.name!r}: {twice.winner} and {twice.shadowed}; the model"
+            " would be offered one of them only: give each skill its own name"
+        )
+    queries: list[OwnedQuery] = []
+    for skill in repository.skills():
+        if (skill.directory / TRIGGERS_FILE).is_file():
+            queries.extend(
+                OwnedQuery(skill.name, index, item.query, item.should_trigger)
+                for index, item in enumerate(load_triggers(skill.directory), 1)
+            )
+    if not queries:
+        raise EvalSetupError(
+            f"none of the {len(skills)} skill(s) found has {TRIGGERS_FILE}: write"
+            ' [{"query": "...", "should_trigger": true}, ...] in the skills to measure'
+        )
+    roots = {
+        os.path.abspath(path if path.is_dir() else path.parent): f"<skills-root-{number}>"
+        for number, path in enumerate(given)
+    }
+    return RepositorySkills(repository, tuple(queries), roots)
+
+
+def run_matrix(request: MatrixRequest) -> MatrixOutcome:
+    """Every query's runs with the whole repository offered; the matrix document."""
+    options = request.options
+    found = repository_skills(request.paths)
+    skills = found.repository.skills()
+    folders = {
+        skill.name: skill_cassettes(options, skill.name, skill.directory) for skill in skills
+    }
+    runs = [
+        RoutingRun(
+            query.query,
+            folders[query.owner] / MATRIX_CASSETTES / f"query-{query.index}" / f"run-{number}.json",
+        )
+        for query in found.queries
+        for number in range(1, options.runs + 1)
+    ]
+    batch = RoutingBatch(
+        found.repository,
+        found.roots,
+        runs,
+        f"trigger matrix of {len(skills)} skills",
+        request.progress,
+    )
+    routed, stopped = route_all(options, batch)
+    counts = []
+    for number, query in enumerate(found.queries):
+        mine = routed[number * options.runs : (number + 1) * options.runs]
+        failed = [each.error for each in mine if each.error]
+        counts.append(
+            QueryCounts(
+                query.query,
+                query.owner,
+                query.should_trigger,
+                len(mine),
+                Counter(each.loaded for each in mine if not each.error),
+                len(failed),
+                tuple(failed[:ERROR_MESSAGES_KEPT]),
+            )
+        )
+    names = [skill.name for skill in skills]
+    document = matrix_document(names, counts, options, request.bars)
+    return MatrixOutcome(document, document["summary"]["below_bar"], stopped)
+
+
+def matrix_document(
+    names: Sequence[str], counts: Sequence[QueryCounts], options: EvalOptions, bars: MatrixBars
+) -> dict[str, Any]:
+    """triggers-matrix.json (docs/evals.md names every field)."""
+    scores = per_skill(names, counts)
+    short = below_bars(scores, bars.min_recall, bars.min_precision)
+    errors = sum(each.errors for each in counts)
+    return {
+        "skills": list(names),
+        "model": options.model,
+        "runs_per_query": options.runs,
+        "min_recall": bars.min_recall,
+        "min_precision": bars.min_precision,
+        "queries": [each.to_json() for each in counts],
+        "per_skill": scores,
+        "collisions": collisions(counts),
+        "summary": {
+            "skills": len(names),
+            "queries": len(counts),
+            "runs": sum(each.runs for each in counts),
+            "errors": errors,
+            "below_bar": short,
+        },
+    }

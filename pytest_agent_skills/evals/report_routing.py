@@ -1,0 +1,264 @@
+"""The report's sections on which skill fires: the trigger matrix of a repository (a
+confusion matrix of owner x skill loaded, shaded, per skill scores, the worst collisions)
+and the description candidates of the improvement loop.
+
+The matrix is one SVG drawn on the server: its cells are shaded with ``fill-opacity``
+(a presentation attribute the page's Content-Security-Policy allows, unlike inline
+styles), each with a tooltip; at :data:`CELL` pixels a cell, fifty skills make a square
+of 700 pixels a side, read without scrolling.
+"""
+
+from __future__ import annotations
+
+from .report_chart import percent
+from .report_input import Candidates, Matrix, SkillScore
+from .report_markup import Markup, el
+
+#: A cell's side, in pixels.
+CELL = 14
+#: Pixels a character of a label takes (at the labels' font size).
+LABEL_CHAR = 6.2
+#: Collisions listed under the matrix (all are in triggers-matrix.json).
+COLLISIONS_SHOWN = 10
+NONE = "none"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.2f}" if whole else "0"
+
+
+def confusion_svg(matrix: Matrix) -> Markup:
+    """Rows: the owners of should-trigger queries; columns: the skill their runs loaded
+    first, then ``none``.  A cell's shade is its share of the row's runs."""
+    skills = list(matrix.skills)
+    columns = [*skills, NONE]
+    counts: dict[tuple[str, str], int] = {}
+    totals: dict[str, int] = dict.fromkeys(skills, 0)
+    for query in matrix.queries:
+        if not query.should_trigger:
+            continue
+        for loaded, number in query.loaded.items():
+            counts[(query.owner, loaded)] = counts.get((query.owner, loaded), 0) + number
+            totals[query.owner] = totals.get(query.owner, 0) + number
+    label = round(max((len(name) for name in columns), default=4) * LABEL_CHAR) + 8
+    top = round(label * 0.75) + 4  # the column labels, slanted
+    # The last column's label slants out to the right of the cells.
+    width, height = label + CELL * len(columns) + round(label * 0.65), top + CELL * len(skills) + 4
+    parts: list[Markup] = []
+    for column, name in enumerate(columns):
+        x = label + column * CELL + CELL // 2
+        parts.append(
+            el(
+                "text",
+                name,
+                x=x,
+                y=top - 4,
+                transform=f"rotate(-50 {x} {top - 4})",
+                class_="col-label",
+            )
+        )
+    for row, owner in enumerate(skills):
+        y = top + row * CELL
+        parts.append(el("text", owner, x=label - 6, y=y + CELL - 3, class_="row-label"))
+        for column, loaded in enumerate(columns):
+            number = counts.get((owner, loaded), 0)
+            kind = "hit" if loaded == owner else ("none" if loaded == NONE else "miss")
+            share = number / totals[owner] if totals[owner] else 0.0
+            tip = (
+                f"{owner}'s should-trigger queries loaded {loaded}: {number} of"
+                f" {totals[owner]} runs"
+            )
+            parts.append(
+                el(
+                    "rect",
+                    el("title", tip),
+                    x=label + column * CELL,
+                    y=y,
+                    width=CELL - 1,
+                    height=CELL - 1,
+                    fill_opacity=f"{0.08 + 0.92 * share:.2f}" if number else None,
+                    class_=f"cell {kind}" + ("" if number else " empty"),
+                    data_owner=owner,
+                    data_loaded=loaded,
+                    data_count=number,
+                )
+            )
+            if number:
+                parts.append(
+                    el(
+                        "text",
+                        number,
+                        x=label + column * CELL + (CELL - 1) / 2,
+                        y=y + CELL - 4,
+                        class_="count" + (" dark" if share > 0.55 else ""),
+                    )
+                )
+    return el(
+        "svg",
+        parts,
+        xmlns="http://www.w3.org/2000/svg",
+        width=width,
+        height=height,
+        viewBox=f"0 0 {width} {height}",
+        role="img",
+        aria_label=f"confusion matrix of {len(skills)} skills: owner of the query by skill"
+        " loaded first",
+        class_="confusion",
+    )
+
+
+def _rate(value: float | None, bar: float | None) -> Markup:
+    if value is None:
+        return el("td", "-", class_="num quiet")
+    low = bar is not None and value < bar
+    return el("td", percent(value), class_="num" + (" below" if low else ""))
+
+
+def _score_row(score: SkillScore, matrix: Matrix) -> Markup:
+    went = sorted(score.false_triggers.items(), key=lambda item: (-item[1], item[0]))
+    failing = score.name in matrix.below_bar
+    return el(
+        "tr",
+        el("th", score.name, scope="row"),
+        _rate(score.recall, matrix.min_recall),
+        _rate(score.precision, matrix.min_precision),
+        el("td", ", ".join(f"{other} ({count})" for other, count in went) or "-"),
+        el(
+            "td",
+            el("span", "below bar", class_="badge fail")
+            if failing
+            else el("span", "ok", class_="badge pass"),
+        ),
+        class_="skill-score" + (" is-fail" if failing else ""),
+    )
+
+
+def matrix_section(matrix: Matrix) -> Markup:
+    worst = matrix.collisions[:COLLISIONS_SHOWN]
+    bars = []
+    if matrix.min_recall is not None:
+        bars.append(f"recall ≥ {matrix.min_recall:g}")
+    if matrix.min_precision is not None:
+        bars.append(f"precision ≥ {matrix.min_precision:g}")
+    facts = [f"{len(matrix.skills)} skills", f"{len(matrix.queries)} queries"]
+    if matrix.runs_per_query:
+        facts.append(f"{matrix.runs_per_query} runs each")
+    if matrix.model:
+        facts.append(matrix.model)
+    scores = sorted(
+        matrix.scores, key=lambda score: (score.name not in matrix.below_bar, score.name)
+    )
+    return el(
+        "section",
+        el("h2", "Which skill fires"),
+        el(
+            "p",
+            el(
+                "strong",
+                f"{len(matrix.below_bar)} of {len(matrix.skills)} skills below a bar",
+                id="matrix-summary",
+            ),
+            f" ({', '.join(bars)}); {', '.join(facts)}.",
+        ),
+        el("h3", "Worst collisions"),
+        el(
+            "ol",
+            [
+                el(
+                    "li",
+                    el("strong", f"{item.a} ⇄ {item.b}"),
+                    f": {item.count} runs ({item.a} took {item.a_took_b} of {item.b}'s,"
+                    f" {item.b} took {item.b_took_a} of {item.a}'s)",
+                    class_="collision",
+                )
+                for item in worst
+            ],
+            class_="collisions",
+        )
+        if worst
+        else el("p", "No skill took another's queries.", class_="quiet"),
+        el("h3", "Confusion matrix"),
+        el(
+            "p",
+            "Rows: the skill owning a should-trigger query; columns: the skill its runs loaded"
+            " first. Shade: the share of the row's runs. The diagonal is right.",
+            class_="quiet",
+        ),
+        el("div", confusion_svg(matrix), class_="matrix-frame"),
+        el("h3", "Per skill"),
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    [
+                        el("th", label, scope="col")
+                        for label in ("Skill", "Recall", "Precision", "False triggers to", "")
+                    ],
+                ),
+            ),
+            el("tbody", [_score_row(score, matrix) for score in scores]),
+            class_="skill-scores",
+        ),
+        id="matrix",
+    )
+
+
+def _split(part: tuple[int, int] | None) -> str:
+    if part is None:
+        return "-"
+    return f"{part[0]}/{part[1]}"
+
+
+def candidates_section(candidates: Candidates) -> Markup:
+    rows = [
+        el(
+            "tr",
+            el("td", "original" if item.iteration == 0 else str(item.iteration), class_="num"),
+            el("td", el("div", item.description, class_="description-text")),
+            el("td", _split(item.train), class_="num"),
+            el("td", _split(item.test), class_="num"),
+            el(
+                "td",
+                el("span", "best", class_="badge pass")
+                if item.description == candidates.best and not item.refused
+                else (el("span", "refused", class_="badge error") if item.refused else None),
+                el("div", item.refused, class_="quiet") if item.refused else None,
+            ),
+            class_="candidate" + (" is-best" if item.description == candidates.best else ""),
+        )
+        for item in candidates.candidates
+    ]
+    about = []
+    if candidates.holdout is not None:
+        about.append(f"held out {candidates.holdout:g} of the queries")
+    if candidates.seed is not None:
+        about.append(f"seed {candidates.seed}")
+    return el(
+        "section",
+        el("h2", f"Description candidates of {candidates.skill_name}"),
+        el(
+            "p",
+            "Each candidate scored on the train and the held-out (test) queries, the other"
+            " skills offered; the best is the best on the held-out queries, the shorter on a"
+            " tie" + (f" ({', '.join(about)})." if about else "."),
+        ),
+        el("blockquote", candidates.best, class_="description", id="best-description"),
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    [
+                        el("th", label, scope="col")
+                        for label in ("Round", "Description", "Train", "Held out", "")
+                    ],
+                ),
+            ),
+            el("tbody", rows),
+            class_="candidates",
+        ),
+        id="candidates",
+    )

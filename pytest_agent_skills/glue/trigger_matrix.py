@@ -1,0 +1,116 @@
+"""pytest glue of the trigger matrix: with ``skills_trigger_matrix = true``, one item runs
+every trigger query of the skills the session collected, with all of those skills offered,
+replayed from the eval cassettes, and fails when a skill is below the recall or precision
+bar (the library is :mod:`pytest_agent_skills.evals.matrix`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import settings
+from ..errors import AgentSkillsError, ConfigurationError
+from ..evals.trigger_settings import TRIGGER_SETTINGS
+from ..filenames import SKILL_FILE
+
+ITEM_NAME = "skills trigger matrix"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings.add_to_parser(parser, TRIGGER_SETTINGS)
+
+
+def _skill_dir(path: Path) -> Path | None:
+    """The skill folder of a collected ``SKILL.md`` or eval file."""
+    if path.name == SKILL_FILE:
+        return path.parent
+    if path.parent.name == "evals" and (path.parent.parent / SKILL_FILE).is_file():
+        return path.parent.parent
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """One matrix item over the skills this run selected: those of the collected SKILL.md
+    and eval files, and those under the skill roots.  First among the hooks, so that ``-k``
+    and ``-m`` select it like any item."""
+    if not settings.value(config, "skills_trigger_matrix"):
+        return
+    from .roots import root_files, selected_root_files
+
+    collected = [Path(item.path) for item in items]
+    under_roots = selected_root_files(session, root_files(config).skills)
+    folders: dict[str, Path] = {}
+    for path in (*collected, *under_roots):
+        folder = _skill_dir(path)
+        if folder is not None:
+            folders.setdefault(os.path.realpath(folder), folder)
+    if folders:
+        item = TriggerMatrixItem.from_parent(
+            session, name=ITEM_NAME, skill_dirs=list(folders.values())
+        )
+        items.append(item)
+
+
+class MatrixFailed(AgentSkillsError):
+    """A skill below a bar of the trigger matrix; the message is the failure text."""
+
+
+class TriggerMatrixItem(pytest.Item):
+    """The trigger matrix of the collected skills: fails when a skill misses a bar."""
+
+    def __init__(self, *, skill_dirs: list[Path], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.skill_dirs = skill_dirs
+
+    def runtest(self) -> None:
+        from ..evals.matrix import MatrixRequest, run_matrix
+        from ..evals.matrix_command import matrix_bars
+        from ..evals.options import eval_options
+
+        values = settings.PluginSettings(self.config)
+        try:
+            request = MatrixRequest(
+                tuple(self.skill_dirs), eval_options(values), matrix_bars(values)
+            )
+        except ConfigurationError as error:
+            raise pytest.UsageError(str(error)) from None
+        document = run_matrix(request).document
+        short, summary = document["summary"]["below_bar"], document["summary"]
+        if not short and not summary["errors"]:
+            return
+        lines = [
+            f"{len(short)} of {summary['skills']} skills below a bar (recall"
+            f" {document['min_recall']:g}, precision {document['min_precision']:g}):"
+        ]
+        for name, problems in short.items():
+            went = document["per_skill"][name]["false_triggers"]
+            shown = ", ".join(f"{other} {count}" for other, count in went.items())
+            lines.append(
+                f"- {name}: {'; '.join(problems)}"
+                + (f"; its queries went to {shown}" if shown else "")
+            )
+        lines.extend(
+            f"collision: {item['a']} <-> {item['b']}: {item['count']} runs"
+            for item in document["collisions"][:3]
+        )
+        if summary["errors"]:
+            first = next(query for query in document["queries"] if query["errors"])
+            lines.append(
+                f"{summary['errors']} of {summary['runs']} runs failed; first"
+                f" ({first['owner']}: {first['query']!r}): {first['error_messages'][0]}"
+            )
+        raise MatrixFailed("\n".join(lines))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, AgentSkillsError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.name

@@ -1,0 +1,254 @@
+"""The repository-wide trigger matrix against a loopback model that loads skills by word
+overlap: its counts, precision, recall and collisions against a hand computation, recorded
+and replayed offline, and ``agent-skills triggers`` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_agent_skills.evals.matrix import MatrixBars, MatrixRequest, run_matrix
+from pytest_agent_skills.evals.runner import EvalSetupError
+from tests.support.evals import recording, replaying
+from tests.support.harness import only_loopback
+from tests.support.routing import word_overlap_endpoint, write_repository
+
+pytest_plugins = ["pytester"]
+REPO = Path(__file__).resolve().parents[2]
+
+# Words that count (three letters or more, no stopword) decide: see tests/support/routing.py.
+SKILLS = {
+    "csv-tools": (
+        "Reads csv tables and computes column statistics.",
+        [
+            ("compute statistics of my csv", True),  # csv-tools 2 words: always csv-tools
+            ("sum a column of the tables", True),  # csv-tools and sheet-tools 2 each: a tie
+            ("write a poem", False),  # no word shared: none
+        ],
+    ),
+    "notes": ("Keeps meeting notes.", []),  # no triggers.json: offered, never an owner
+    "pdf-tools": (
+        "Extracts text from pdf documents.",
+        [
+            ("extract text from a pdf", True),  # pdf-tools 2 words
+            ("summarize meeting notes documents", True),  # notes 2, pdf-tools 1: notes
+            ("meeting notes please", False),  # notes: another skill, not judged
+        ],
+    ),
+    "sheet-tools": (
+        "Edits spreadsheet tables and column formulas.",
+        [
+            ("fix spreadsheet formulas", True),  # sheet-tools 2 words
+            ("open the csv tables", True),  # csv-tools 2, sheet-tools 1: taken by csv-tools
+            ("edits column", False),  # sheet-tools 2: loads itself on its near miss
+        ],
+    ),
+}
+
+# By hand, 4 runs a query (a tie of two splits them 2 and 2):
+# csv-tools: should-trigger runs 8, hits 4 + 2 = 6 -> recall 0.75; loads: its 6 hits, and the
+#   4 runs of sheet-tools' "open the csv tables" -> precision 6 / 10 = 0.6; of its queries, 2
+#   runs went to sheet-tools.
+# sheet-tools: 8 should-trigger runs, 4 hits -> recall 0.5; loads: 4 hits, 2 of csv-tools'
+#   tie, 4 of its own near miss -> precision 4 / 10 = 0.4; its queries went to csv-tools (4)
+#   and, the near miss, to itself (4).
+# pdf-tools: 8 runs, 4 hits -> recall 0.5; loaded only on its hits -> precision 1.0; 4 runs
+#   went to notes.
+# notes: no should-trigger query -> recall None; loaded wrongly on pdf-tools' query 4 times
+#   (its near miss "meeting notes please" is not judged) -> precision 0.0.
+HAND = {
+    "csv-tools": (0.6, 0.75, {"sheet-tools": 2}),
+    "sheet-tools": (0.4, 0.5, {"csv-tools": 4, "sheet-tools": 4}),
+    "pdf-tools": (1.0, 0.5, {"notes": 4}),
+    "notes": (0.0, None, {}),
+}
+LOADED = [  # in the skills' order (by name), each skill's queries in its file's order
+    {"csv-tools": 4},
+    {"csv-tools": 2, "sheet-tools": 2},
+    {"none": 4},
+    {"pdf-tools": 4},
+    {"notes": 4},
+    {"notes": 4},
+    {"sheet-tools": 4},
+    {"csv-tools": 4},
+    {"sheet-tools": 4},
+]
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> Path:
+    return write_repository(tmp_path, SKILLS)
+
+
+def _record(skills: Path, **changes: Any) -> tuple[Any, Any]:
+    with word_overlap_endpoint() as (model, url):
+        options = recording(url, skills.parent, runs=4, jobs=3, **changes)
+        return model, run_matrix(MatrixRequest((skills,), options))
+
+
+def test_counts_scores_and_collisions_match_a_hand_computation(
+    skills: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, outcome = _record(skills)
+    document = outcome.document
+    assert len(model.bodies) == 9 * 4  # one request a run: it ends at the first load
+    assert document["skills"] == ["csv-tools", "notes", "pdf-tools", "sheet-tools"]
+    assert [query["loaded"] for query in document["queries"]] == LOADED
+    assert [(query["owner"], query["should_trigger"]) for query in document["queries"]] == [
+        (owner, should) for owner, (_text, queries) in SKILLS.items() for _query, should in queries
+    ]
+    for name, (precision, recall, went) in HAND.items():
+        score = document["per_skill"][name]
+        assert (score["precision"], score["recall"], score["false_triggers"]) == (
+            precision,
+            recall,
+            went,
+        ), name
+    assert document["collisions"] == [
+        {"a": "csv-tools", "b": "sheet-tools", "count": 6, "a_took_b": 4, "b_took_a": 2},
+        {"a": "notes", "b": "pdf-tools", "count": 4, "a_took_b": 4, "b_took_a": 0},
+    ]
+    assert outcome.short == {
+        "notes": ["precision 0.00 < 0.5"],
+        "sheet-tools": ["precision 0.40 < 0.5"],
+    }
+    # Every skill is offered in every run, as the agent sees them.
+    system = model.bodies[0]["messages"][0]["content"]
+    assert all(f"- {name}: {SKILLS[name][0]}" in system for name in SKILLS)
+
+    with only_loopback(monkeypatch) as off_loopback:
+        replayed = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
+    assert off_loopback == []
+    assert replayed.document == document
+    cassette = skills.parent / "eval-cassettes" / "sheet-tools" / "triggers-matrix" / "query-2"
+    assert sorted(path.name for path in cassette.iterdir()) == [
+        f"run-{number}.json" for number in range(1, 5)
+    ]
+
+
+def test_bars_decide_who_falls_short(skills: Path) -> None:
+    _record(skills)
+    strict = MatrixRequest((skills,), replaying(skills.parent, runs=4), MatrixBars(0.8, 0.8))
+    assert set(run_matrix(strict).short) == {"csv-tools", "sheet-tools", "pdf-tools", "notes"}
+    lax = MatrixRequest((skills,), replaying(skills.parent, runs=4), MatrixBars(0.0, 0.0))
+    assert run_matrix(lax).short == {}
+
+
+def test_a_description_changed_since_the_recording_is_an_error_of_every_run(
+    skills: Path,
+) -> None:
+    _record(skills)
+    skill_file = skills / "notes" / "SKILL.md"
+    skill_file.write_text(skill_file.read_text().replace("Keeps meeting", "Keeps team"))
+    outcome = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
+    summary = outcome.document["summary"]
+    assert summary["errors"] == summary["runs"] == 36
+    first = outcome.document["queries"][0]
+    assert first["loaded"] == {} and "cassette" in first["error_messages"][0].lower()
+
+
+def test_a_repository_without_trigger_queries_or_with_a_name_twice_is_refused(
+    tmp_path: Path,
+) -> None:
+    bare = write_repository(tmp_path / "bare", {"notes": ("Keeps notes.", [])})
+    with pytest.raises(EvalSetupError, match=r"none of the 1 skill\(s\) found has"):
+        run_matrix(MatrixRequest((bare,), replaying(tmp_path)))
+    other = write_repository(tmp_path / "other", {"notes": ("Other notes.", [("x", True)])})
+    with pytest.raises(EvalSetupError, match="two skills are named 'notes'"):
+        run_matrix(MatrixRequest((bare, other), replaying(tmp_path)))
+
+
+def _triggers(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_agent_skills.cli", "triggers", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_the_command_records_replays_and_exits_by_the_bars(skills: Path, tmp_path: Path) -> None:
+    with word_overlap_endpoint() as (_model, url):
+        recorded = _triggers(
+            "skills", "--record", "all", "--upstream-url", url, "--model", "fake-agent",
+            "--runs", "4", "--out", "recorded", cwd=tmp_path,
+        )  # fmt: skip
+    assert recorded.returncode == 1, recorded.stderr  # two skills below the bars
+    assert "[36/36] trigger matrix of 4 skills:" in recorded.stderr
+    assert (
+        "FAIL  sheet-tools: recall 0.50 (4/8), precision 0.40;"
+        " false triggers: csv-tools 4, sheet-tools 4"
+    ) in recorded.stdout
+    assert "collision: csv-tools <-> sheet-tools: 6 runs" in recorded.stdout
+    document = json.loads((tmp_path / "recorded" / "triggers-matrix.json").read_text())
+    assert "Which skill fires" in (tmp_path / "recorded" / "report.html").read_text()
+
+    replayed = _triggers(
+        "--runs",
+        "4",
+        "--model",
+        "fake-agent",
+        "--out",
+        "replayed",
+        "--min-precision",
+        "0",
+        "-q",
+        cwd=tmp_path,
+    )  # fmt: skip  (no path: what pytest here collects, the skills folder)
+    assert replayed.returncode == 0, replayed.stderr + replayed.stdout
+    assert replayed.stderr == ""
+    again = json.loads((tmp_path / "replayed" / "triggers-matrix.json").read_text())
+    assert again["per_skill"] == document["per_skill"] and again["min_precision"] == 0
+
+    wrong = _triggers("skills", "--min-recall", "2", cwd=tmp_path)
+    assert wrong.returncode == 2
+    assert (
+        "command line (--min-recall): --skills-trigger-min-recall is a rate from 0 to 1, got 2.0"
+        in wrong.stderr
+    )
+
+
+def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester) -> None:
+    skills = write_repository(pytester.path, SKILLS)
+    pytester.makefile(".ini", pytest="[pytest]\nskills_trigger_matrix = true\n")
+    with word_overlap_endpoint() as (_model, url):
+        run_matrix(MatrixRequest((skills,), recording(url, pytester.path, runs=4)))
+    failed = pytester.runpytest_subprocess(
+        "skills",
+        "-k",
+        "matrix",
+        "--skills-eval-runs=4",
+        "--skills-model=fake-agent",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+    )
+    failed.stdout.fnmatch_lines(
+        [
+            "*::skills trigger matrix FAILED*",
+            "2 of 4 skills below a bar (recall 0.5, precision 0.5):",
+            "- notes: precision 0.00 < 0.5",
+            "- sheet-tools: precision 0.40 < 0.5; its queries went to csv-tools 4, sheet-tools 4",
+            "collision: csv-tools <-> sheet-tools: 6 runs",
+            "*1 failed, * deselected*",
+        ]
+    )
+    assert failed.ret == 1
+    passed = pytester.runpytest_subprocess(
+        "skills", "-k", "matrix", "--skills-eval-runs=4", "--skills-trigger-min-precision=0",
+        "--skills-model=fake-agent",
+        "-p", "no:cacheprovider",
+    )  # fmt: skip
+    passed.stdout.fnmatch_lines(["*1 passed, * deselected*"])
+    pytester.makefile(".ini", pytest="[pytest]\n")
+    off = pytester.runpytest_subprocess("skills", "-k", "matrix", "-p", "no:cacheprovider")
+    off.stdout.fnmatch_lines(["*= 7 deselected in *"])  # the SKILL.md and triggers.json items
+    assert "trigger matrix" not in off.stdout.str()
