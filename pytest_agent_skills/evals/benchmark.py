@@ -12,6 +12,7 @@ from . import evidence
 from .results import RunResult
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
+WITH_SKILL_REPEAT = "with_skill_repeat"
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,8 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         shown = verdict.get("verdict", "")
         if verdict.get("verdict_note"):
             shown += f" ({verdict['verdict_note']})"
+        if verdict.get("noise_floor_ci95"):
+            shown += f"; A/A floor {_range(verdict['noise_floor_ci95'], signed=True)}"
         lines.append(
             f"| {verdict['eval_id']} {verdict['eval_name']} | {rates} | {verdict['delta']}"
             f" {_range(verdict.get('delta_ci95'), signed=True)} | {shown} |"
@@ -218,6 +221,14 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         )
     if overall.get("method"):
         lines += ["", f"Intervals: {overall['method']}."]
+    floor = document.get("calibration")
+    if floor:
+        lines += [
+            "",
+            f"Noise floor (A/A calibration of {floor['timestamp']}, same skill, models and runs):"
+            f" {floor['flipped']} of {floor['compared']} expectation verdicts flipped between two"
+            f" with-skill runs; their delta's 95% interval {_range(floor['delta_ci95'], True)}.",
+        ]
     flaky = [(verdict, item) for verdict in document["evals"] for item in verdict.get("flaky", [])]
     if flaky:
         lines += [

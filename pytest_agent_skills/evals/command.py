@@ -83,6 +83,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
     parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
     parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="an A/A run: the with-skill configuration twice (with_skill, with_skill_repeat);"
+        " writes calibration.json, the noise floor later benchmarks in --out show",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -91,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     from ..config.locate import ConfigLocator
     from ..settings import load_all
     from .benchmark import run_table
-    from .evidence import evidence_line
+    from .calibration import attach_calibration, write_calibration
+    from .evidence import evidence_line, shown_interval
     from .options import eval_options
     from .outputs import write_benchmark, write_report, write_triggers
     from .runner import EvalRequest, run_benchmark, run_triggers
@@ -107,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         only=tuple(args.only or ()),
         progress=None if args.quiet else sys.stderr,
+        calibrate=args.calibrate,
     )
     out: Path = args.out
     if args.triggers:
@@ -126,6 +134,16 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         return EXIT_OK if summary["failed"] == 0 else EXIT_SHORT
     outcome = run_benchmark(request)
+    if args.calibrate:
+        write_calibration(out, outcome.document, outcome.runs)
+        floor = outcome.document["calibration"]
+        print(
+            f"calibration: {floor['flipped']} of {floor['compared']} expectation verdicts flip"
+            f" between with_skill and with_skill_repeat; delta 95% interval"
+            f" {shown_interval(floor['delta_ci95'])} (the noise floor)"
+        )
+    else:
+        attach_calibration(out, outcome.document)
     write_benchmark(out, outcome.document, outcome.runs)
     write_report(out)
     short = [verdict for verdict in outcome.document["evals"] if not verdict["meets_bar"]]

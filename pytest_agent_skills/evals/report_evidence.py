@@ -31,9 +31,11 @@ def runs_hint(evidence: EvalEvidence) -> str:
 
 
 def delta_cell(evidence: EvalEvidence | None, floor: Interval | None) -> Markup | None:
-    """The delta's interval, its verdict and the runs hint (an eval table cell's tail)."""
+    """The delta's interval, its verdict, the runs hint and the A/A noise floor (this
+    eval's, else every eval's): an eval table cell's tail."""
     if evidence is None or not evidence.verdict:
         return None
+    floor = evidence.noise_floor or floor
     return el(
         "div",
         el("span", f"95%: {interval_text(evidence.delta_ci95, signed=True)}", class_="ci"),
@@ -58,7 +60,12 @@ def overall_lines(benchmark: Benchmark) -> Markup | None:
         verdict_badge(verdicts.overall_verdict),
         el(
             "div",
-            f"A/A noise floor {interval_text(verdicts.floor, signed=True)}",
+            f"A/A noise floor {interval_text(verdicts.floor, signed=True)}"
+            + (
+                f", {verdicts.flip_share * 100:.0f}% of expectation verdicts flip"
+                if verdicts.flip_share is not None
+                else ""
+            ),
             class_="floor quiet",
         )
         if verdicts.floor is not None

@@ -154,6 +154,7 @@ class EvalEvidence:
     verdict_note: str
     runs_for_0_10: int | None
     flaky: tuple[Flaky, ...]
+    noise_floor: Interval | None = None  # this eval's A/A delta interval, when calibrated
 
 
 @dataclass(frozen=True)
@@ -165,8 +166,10 @@ class Verdicts:
     overall_delta: Interval | None = None
     overall_verdict: str = ""
     method: str = ""
-    #: The A/A noise floor: the delta interval of with_skill against its repeat.
+    #: The A/A noise floor: the delta interval of with_skill against its repeat, and the
+    #: share of expectation verdicts that flipped between them.
     floor: Interval | None = None
+    flip_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -460,6 +463,7 @@ def _read_eval_evidence(node: _Node) -> EvalEvidence:
         node.opt_text("verdict_note"),
         node.child("runs_for_0_10").integer() if node.has("runs_for_0_10") else None,
         flaky,
+        _read_interval(node, "noise_floor_ci95"),
     )
 
 
@@ -483,6 +487,9 @@ def _read_verdicts(root: _Node) -> Verdicts:
         overall.opt_text("verdict") if overall else "",
         overall.opt_text("method") if overall else "",
         _read_interval(calibration, "delta_ci95") if calibration else None,
+        calibration.child("flip_share").number()
+        if calibration and calibration.has("flip_share")
+        else None,
     )
 
 

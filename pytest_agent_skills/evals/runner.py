@@ -20,7 +20,14 @@ from typing import Any, TextIO, TypeVar
 
 from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
-from .benchmark import BASELINE, WITH_SKILL, WITHOUT_SKILL, BenchmarkInfo, benchmark_json
+from .benchmark import (
+    BASELINE,
+    WITH_SKILL,
+    WITH_SKILL_REPEAT,
+    WITHOUT_SKILL,
+    BenchmarkInfo,
+    benchmark_json,
+)
 from .conversation import ModelAccess, converse
 from .options import EvalOptions
 from .results import RunKey, RunResult
@@ -49,6 +56,8 @@ class EvalRequest:
     #: Only these eval ids (all when empty).
     only: tuple[int, ...] = ()
     progress: TextIO | None = None
+    #: An A/A run: the with-skill configuration twice (``with_skill``, ``with_skill_repeat``).
+    calibrate: bool = False
 
 
 @dataclass
@@ -75,8 +84,9 @@ class TriggerOutcome:
     interrupted: bool
 
 
-def configure(skill_dir: Path, baseline: Path | None) -> Skills:
-    """The skill at ``skill_dir`` and its configurations' repositories."""
+def configure(skill_dir: Path, baseline: Path | None, calibrate: bool = False) -> Skills:
+    """The skill at ``skill_dir`` and its configurations' repositories (with ``calibrate``,
+    the with-skill one twice)."""
     from ..repository import SkillRepository
     from ..skill import Skill
 
@@ -95,7 +105,13 @@ def configure(skill_dir: Path, baseline: Path | None) -> Skills:
     others = [item for item in everything.skills() if item.name != skill.name]
     repositories: dict[str, Any] = {WITH_SKILL: everything}
     roots = {str(root): "<skills-root-0>"}
-    if baseline is None:
+    if calibrate:
+        if baseline is not None:
+            raise EvalSetupError(
+                "--calibrate runs the skill against itself; it takes no --baseline"
+            )
+        repositories[WITH_SKILL_REPEAT] = everything
+    elif baseline is None:
         repositories[WITHOUT_SKILL] = SkillRepository.from_skills(others)
     else:
         if not (Path(baseline) / "SKILL.md").is_file():
@@ -114,7 +130,7 @@ def configure(skill_dir: Path, baseline: Path | None) -> Skills:
 def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
     """Every run of the skill's evals; a failed run is in the results, never raised."""
     options = request.options
-    skills = configure(request.skill_dir, request.baseline)
+    skills = configure(request.skill_dir, request.baseline, request.calibrate)
     evals = load_evals(skills.directory, skills.name).evals
     if request.only:
         unknown = sorted(set(request.only) - {case.id for case in evals})
