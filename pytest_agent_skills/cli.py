@@ -417,6 +417,18 @@ def _run_triggers(args: argparse.Namespace) -> int:
     return run(args, list(targets))
 
 
+def _configure_improve(parser: argparse.ArgumentParser) -> None:
+    from .evals.improve_command import configure
+
+    configure(parser)
+
+
+def _run_improve(args: argparse.Namespace) -> int:
+    from .evals.improve_command import run
+
+    return run(args)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate", "check SKILL.md files against the rules", _configure_validate, _run_validate
@@ -443,6 +455,13 @@ COMMANDS: tuple[Command, ...] = (
         " for each query, precision and recall per skill, collisions; replayed from cassettes",
         _configure_triggers,
         _run_triggers,
+    ),
+    Command(
+        "improve-description",
+        "improve a skill's description by its trigger queries: a model proposes, trigger runs"
+        " score on a train and a held-out split, the best by held-out score is kept",
+        _configure_improve,
+        _run_improve,
     ),
 )
 

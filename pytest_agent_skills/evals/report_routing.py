@@ -23,8 +23,9 @@ COLLISIONS_SHOWN = 10
 NONE = "none"
 
 
-def _share(part: int, whole: int) -> str:
-    return f"{part / whole:.2f}" if whole else "0"
+def _table(labels: tuple[str, ...], rows: list[Markup], kind: str) -> Markup:
+    head = el("thead", el("tr", [el("th", label, scope="col") for label in labels]))
+    return el("table", head, el("tbody", rows), class_=kind)
 
 
 def confusion_svg(matrix: Matrix) -> Markup:
@@ -186,20 +187,10 @@ def matrix_section(matrix: Matrix) -> Markup:
         ),
         el("div", confusion_svg(matrix), class_="matrix-frame"),
         el("h3", "Per skill"),
-        el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    [
-                        el("th", label, scope="col")
-                        for label in ("Skill", "Recall", "Precision", "False triggers to", "")
-                    ],
-                ),
-            ),
-            el("tbody", [_score_row(score, matrix) for score in scores]),
-            class_="skill-scores",
+        _table(
+            ("Skill", "Recall", "Precision", "False triggers to", ""),
+            [_score_row(score, matrix) for score in scores],
+            "skill-scores",
         ),
         id="matrix",
     )
@@ -245,20 +236,6 @@ def candidates_section(candidates: Candidates) -> Markup:
             " tie" + (f" ({', '.join(about)})." if about else "."),
         ),
         el("blockquote", candidates.best, class_="description", id="best-description"),
-        el(
-            "table",
-            el(
-                "thead",
-                el(
-                    "tr",
-                    [
-                        el("th", label, scope="col")
-                        for label in ("Round", "Description", "Train", "Held out", "")
-                    ],
-                ),
-            ),
-            el("tbody", rows),
-            class_="candidates",
-        ),
+        _table(("Round", "Description", "Train", "Held out", ""), rows, "candidates"),
         id="candidates",
     )

@@ -15,6 +15,7 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..evals.trigger_settings import TRIGGER_SETTINGS
 from ..filenames import SKILL_FILE
+from .evals import _EvalItem  # the eval items' failure text and report line
 
 ITEM_NAME = "skills trigger matrix"
 
@@ -61,7 +62,7 @@ class MatrixFailed(AgentSkillsError):
     """A skill below a bar of the trigger matrix; the message is the failure text."""
 
 
-class TriggerMatrixItem(pytest.Item):
+class TriggerMatrixItem(_EvalItem):
     """The trigger matrix of the collected skills: fails when a skill misses a bar."""
 
     def __init__(self, *, skill_dirs: list[Path], **kwargs: Any) -> None:
@@ -106,11 +107,3 @@ class TriggerMatrixItem(pytest.Item):
                 f" ({first['owner']}: {first['query']!r}): {first['error_messages'][0]}"
             )
         raise MatrixFailed("\n".join(lines))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, AgentSkillsError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, self.name

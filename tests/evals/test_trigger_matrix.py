@@ -5,9 +5,6 @@ and replayed offline, and ``agent-skills triggers`` as a user runs it."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +14,9 @@ from pytest_agent_skills.evals.matrix import MatrixBars, MatrixRequest, run_matr
 from pytest_agent_skills.evals.runner import EvalSetupError
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
-from tests.support.routing import word_overlap_endpoint, write_repository
+from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository
 
 pytest_plugins = ["pytester"]
-REPO = Path(__file__).resolve().parents[2]
 
 # Words that count (three letters or more, no stopword) decide: see tests/support/routing.py.
 SKILLS = {
@@ -164,20 +160,10 @@ def test_a_repository_without_trigger_queries_or_with_a_name_twice_is_refused(
         run_matrix(MatrixRequest((bare, other), replaying(tmp_path)))
 
 
-def _triggers(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "triggers", *args],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_the_command_records_replays_and_exits_by_the_bars(skills: Path, tmp_path: Path) -> None:
     with word_overlap_endpoint() as (_model, url):
-        recorded = _triggers(
+        recorded = agent_skills(
+            "triggers",
             "skills", "--record", "all", "--upstream-url", url, "--model", "fake-agent",
             "--runs", "4", "--out", "recorded", cwd=tmp_path,
         )  # fmt: skip
@@ -191,24 +177,17 @@ def test_the_command_records_replays_and_exits_by_the_bars(skills: Path, tmp_pat
     document = json.loads((tmp_path / "recorded" / "triggers-matrix.json").read_text())
     assert "Which skill fires" in (tmp_path / "recorded" / "report.html").read_text()
 
-    replayed = _triggers(
-        "--runs",
-        "4",
-        "--model",
-        "fake-agent",
-        "--out",
-        "replayed",
-        "--min-precision",
-        "0",
-        "-q",
-        cwd=tmp_path,
-    )  # fmt: skip  (no path: what pytest here collects, the skills folder)
+    # No path: what a bare pytest here collects (the skills folder).
+    replayed = agent_skills(
+        "triggers", "--runs", "4", "--model", "fake-agent", "--out", "replayed",
+        "--min-precision", "0", "-q", cwd=tmp_path,
+    )  # fmt: skip
     assert replayed.returncode == 0, replayed.stderr + replayed.stdout
     assert replayed.stderr == ""
     again = json.loads((tmp_path / "replayed" / "triggers-matrix.json").read_text())
     assert again["per_skill"] == document["per_skill"] and again["min_precision"] == 0
 
-    wrong = _triggers("skills", "--min-recall", "2", cwd=tmp_path)
+    wrong = agent_skills("triggers", "skills", "--min-recall", "2", cwd=tmp_path)
     assert wrong.returncode == 2
     assert (
         "command line (--min-recall): --skills-trigger-min-recall is a rate from 0 to 1, got 2.0"

@@ -15,8 +15,11 @@ those of the queries that should not have removed.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -28,6 +31,8 @@ from typing import Any
 from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 from tests.support.skill_files import write_skill
+
+REPO = Path(__file__).resolve().parents[2]
 
 STOPWORDS = frozenset({
     "about", "and", "are", "can", "could", "for", "from", "how", "into", "please", "the",
@@ -187,3 +192,15 @@ def planned_counts(
             loaded = Counter(tied[turn % len(tied)] if tied else "none" for turn in range(runs))
             counts.append(QueryCounts(query, owner, should, runs, loaded))
     return counts
+
+
+def agent_skills(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``agent-skills ARGS`` of this checkout as its own process in ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_agent_skills.cli", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

@@ -1,0 +1,344 @@
+"""A skill's description improved by a model, skill-creator's way, against any endpoint.
+
+The skill's trigger queries are split, stratified by ``should_trigger``, into a train and a
+held-out (test) part (``holdout``, ``seed``).  Each round asks the model for a new
+description given the current one, the skill's body, the other skills' descriptions, the
+train queries the current one fails, and the earlier attempts with their train scores;
+never a held-out query, nor a held-out score.  Each candidate is scored by trigger runs on
+both parts with the other skills of its root offered (a query passes when its trigger rate
+is on the right side of ``threshold``, as ``--triggers`` judges).  The best candidate is the
+best on the held-out part, the shorter on a tie, the earlier on a tie of both: the original
+description is candidate 0, so an improvement has to beat it.  A candidate longer than
+:data:`MAX_DESCRIPTION` characters, or with which the skill fails a validation rule it did
+not fail before, is refused unscored.
+
+Recorded under ``<cassettes>/<skill>/improve/``: each round's request as
+``round-<i>.json``, each candidate's runs as ``candidate-<i>/query-<j>/run-<n>.json``
+(``j`` the query's place in ``triggers.json``); a replay gives the same candidates.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..errors import AgentSkillsError
+from .benchmark import WITH_SKILL
+from .options import EvalOptions
+from .routing import RoutingBatch, RoutingRun, route_all
+from .runner import EvalSetupError, configure, skill_cassettes
+from .spec import TriggerQuery, load_triggers
+
+#: The longest description the specification allows.
+MAX_DESCRIPTION = 1024
+#: Characters of the skill's body shown to the model.
+BODY_SHOWN = 6000
+CANDIDATES_FILE = "description-candidates.json"
+IMPROVE_CASSETTES = "improve"
+
+INSTRUCTIONS = """\
+You improve the description of an Agent Skill. An AI agent sees only the name and the
+description of every skill offered and loads the one a task needs, so the description
+decides when the skill is used. Write a description that makes the agent load this skill
+for the tasks it is for, and not for others (mind the other skills' descriptions): say what
+the skill does and when to use it, in the third person, in plain words, at most 1024
+characters. Generalise from the examples: do not list them. Answer with the new description
+only, between <description> and </description>."""
+
+
+class ImproveError(AgentSkillsError):
+    """The description loop cannot run as asked."""
+
+
+@dataclass(frozen=True)
+class ImproveRequest:
+    skill_dir: Path
+    options: EvalOptions
+    holdout: float = 0.4
+    seed: int = 0
+    iterations: int = 5
+    progress: TextIO | None = None
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """A trigger query with its place in ``triggers.json`` (from 1)."""
+
+    index: int
+    query: TriggerQuery
+
+
+@dataclass
+class Candidate:
+    iteration: int
+    description: str
+    train: dict[str, int] | None = None
+    test: dict[str, int] | None = None
+    refused: str = ""
+    #: The train queries it fails: (query, should_trigger).
+    failures: list[tuple[str, bool]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "iteration": self.iteration,
+            "description": self.description,
+            "train": self.train,
+            "test": self.test,
+        }
+        if self.refused:
+            document["refused"] = self.refused
+        return document
+
+    def rank(self) -> tuple[float, int, int]:
+        """Sorts best first: the held-out share, then the shorter, then the earlier."""
+        assert self.test is not None
+        share = self.test["passed"] / self.test["total"] if self.test["total"] else 0.0
+        return (-share, len(self.description), self.iteration)
+
+
+def split(queries: Sequence[Numbered], holdout: float, seed: int) -> tuple[list[Numbered], ...]:
+    """(train, test): in each class of ``should_trigger``, ``holdout`` of the queries (at
+    least one of a class of two or more) drawn with ``seed`` into test, in file order."""
+    test: set[int] = set()
+    for should in (True, False):
+        group = [item.index for item in queries if item.query.should_trigger is should]
+        random.Random(f"{seed}:{should}").shuffle(group)
+        count = max(1, round(len(group) * holdout)) if len(group) >= 2 else 0
+        test.update(group[:count])
+    return (
+        [item for item in queries if item.index not in test],
+        [item for item in queries if item.index in test],
+    )
+
+
+def improvement_prompt(name: str, body: str, others: str, history: list[Candidate]) -> str:
+    """The user message of a round: never a held-out query or score (only ``history``'s
+    train scores and the current candidate's train failures are in it)."""
+    current = next(item for item in reversed(history) if item.train is not None)
+    assert current.train is not None
+    missed = [query for query, should in current.failures if should]
+    wrong = [query for query, should in current.failures if not should]
+    tried = "\n".join(
+        f"- {item.description!r}: "
+        + (f"train {item.train['passed']}/{item.train['total']}" if item.train else item.refused)
+        for item in history
+    )
+    return (
+        f"Skill name: {name}\n\n<current-description>\n{current.description}\n"
+        f"</current-description>\n\n<skill-body>\n{body[:BODY_SHOWN]}\n</skill-body>\n\n"
+        f"The other skills offered beside it:\n{others or '(none)'}\n\n"
+        f"On the training queries the current description passes {current.train['passed']}"
+        f" of {current.train['total']}.\nQueries that should load the skill but did not:\n"
+        f"<should-load-but-did-not>\n{_listed(missed)}\n</should-load-but-did-not>\n"
+        f"Queries that should not load the skill but did:\n<should-not-load-but-did>\n"
+        f"{_listed(wrong)}\n</should-not-load-but-did>\n\n"
+        f"Descriptions tried so far, with their training scores:\n{tried}\n"
+    )
+
+
+def _listed(queries: Sequence[str]) -> str:
+    return "\n".join(f"- {query}" for query in queries) or "(none)"
+
+
+def parse_description(answer: str) -> str:
+    """The description in a model's answer: between the tags, else the whole answer."""
+    found = re.search(r"<description>(.*?)(?:</description>|$)", answer, re.S)
+    text = found.group(1) if found else answer
+    return " ".join(text.split())
+
+
+@dataclass
+class _Loop:
+    request: ImproveRequest
+    name: str
+    skill_dir: Path
+    others: list[Any]
+    train: list[Numbered]
+    test: list[Numbered]
+    cassettes: Path
+    scratch: Path
+    errors_before: set[str]
+    candidates: list[Candidate] = field(default_factory=list)
+    interrupted: bool = False
+
+    def candidate_skill(self, number: int, description: str) -> tuple[Any, str]:
+        """The skill with ``description`` (a copy of its folder), or None and why it is
+        refused."""
+        from ..skill import Skill
+        from .description_edit import DescriptionEditError, replace_description
+
+        if len(description) > MAX_DESCRIPTION:
+            return None, f"{len(description)} characters, over {MAX_DESCRIPTION}"
+        if not description:
+            return None, "empty"
+        folder = self.scratch / f"candidate-{number}" / self.skill_dir.name
+        shutil.copytree(self.skill_dir, folder, symlinks=True)
+        text = (self.skill_dir / "SKILL.md").read_text(encoding="utf-8")
+        try:
+            edited = replace_description(text, description)
+        except DescriptionEditError as error:
+            return None, str(error)
+        (folder / "SKILL.md").write_bytes(edited.encode("utf-8"))
+        new = _errors(folder) - self.errors_before
+        if new:
+            return None, "fails validate: " + "; ".join(sorted(new))
+        return Skill.load(folder), ""
+
+    def score(self, candidate: Candidate, skill: Any) -> None:
+        """Both parts' scores of ``candidate`` (whose skill is ``skill``) and its train
+        failures."""
+        from ..repository import SkillRepository
+
+        options = self.request.options
+        queries = [*self.train, *self.test]
+        folder = self.cassettes / f"candidate-{candidate.iteration}"
+        runs = [
+            RoutingRun(item.query.query, folder / f"query-{item.index}" / f"run-{number}.json")
+            for item in queries
+            for number in range(1, options.runs + 1)
+        ]
+        repository = SkillRepository.from_skills([*self.others, skill])
+        what = f"candidate {candidate.iteration} of {self.name}"
+        batch = RoutingBatch(repository, {}, runs, what, self.request.progress)
+        routed, stopped = route_all(options, batch)
+        self.interrupted = self.interrupted or stopped
+        passed = {"train": 0, "test": 0}
+        for number, item in enumerate(queries):
+            mine = routed[number * options.runs : (number + 1) * options.runs]
+            failed = [each.error for each in mine if each.error]
+            if failed:
+                raise ImproveError(
+                    f"a trigger run of {self.name} failed ({item.query.query!r}): {failed[0]}"
+                )
+            rate = sum(each.loaded == self.name for each in mine) / len(mine)
+            should = item.query.should_trigger
+            meets = rate >= options.threshold if should else rate < options.threshold
+            part = "train" if number < len(self.train) else "test"
+            passed[part] += meets
+            if part == "train" and not meets:
+                candidate.failures.append((item.query.query, should))
+        candidate.train = {"passed": passed["train"], "total": len(self.train)}
+        candidate.test = {"passed": passed["test"], "total": len(self.test)}
+
+    def ask(self, number: int, body: str) -> str:
+        """Round ``number``'s request to the model: a new description."""
+        from ..harness.runner import ServedModel
+        from .conversation import ModelAccess
+        from .transport import UpstreamPool
+
+        options = self.request.options
+        others = "\n".join(f"- {skill.name}: {skill.description}" for skill in self.others)
+        prompt = improvement_prompt(self.name, body, others, self.candidates)
+        request = {
+            "messages": [
+                {"role": "system", "content": INSTRUCTIONS},
+                {"role": "user", "content": prompt},
+            ],
+            **options.settings.model_params,
+        }
+        pool = UpstreamPool(options.upstream, jobs=1, retry=options.retry)
+        access = ModelAccess(options, pool)
+        cassette = access.cassette(self.cassettes / f"round-{number}.json", {})
+        served = ServedModel(cassette, model_name=options.model, stream=False, in_process=True)
+        try:
+            answer = served.complete(request).text or ""
+            served.finish()
+        except AgentSkillsError:
+            cassette.save_partial()
+            raise
+        finally:
+            served.close()
+            pool.close()
+        return parse_description(answer)
+
+
+def _errors(folder: Path) -> set[str]:
+    """The validation errors of the skill at ``folder``, with the options pytest would use."""
+    from ..config.scopes import Scopes
+    from ..rules import validate
+    from ..skill import Skill
+
+    options = Scopes({}).for_path(folder, is_dir=True).validation
+    return {
+        f"[{finding.rule}] {finding.message}"
+        for finding in validate(Skill.load(folder), options)
+        if finding.is_error
+    }
+
+
+@dataclass
+class ImproveOutcome:
+    document: dict[str, Any]
+    best: str
+    interrupted: bool
+
+
+def improve_description(request: ImproveRequest) -> ImproveOutcome:
+    """Run the loop; the document of description-candidates.json and the best description."""
+    if not 0 < request.holdout < 1:
+        raise ImproveError(f"--holdout is a share between 0 and 1, got {request.holdout!r}")
+    if request.iterations < 1:
+        raise ImproveError(f"--iterations must be at least 1, got {request.iterations!r}")
+    skills = configure(request.skill_dir, None)
+    queries = [
+        Numbered(index, query) for index, query in enumerate(load_triggers(skills.directory), 1)
+    ]
+    train, test = split(queries, request.holdout, request.seed)
+    if not train or not test:
+        raise EvalSetupError(
+            f"{skills.directory}/evals/triggers.json has {len(queries)} queries: too few to"
+            f" hold {request.holdout:g} of them out and train on the rest; write more"
+        )
+    from ..skill import Skill
+
+    original = Skill.load(skills.directory)
+    others = [
+        skill for skill in skills.repositories[WITH_SKILL].skills() if skill.name != skills.name
+    ]
+    cassettes = skill_cassettes(request.options, skills.name, skills.directory) / IMPROVE_CASSETTES
+    with tempfile.TemporaryDirectory(prefix="agent-skills-improve-") as scratch:
+        loop = _Loop(
+            request, skills.name, skills.directory, others, train, test, cassettes,
+            Path(scratch), _errors(skills.directory),
+        )  # fmt: skip
+        first = Candidate(0, skills.description)
+        loop.score(first, original)
+        loop.candidates.append(first)
+        body = original.body
+        for number in range(1, request.iterations + 1):
+            current = next(item for item in reversed(loop.candidates) if item.train is not None)
+            if not current.failures or loop.interrupted:
+                break  # nothing left to learn from the train queries
+            description = loop.ask(number, body)
+            candidate = Candidate(number, description)
+            seen = next((item for item in loop.candidates if item.description == description), None)
+            if seen is not None:
+                candidate.refused = f"the same as candidate {seen.iteration}"
+            else:
+                skill, candidate.refused = loop.candidate_skill(number, description)
+                if skill is not None:
+                    loop.score(candidate, skill)
+            loop.candidates.append(candidate)
+    scored = [item for item in loop.candidates if item.test is not None]
+    best = min(scored, key=Candidate.rank)
+    document = {
+        "skill_name": skills.name,
+        "original": skills.description,
+        "holdout": request.holdout,
+        "seed": request.seed,
+        "model": request.options.model,
+        "runs_per_query": request.options.runs,
+        "threshold": request.options.threshold,
+        "train_queries": [item.query.query for item in train],
+        "test_queries": [item.query.query for item in test],
+        "candidates": [item.to_json() for item in loop.candidates],
+        "best": best.description,
+        "best_iteration": best.iteration,
+    }
+    return ImproveOutcome(document, best.description, loop.interrupted)

@@ -1,0 +1,131 @@
+"""improve-description against the word-overlap loopback model: a planted bad description
+gets better on the held-out queries, no held-out query ever reaches the model, a recording
+replays offline to the same candidates, and the command writes only the description."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_agent_skills.evals.improve import (
+    ImproveError,
+    ImproveRequest,
+    Numbered,
+    improve_description,
+    split,
+)
+from pytest_agent_skills.evals.spec import TriggerQuery
+from tests.support.evals import recording, replaying
+from tests.support.harness import only_loopback
+from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository
+
+PLANTED = "Helps with data."
+SKILLS = {
+    "csv-stats": (
+        PLANTED,  # shares no word with what the skill is for, and "data" with its near misses
+        [
+            ("mean of the value column in my csv file", True),
+            ("median of a csv column", True),
+            ("csv column statistics", True),
+            ("average value of a csv file", True),
+            ("standard deviation of csv values", True),
+            ("summary statistics for this csv", True),
+            ("edit the spreadsheet formulas", False),
+            ("write my meeting notes", False),
+            ("a poem about data", False),
+            ("translate this data sheet to french", False),
+        ],
+    ),
+    "notes": ("Keeps meeting notes and minutes.", []),
+    "sheet-tools": ("Edits spreadsheet formulas and cells.", []),
+}
+
+
+def _shares(document: dict[str, Any], part: str) -> list[float]:
+    return [
+        item[part]["passed"] / item[part]["total"]
+        for item in document["candidates"]
+        if item[part] is not None
+    ]
+
+
+def _improve(skills: Path, options: Any) -> Any:
+    return improve_description(ImproveRequest(skills / "csv-stats", options, seed=1))
+
+
+def test_a_planted_bad_description_improves_on_held_out_queries_it_never_showed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = write_repository(tmp_path, SKILLS)
+    with word_overlap_endpoint() as (model, url):
+        outcome = _improve(skills, recording(url, tmp_path, runs=2))
+    document = outcome.document
+    original, *later = document["candidates"]
+    assert original["iteration"] == 0 and original["description"] == PLANTED
+    assert original["test"]["passed"] / original["test"]["total"] < 0.5
+    best = next(item for item in later if item["description"] == document["best"])
+    assert best["test"]["passed"] / best["test"]["total"] > (
+        original["test"]["passed"] / original["test"]["total"]
+    )
+    assert max(_shares(document, "test")) == best["test"]["passed"] / best["test"]["total"]
+    assert document["best"] != PLANTED and len(document["best"]) <= 1024
+    # 6 should-trigger and 4 should-not queries, 0.4 of each held out.
+    assert (len(document["train_queries"]), len(document["test_queries"])) == (6, 4)
+
+    asked = [
+        json.dumps(body)
+        for body in model.bodies
+        if "<current-description>" in body["messages"][-1]["content"]
+    ]
+    assert 1 <= len(asked) == len(later)
+    for held_out in document["test_queries"]:
+        assert not any(held_out in request for request in asked), held_out
+    shown_failures = [query for query in document["train_queries"] if query in asked[0]]
+    assert shown_failures  # the train split's failures were shown
+
+    with only_loopback(monkeypatch) as off_loopback:
+        replayed = _improve(skills, replaying(tmp_path, runs=2))
+    assert off_loopback == []
+    assert replayed.document == document
+
+
+def test_the_split_is_stratified_and_seeded() -> None:
+    queries = [Numbered(index, TriggerQuery(f"q{index}", index <= 6)) for index in range(1, 11)]
+    train, test = split(queries, 0.4, seed=1)
+    assert [item.query.should_trigger for item in test].count(True) == 2
+    assert [item.query.should_trigger for item in test].count(False) == 2
+    assert {item.index for item in train} | {item.index for item in test} == set(range(1, 11))
+    assert split(queries, 0.4, seed=1) == (train, test)
+    assert split(queries, 0.4, seed=2) != (train, test)
+
+
+def test_bad_settings_are_refused(tmp_path: Path) -> None:
+    skills = write_repository(tmp_path, SKILLS)
+    with pytest.raises(ImproveError, match=r"--holdout is a share between 0 and 1, got 1\.5"):
+        improve_description(ImproveRequest(skills / "csv-stats", replaying(tmp_path), 1.5))
+
+
+def test_the_command_prints_the_best_and_writes_only_the_description(tmp_path: Path) -> None:
+    skills = write_repository(tmp_path, SKILLS)
+    skill_file = skills / "csv-stats" / "SKILL.md"
+    before = skill_file.read_bytes()
+    with word_overlap_endpoint() as (_model, url):
+        done = agent_skills(
+            "improve-description",
+            "skills/csv-stats", "--record", "all", "--upstream-url", url, "--model", "m",
+            "--runs", "2", "--seed", "1", "--write", "-q", cwd=tmp_path,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    document = json.loads((tmp_path / "improve-out" / "description-candidates.json").read_text())
+    assert f"best (candidate {document['best_iteration']}):\n{document['best']}\n" in done.stdout
+    assert (
+        "Description candidates of csv-stats"
+        in (tmp_path / "improve-out" / "report.html").read_text()
+    )
+    after = skill_file.read_bytes()
+    old_line = f"description: {PLANTED}".encode()
+    assert after.replace(after.split(b"\n")[2], old_line) == before
+    assert document["best"] in after.decode()
