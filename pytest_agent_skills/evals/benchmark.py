@@ -29,6 +29,8 @@ class BenchmarkInfo:
     min_pass_rate: float
     #: ``better``: an eval passes only when its verdict is ``better`` ("": no such gate).
     require: str = ""
+    #: The recorded conversations graded again (``--regrade``).
+    regraded: bool = False
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -132,6 +134,7 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
             "configurations": list(info.configurations),
             "min_pass_rate": info.min_pass_rate,
             "require": info.require or None,
+            "regraded": info.regraded,
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,

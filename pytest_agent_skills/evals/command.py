@@ -5,6 +5,7 @@ errors, 130 when stopped by Ctrl-C (what finished is written)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
     parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
     parser.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade the recorded conversations again (current expectations and grader): no"
+        " agent request; the grader's exchanges recorded under <cassettes>/<skill>/regrade/",
+    )
+    parser.add_argument(
         "--calibrate",
         action="store_true",
         help="an A/A run: the with-skill configuration twice (with_skill, with_skill_repeat);"
@@ -108,9 +115,12 @@ def run(args: argparse.Namespace) -> int:
     values = FileSettings(
         ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=EVAL_FLAGS
     )
+    options = eval_options(values)
+    if args.regrade:
+        options = dataclasses.replace(options, regrade=True)
     request = EvalRequest(
         args.skill_dir,
-        eval_options(values),
+        options,
         baseline=args.baseline,
         only=tuple(args.only or ()),
         progress=None if args.quiet else sys.stderr,

@@ -27,14 +27,17 @@ class ModelAccess:
     pool: UpstreamPool
 
     def cassette(
-        self, path: Path, substitutions: Mapping[str, str] | Callable[[], Mapping[str, str]]
+        self,
+        path: Path,
+        substitutions: Mapping[str, str] | Callable[[], Mapping[str, str]],
+        mode: str | None = None,
     ) -> RunCassette:
         """The cassette backend of one run at ``path``, this machine's paths matched by their
-        stable names."""
+        stable names; ``mode`` instead of the options' record mode."""
         return RunCassette(
             path,
             self.pool,
-            mode=self.options.record_mode,
+            mode=mode or self.options.record_mode,
             matcher=Matcher(
                 ignored_fields=DEFAULT_IGNORED_FIELDS | set(self.options.settings.match_ignore),
                 substitutions=substitutions,
@@ -143,7 +146,9 @@ def converse(
     with contextlib.ExitStack() as stack:
         stack.callback(session.close)
         try:
-            cassette = access.cassette(Path(conversation.cassette), machine_paths)
+            # A regrade replays the agent's side, whatever the grader's record mode.
+            replay_only = "none" if access.options.regrade else None
+            cassette = access.cassette(Path(conversation.cassette), machine_paths, replay_only)
             if conversation.inputs:
                 # Staged before the first model turn, as a skill-creator executor sees them.
                 session._ensure_workspace()

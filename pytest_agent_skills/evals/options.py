@@ -94,6 +94,9 @@ class EvalOptions:
     base_dir: Path = field(default_factory=Path.cwd)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     max_turns: int = EVAL_MAX_TURNS
+    #: Grade the recorded conversations again: the agent's cassettes replay (never an agent
+    #: request), the grader's exchanges go to their own cassettes (``regrade/``).
+    regrade: bool = False
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
 

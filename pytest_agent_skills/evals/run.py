@@ -39,15 +39,22 @@ class RunPlan:
     roots: Mapping[str, str]
     #: The folder of this eval's and configuration's cassettes.
     cassettes: Path
+    #: Where the grader's cassettes go instead (a regrade keeps the originals apart).
+    grader_cassettes: Path | None = None
 
     def cassette(self, suffix: str) -> Path:
         return self.cassettes / f"run-{self.key.run_number}{suffix}"
+
+    @property
+    def grader_cassette(self) -> Path:
+        return (self.grader_cassettes or self.cassettes) / f"run-{self.key.run_number}.grader.json"
 
 
 def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     """Make one run; every failure is recorded in the result, never raised."""
     record = _read_record(plan.cassette(".run.json"))
-    if access.options.record_mode == "none" and (record.get("error") or {}).get("kind") == "model":
+    replaying = access.options.record_mode == "none" or access.options.regrade
+    if replaying and (record.get("error") or {}).get("kind") == "model":
         return _recorded_failure(plan, record)
     inputs = {Path(name).name: (plan.skill_dir / name).read_bytes() for name in plan.case.files}
     prompt = plan.case.prompt
@@ -87,12 +94,12 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
                 tuple(strings),
                 transcript,
                 files_text(outputs, paths),
-                plan.cassette(".grader.json"),
+                plan.grader_cassette,
             )
             try:
                 by_grader, _ = grade(access, request)
             except AgentSkillsError as failure:
-                error = _error(failure)
+                error = _error(failure, grading=True)
                 grader_recorded = True
             else:
                 texts = iter(by_grader)
@@ -116,8 +123,10 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         "grader_duration_seconds": round(grader_seconds, 3),
     }
     recorded = conversed.recorded > 0 or grader_recorded
-    if record.get("timing") and not recorded:
-        timing = record["timing"]  # a replay: the wall times as recorded
+    if record.get("timing") and (not recorded or access.options.regrade):
+        timing = record["timing"]  # a replay (or a regrade): the wall times as recorded
+    elif access.options.regrade:
+        pass  # the run's record stays the original one's
     elif access.options.record_mode != "none" and (error is None or error.kind != "interrupted"):
         _write_record(plan.cassette(".run.json"), timing, error, conversed.tokens)
     usage = conversed.usage
@@ -188,7 +197,7 @@ def _not_graded(item: str | Mapping[str, Any], error: RunError | None) -> Graded
     return Graded(_expectation_text(item), False, why[:2000])
 
 
-def _error(failure: BaseException | None) -> RunError | None:
+def _error(failure: BaseException | None, grading: bool = False) -> RunError | None:
     if failure is None:
         return None
     if isinstance(failure, StoppedError):
@@ -200,7 +209,14 @@ def _error(failure: BaseException | None) -> RunError | None:
     ):
         return RunError("model", str(failure))
     message = str(failure)
-    if isinstance(failure, (CassetteMissError, NoCassetteError)):
+    if grading and isinstance(failure, (CassetteMissError, NoCassetteError)):
+        message += (
+            "\nThe conversation replayed; only the grader's request changed (the string"
+            " expectations, the grader model or its parameters): a regrade suffices, no re-run:"
+            " `agent-skills eval SKILL_DIR --regrade --record new` (and an upstream) grades the"
+            " recorded conversations again."
+        )
+    elif isinstance(failure, (CassetteMissError, NoCassetteError)):
         message += (
             "\nThe skill or the eval changed since the recording (or it was never recorded):"
             " re-record with `agent-skills eval SKILL_DIR --record new` (and an upstream)."

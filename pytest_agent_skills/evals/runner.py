@@ -148,6 +148,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
             skills.directory,
             skills.roots,
             cassettes / f"eval-{case.id}" / configuration,
+            cassettes / "regrade" / f"eval-{case.id}" / configuration if options.regrade else None,
         )
         for case in evals
         for configuration, repository in skills.repositories.items()
@@ -165,6 +166,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         runs_per_configuration=options.runs,
         min_pass_rate=options.min_pass_rate,
         require="" if options.require == "none" else options.require,
+        regraded=options.regrade,
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped)
 
