@@ -29,7 +29,6 @@ from .filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
 from .findings import Finding, Severity
 from .listings import FolderListings
-from .plainyaml import read_plain
 
 if TYPE_CHECKING:
     from .bodyscan import MarkdownText
@@ -308,8 +307,7 @@ def _parse_front_matter(
             " 'description: <what the skill does and when to use it>'.",
         )
         return FrontMatter({}, {}, first_line - 1, close_line)
-    plain = read_plain(yaml_text)  # the common shape, read without PyYAML
-    read = plain if plain is not None else _compose(yaml_text, first_line, problem)
+    read = _compose(yaml_text, first_line, problem)
     if read is None:
         return None
     data, key_lines, duplicates = read
@@ -329,8 +327,7 @@ def _parse_front_matter(
         )
         return None
     lines = {key: first_line + line for key, line in key_lines.items()}
-    # (The plain reading's keys are text already, in a mapping of its own.)
-    values = data if plain is not None else {str(key): value for key, value in data.items()}
+    values = {str(key): value for key, value in data.items()}
     return FrontMatter(values, lines, first_line - 1, close_line)
 
 
@@ -339,7 +336,6 @@ def _compose(
 ) -> tuple[Any, dict[str, int], list[tuple[str, int]]] | None:
     """(data, 0-based line of each top-level key, repeated keys) as PyYAML reads them; None
     after recording why the text is not read."""
-    # Imported here: the common front matter is read without PyYAML (see plainyaml).
     import yaml
 
     from . import yamlguard

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -207,8 +206,8 @@ class SkillFile(pytest.File):
     """One skill (its ``SKILL.md``), named after the skill; its item ``validate``, or one item
     per check (``skills_items = check``).
 
-    The skill is parsed when a check first runs: collection only reads the name
-    (``quick_skill_name``), so ``--collect-only`` and deselected skills stay cheap.
+    The skill is read at collection, which names the node after it, and read again if its
+    items run again after :meth:`teardown`.
     """
 
     skill_properties: list[tuple[str, str]]
@@ -218,18 +217,10 @@ class SkillFile(pytest.File):
 
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
-        from ..files import FileReadError, read_skill_file
+        from ..skill import Skill
 
-        try:
-            name = quick_skill_name(read_skill_file(path.parent, path.name))
-        except (OSError, FileReadError):  # Skill.load reports why
-            name = None
-        skill = None
-        if name is None:
-            from ..skill import Skill
-
-            skill = Skill.load(path.parent)
-            name = skill.name
+        skill = Skill.load(path.parent)
+        name = skill.name
         node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
         node._skill = skill
         try:
@@ -262,36 +253,6 @@ class SkillFile(pytest.File):
         from ..rules import CHECKS
 
         return [SkillCheckItem.from_parent(self, name=check, check=check) for check in CHECKS]
-
-
-#: A top-level ``name:`` whose plain value YAML reads as this very text: lowercase letters,
-#: digits and inner hyphens, not starting with a digit (dates, octal, hex) nor a YAML 1.1
-#: boolean or null word.
-_PLAIN_NAME = re.compile(rb"^name:[ \t]*([a-z][a-z0-9-]*)[ \t]*$", re.MULTILINE)
-_YAML_WORDS = frozenset({b"yes", b"no", b"on", b"off", b"true", b"false", b"null"})
-
-
-def quick_skill_name(raw: bytes) -> str | None:
-    """The declared name read without parsing YAML, or None when only a full parse can tell.
-
-    Whenever it returns a name and the front matter parses, the name is exactly what the
-    YAML gives (a property test in tests/skill/test_parser_fuzz.py holds it to that).
-    """
-    if not raw.startswith(b"---\n"):
-        return None
-    end = raw.find(b"\n---", 3)
-    if end < 0 or raw[end : end + 5] != b"\n---\n":
-        return None
-    block = raw[4 : end + 1]
-    if b"\r" in block or block.count(b"name") != 1:
-        return None
-    match = _PLAIN_NAME.search(block)
-    if match is None or match.group(1) in _YAML_WORDS:
-        return None
-    following = block[match.end() + 1 : match.end() + 2]
-    if following in (b" ", b"\t"):  # an indented next line would continue the value
-        return None
-    return match.group(1).decode("ascii")
 
 
 def relative_to_root(config: pytest.Config, path: Path) -> str:

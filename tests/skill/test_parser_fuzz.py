@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_agent_skills.errors import AgentSkillsError
-from pytest_agent_skills.glue.skills_collection import quick_skill_name
 from pytest_agent_skills.rules import RULES, ValidationOptions, validate
 from pytest_agent_skills.skill import ParsedSkillFile, Skill, parse_skill_text
 from pytest_agent_skills.yamlguard import duplicate_keys
@@ -202,9 +201,6 @@ def check_text(text: str, directory: Path, seen: set[str]) -> None:
         assert all(problem.line is None or problem.line >= 1 for problem in parsed.problems)
         if parsed.front_matter is not None and parsed.front_matter.values:
             assert_same_as_plain_pyyaml(text, parsed)
-        quick = quick_skill_name(text.encode("utf-8", errors="surrogatepass"))
-        if quick is not None and parsed.front_matter is not None:
-            assert parsed.front_matter.values.get("name") == quick
         findings = validate(Skill(directory, parsed), OPTIONS)
         assert all(finding.message and finding.rule in RULES for finding in findings)
         seen.update(finding.rule for finding in findings)
