@@ -622,7 +622,11 @@ def _parser() -> Any:
     if _PARSER is None:
         from markdown_it import MarkdownIt  # imported on the first parse only
 
-        _PARSER = MarkdownIt("commonmark", {"inline_definitions": True})
+        # Blocks only: the inline content of the blocks a check needs is read by
+        # _inline_tokens, not that of every block.  (Nor normalized: offsets stay the text's.)
+        _PARSER = MarkdownIt("commonmark", {"inline_definitions": True}).disable(
+            ["normalize", "inline", "text_join"]
+        )
     return _PARSER
 
 
@@ -635,8 +639,7 @@ def _parse(text: str, first_line: int, needed: frozenset[int]) -> _Blocks:
     cut = next((k for k in range(last + 1, len(lines)) if not lines[k].strip()), len(lines))
     md = _parser()
     env: dict[str, Any] = {}
-    tokens: list[Any] = []
-    md.block.parse("\n".join(lines[:cut]), md, env, tokens)
+    tokens = md.parse("\n".join(lines[:cut]), env)
     blocks = _Blocks(cut - 1, first_line)
     for token in tokens:
         if token.map is None:
@@ -678,7 +681,12 @@ _STATE_CLASS: Any = None
 
 def _inline_tokens(md: Any, content: str, env: dict[str, Any]) -> list[tuple[Any, int]]:
     """The inline tokens of ``content``, each with the offset in ``content`` where the
-    parser was when it made the token (its start; for a link's end, the ']')."""
+    parser was when it made the token (its start; for a link's end, the ']').
+
+    markdown-it-py gives inline tokens no source positions (``Token.map`` is a block's), so
+    this runs the inline parser on a state that notes the position of each token it makes:
+    markdown-it-py's inline machinery, whose versions pyproject.toml bounds.
+    """
     global _STATE_CLASS
     if _STATE_CLASS is None:
         from markdown_it.rules_inline import StateInline

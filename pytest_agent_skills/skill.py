@@ -261,6 +261,24 @@ class ReferenceReading:
         return tuple(section.names) if section else ()
 
 
+def declared_name(text: str) -> str:
+    """The front-matter ``name`` of the ``SKILL.md`` text ``text`` as the reference runtime
+    reads it, stripped ("" when there is none): what :attr:`Skill.name` gives unless it is
+    empty, read without the rest of the skill (collection names a skill it may not check)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    end = text.find("\n---\n", 4) if text.startswith("---\n") else -1
+    if end < 0:
+        return ""
+    from . import yamlguard
+
+    try:
+        data = yamlguard.load(text[4:end])
+    except Exception:  # the reference swallows every error here: no fields
+        return ""
+    return ReferenceReading(data if isinstance(data, dict) else {}, "").field("name").strip()
+
+
 def reference_reading(parsed: ParsedSkillFile) -> ReferenceReading:
     """What the reference runtime reads from the text ``parsed`` came from."""
     ours = parsed.front_matter.values if parsed.front_matter else {}

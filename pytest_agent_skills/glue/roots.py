@@ -178,3 +178,12 @@ def _steps(relative: Path) -> list[Path]:
     """``a/b/c`` -> ``a``, ``a/b``, ``a/b/c``."""
     parts = relative.parts
     return [Path(*parts[: depth + 1]) for depth in range(len(parts))]
+
+
+def relative_path(path: Path, start: Path) -> str:
+    """``path`` from ``start`` (``../`` where outside it), or whole where no relative path
+    leads there (another drive on Windows)."""
+    try:
+        return os.path.relpath(path, start)
+    except ValueError:
+        return str(path)

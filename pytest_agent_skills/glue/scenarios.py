@@ -23,7 +23,7 @@ from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
-from .roots import root_files, selected_root_files, skill_roots
+from .roots import relative_path, root_files, selected_root_files, skill_roots
 from .run_settings import redacted, run_settings
 from .workspace_fixtures import runtime_name, shared_runtime
 
@@ -183,9 +183,7 @@ class ScenarioItem(pytest.Item):
 
     @property
     def title(self) -> str:
-        from _pytest.pathlib import bestrelpath
-
-        shown = bestrelpath(self.config.invocation_params.dir, self.path)
+        shown = relative_path(self.path, self.config.invocation_params.dir)
         return f"scenario {self.scenario.name!r} ({shown}:{self.scenario.line})"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

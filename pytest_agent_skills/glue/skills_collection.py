@@ -30,7 +30,7 @@ from ..errors import AgentSkillsError, ConfigurationError
 from ..filenames import SKILL_FILE
 from ..settings import Setting
 from .junit import printable_node_id, with_testcase_properties
-from .roots import root_files, selected_root_files
+from .roots import relative_path, root_files, selected_root_files
 
 if TYPE_CHECKING:  # the rule tables load when a skill is collected, the parser when a check runs
     from ..findings import Finding
@@ -206,8 +206,9 @@ class SkillFile(pytest.File):
     """One skill (its ``SKILL.md``), named after the skill; its item ``validate``, or one item
     per check (``skills_items = check``).
 
-    The skill is read at collection, which names the node after it, and read again if its
-    items run again after :meth:`teardown`.
+    The skill is parsed when a check first runs: collection only reads the name
+    (:func:`~pytest_agent_skills.skill.declared_name`), so ``--collect-only``, deselected
+    skills and the skills other xdist workers check stay cheap.
     """
 
     skill_properties: list[tuple[str, str]]
@@ -217,10 +218,17 @@ class SkillFile(pytest.File):
 
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
-        from ..skill import Skill
+        from ..files import FileReadError, read_skill_file
+        from ..skill import Skill, declared_name
 
-        skill = Skill.load(path.parent)
-        name = skill.name
+        skill = None
+        try:
+            raw = read_skill_file(path.parent, path.name)
+            name = declared_name(raw.decode("utf-8", errors="replace"))
+            name = name or path.parent.name.strip()
+        except (OSError, FileReadError):  # Skill.load reports why
+            skill = Skill.load(path.parent)
+            name = skill.name
         node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
         node._skill = skill
         try:
@@ -260,9 +268,8 @@ def relative_to_root(config: pytest.Config, path: Path) -> str:
     name, root = os.fspath(path), os.fspath(config.rootpath)
     if name.startswith(root) and name[len(root) : len(root) + 1] == os.sep:
         return name[len(root) + 1 :]  # pytest's path arithmetic, without Path objects
-    from _pytest.pathlib import bestrelpath
+    return relative_path(path, config.rootpath)
 
-    return bestrelpath(config.rootpath, path)
 
 
 class SkillItem(pytest.Item):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from pytest_agent_skills.errors import AgentSkillsError
 from pytest_agent_skills.rules import RULES, ValidationOptions, validate
-from pytest_agent_skills.skill import ParsedSkillFile, Skill, parse_skill_text
+from pytest_agent_skills.skill import ParsedSkillFile, Skill, declared_name, parse_skill_text
 from pytest_agent_skills.yamlguard import duplicate_keys
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,7 +201,9 @@ def check_text(text: str, directory: Path, seen: set[str]) -> None:
         assert all(problem.line is None or problem.line >= 1 for problem in parsed.problems)
         if parsed.front_matter is not None and parsed.front_matter.values:
             assert_same_as_plain_pyyaml(text, parsed)
-        findings = validate(Skill(directory, parsed), OPTIONS)
+        skill = Skill(directory, parsed)
+        assert (declared_name(text) or directory.name.strip()) == skill.name
+        findings = validate(skill, OPTIONS)
         assert all(finding.message and finding.rule in RULES for finding in findings)
         seen.update(finding.rule for finding in findings)
 
