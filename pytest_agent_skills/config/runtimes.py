@@ -57,7 +57,8 @@ RUNTIME_SETTINGS = settings.declare(
         kind="choice",
         choices=("fail", "skip"),
         default="fail",
-        help="what a test does when its runtime (bubblewrap, Docker) is not available",
+        help="what a test or an eval item does when its runtime (bubblewrap, Docker) is not"
+        " available",
     ),
 )
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import evidence
+from .isolation import HOST_WARNING
 from .results import RunResult
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
@@ -31,6 +32,8 @@ class BenchmarkInfo:
     require: str = ""
     #: The recorded conversations graded again (``--regrade``).
     regraded: bool = False
+    #: Where the model's commands ran (``local``, ``sandbox``, ``docker``).
+    runtime: str = ""
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -135,6 +138,7 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
             "min_pass_rate": info.min_pass_rate,
             "require": info.require or None,
             "regraded": info.regraded,
+            "runtime": info.runtime,
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,
@@ -180,8 +184,10 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         f"# Benchmark: {meta['skill_name']}",
         "",
         f"Model {meta['executor_model']}, grader {meta['grader_model']},"
-        f" {meta['runs_per_configuration']} runs per configuration, {meta['timestamp']}.",
+        f" {meta['runs_per_configuration']} runs per configuration, {meta['timestamp']},"
+        f" runtime {meta.get('runtime') or 'unknown'}.",
         "",
+        *_runtime_warning(meta.get("runtime")),
         "| configuration | pass rate | 95% interval | all expectations met (95%) | time (s)"
         " | tokens |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -250,6 +256,10 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
     if document["notes"]:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
     return "\n".join(lines) + "\n"
+
+
+def _runtime_warning(runtime: str | None) -> list[str]:
+    return [f"**Warning: {HOST_WARNING}.**", ""] if runtime == "local" else []
 
 
 def run_table(runs: Sequence[dict[str, Any]]) -> str:

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..workspace.names import RUNTIME_NAMES
+
 EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
 
 #: The plugin setting each flag sets (ini name -> the flag; argparse's dest is its name with
@@ -28,6 +30,7 @@ EVAL_FLAGS = {
     "skills_eval_threshold": "--threshold",
     "skills_eval_cassettes": "--cassettes",
     "skills_eval_attempts": "--attempts",
+    "skills_eval_runtime": "--runtime",
 }
 
 
@@ -96,6 +99,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="an A/A run: the with-skill configuration twice (with_skill, with_skill_repeat);"
         " writes calibration.json, the noise floor later benchmarks in --out show",
     )
+    parser.add_argument(
+        "--runtime",
+        choices=RUNTIME_NAMES,
+        help="where the model's commands run (default: sandbox, else docker; local only when"
+        " asked: it runs them on this machine)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -138,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{result['runs']}), should{'' if result['should_trigger'] else ' not'}"
                 f" trigger: {result['query']}"
             )
+        _warn_if_local(triggers.document["runtime"])
         summary = triggers.document["summary"]
         print(f"{summary['passed']}/{summary['total']} trigger queries pass; wrote {out}")
         if triggers.interrupted:
@@ -172,8 +182,16 @@ def run(args: argparse.Namespace) -> int:
             f"first error ({errors[0]['run_dir']}):\n{errors[0]['error']['message']}",
             file=sys.stderr,
         )
+    _warn_if_local(outcome.document["metadata"]["runtime"])
     print(f"wrote {out / 'benchmark.json'}")
     if outcome.interrupted:
         print("interrupted: the runs that finished are written", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_SHORT if short else EXIT_OK
+
+
+def _warn_if_local(runtime: str) -> None:
+    from .isolation import HOST_WARNING
+
+    if runtime == "local":
+        print(f"warning: {HOST_WARNING}", file=sys.stderr)

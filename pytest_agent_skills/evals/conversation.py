@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentSkillsError
 from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
@@ -18,13 +18,18 @@ from ..harness.turns import ModelTurn
 from .options import EvalOptions
 from .transport import RunCassette, UpstreamPool
 
+if TYPE_CHECKING:
+    from ..workspace import Runtime
+
 
 @dataclass(frozen=True)
 class ModelAccess:
-    """What every run of an eval shares: the options and the pool of upstream connections."""
+    """What every run of an eval shares: the options, the pool of upstream connections and
+    the runtime the model's commands run in (None: the run settings' one, else local)."""
 
     options: EvalOptions
     pool: UpstreamPool
+    runtime: Runtime | None = None
 
     def cassette(
         self,
@@ -124,7 +129,7 @@ def converse(
     name = conversation.model_name or settings.model_name
     session = SkillSession(
         conversation.repository,
-        runtime=settings.runtime,
+        runtime=access.runtime or settings.runtime,
         inputs=conversation.inputs,
         env=conversation.env,
         load_mode=conversation.load_mode or settings.load_mode,

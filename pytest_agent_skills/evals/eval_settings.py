@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import settings
 from ..settings import Setting
+from ..workspace.names import RUNTIME_NAMES
 
 #: Requests made at most for one upstream answer (see ``RetryPolicy``).
 DEFAULT_ATTEMPTS = 5
@@ -88,5 +89,16 @@ EVAL_SETTINGS = settings.declare(
         section="evals",
         help="requests made at most for one upstream answer while recording (HTTP 429 and 5xx"
         " are asked again after a backoff honouring Retry-After)",
+    ),
+    Setting(
+        ini="skills_eval_runtime",
+        kind="choice",
+        choices=RUNTIME_NAMES,
+        env="SKILLS_EVAL_RUNTIME",
+        section="evals",
+        help="where the commands the model chooses run: sandbox (bubblewrap) or docker, without"
+        " network; local runs them on this machine and is only ever asked for (default: sandbox"
+        " when bubblewrap works, else docker when its engine and image are there, else the eval"
+        " refuses to run)",
     ),
 )

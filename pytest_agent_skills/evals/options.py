@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import settings
+from ..config.runtimes import RuntimeOptions
 from ..errors import ConfigurationError
 from ..request_params import checked_params
 from ..settings import SettingValues
@@ -99,6 +100,11 @@ class EvalOptions:
     regrade: bool = False
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
+    #: Where the model's commands run: a runtime's name, or None for the first isolated one
+    #: available (see :mod:`.isolation`); a runtime in ``run`` is used as it is.
+    runtime: str | None = None
+    #: How that runtime is made (its work root, Docker image, staging).
+    workspaces: RuntimeOptions = field(default_factory=RuntimeOptions)
 
     def __post_init__(self) -> None:
         if self.run is None:
@@ -149,6 +155,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
                 f" 1, got {rate!r}"
             )
     from ..config.runs import run_settings
+    from ..config.runtimes import runtime_options
 
     return EvalOptions(
         run=run_settings(values),
@@ -162,6 +169,8 @@ def eval_options(values: SettingValues) -> EvalOptions:
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
         retry=RetryPolicy(attempts=attempts),
         base_dir=values.base_dir,
+        runtime=values("skills_eval_runtime") or None,
+        workspaces=runtime_options(values),
     )
 
 

@@ -204,6 +204,8 @@ class Triggers:
     total: int
     passed: int
     failed: int
+    #: Where the model's commands ran ("" in a folder written before it was recorded).
+    runtime: str = ""
 
 
 @dataclass(frozen=True)
@@ -755,6 +757,7 @@ def _read_triggers(path: Path) -> Triggers:
         failed=summary.opt_int("failed", len(results) - passed)
         if summary
         else len(results) - passed,
+        runtime=root.opt_text("runtime"),
     )
 
 

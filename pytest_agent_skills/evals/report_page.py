@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import quote
 
+from .isolation import HOST_WARNING
 from .report_chart import pass_rate_chart, percent, span, spread
 from .report_evidence import (
     all_met_line,
@@ -101,18 +102,31 @@ def _skill_name(folder: ReportFolder) -> str:
     return recorded or (folder.triggers.skill_name if folder.triggers else "") or improved
 
 
+def _runtime(folder: ReportFolder) -> str:
+    """Where the model's commands ran, as benchmark.json (else triggers.json) records it."""
+    recorded = folder.benchmark.metadata.get("runtime", "") if folder.benchmark else ""
+    return str(recorded or (folder.triggers.runtime if folder.triggers else ""))
+
+
 def _header(folder: ReportFolder) -> Markup:
     benchmark, triggers = folder.benchmark, folder.triggers
     skill = _skill_name(folder)
     facts: list[Markup] = []
     if benchmark:
         for key, value in benchmark.metadata.items():
-            if key != "skill_name":
+            if key not in ("skill_name", "runtime"):
                 facts.append(el("div", el("dt", key.replace("_", " ")), el("dd", value)))
+    runtime = _runtime(folder)
+    if runtime:
+        shown = "runtime-local" if runtime == "local" else "runtime-isolated"
+        facts.append(el("div", el("dt", "runtime"), el("dd", runtime, class_=shown)))
     return el(
         "header",
         el("h1", f"{skill or 'Skill'}: eval report"),
         el("dl", facts, class_="facts") if facts else None,
+        el("p", f"Warning: {HOST_WARNING}.", class_="runtime-warning", role="alert")
+        if runtime == "local"
+        else None,
         el(
             "nav",
             [

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
@@ -29,11 +29,15 @@ from .benchmark import (
     benchmark_json,
 )
 from .conversation import ModelAccess, converse
+from .isolation import eval_runtime
 from .options import EvalOptions
 from .results import RunKey, RunResult
 from .run import RunPlan, crashed, interrupted, run_eval
 from .spec import load_evals, load_triggers
 from .transport import UpstreamPool
+
+if TYPE_CHECKING:
+    from ..workspace import Runtime
 
 #: How long in-flight runs get to end after Ctrl-C before they are given up, in seconds.
 STOP_GRACE = 10.0
@@ -155,7 +159,10 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         for number in range(1, options.runs + 1)
     ]
     progress = Progress(request.progress, len(plans), f"evals of {skills.name}")
-    results, stopped = run_all(options, plans, run_eval, (interrupted, crashed), progress.run_done)
+    with eval_runtime(options) as runtime:
+        results, stopped = run_all(
+            options, plans, run_eval, (interrupted, crashed), progress.run_done, runtime=runtime
+        )
     info = BenchmarkInfo(
         skill_name=skills.name,
         skill_path=_shown_path(skills.directory),
@@ -167,6 +174,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         min_pass_rate=options.min_pass_rate,
         require="" if options.require == "none" else options.require,
         regraded=options.regrade,
+        runtime=runtime.name,
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped)
 
@@ -207,9 +215,15 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
         return False, f"{type(error).__name__}: {error}"
 
     progress = Progress(request.progress, len(plans), f"trigger queries of {skills.name}")
-    outcomes, stopped = run_all(
-        options, plans, one, (stopped_before, broke), lambda result: progress.done(result[0], 0)
-    )
+    with eval_runtime(options) as runtime:
+        outcomes, stopped = run_all(
+            options,
+            plans,
+            one,
+            (stopped_before, broke),
+            lambda result: progress.done(result[0], 0),
+            runtime=runtime,
+        )
     results = []
     for index, query in enumerate(queries, 1):
         pairs = zip(plans, outcomes, strict=True)
@@ -237,6 +251,7 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
         "model": options.model,
         "threshold": options.threshold,
         "runs_per_query": options.runs,
+        "runtime": runtime.name,
         "results": results,
         "summary": {"total": len(results), "passed": passed, "failed": len(results) - passed},
     }
@@ -249,8 +264,13 @@ def run_all(
     work: Callable[[ModelAccess, Plan], Result],
     failures: tuple[Callable[[Plan], Result], Callable[[Plan, Exception], Result]],
     done: Callable[[Result], None],
+    *,
+    runtime: Runtime | None = None,
 ) -> tuple[list[Result], bool]:
     """``work`` for every plan, up to ``options.jobs`` at once, results in plan order.
+
+    The model's commands run in ``runtime``; without one, in the one
+    :func:`~.isolation.eval_runtime` opens for ``options`` (and closes at the end).
 
     ``failures`` makes the result of a plan that did not run (stopped before it) and of one
     whose work raised (a bug, recorded against that run rather than ending the others).
@@ -260,10 +280,13 @@ def run_all(
     (their next request is refused), and every run that did not finish is
     ``stopped_before(plan)``; the second value says whether that happened.
     """
+    if runtime is None:
+        with eval_runtime(options) as opened:
+            return run_all(options, plans, work, failures, done, runtime=opened)
     stopped_before, crashed_with = failures
     _warm_up()
     pool = UpstreamPool(options.upstream, jobs=options.jobs, retry=options.retry)
-    access = ModelAccess(options, pool)
+    access = ModelAccess(options, pool, runtime)
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for index in range(len(plans)):
         todo.put(index)

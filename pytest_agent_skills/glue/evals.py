@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..evals.eval_settings import EVAL_SETTINGS
 from ..filenames import SKILL_FILE
+from .workspace_fixtures import missing, session_runtime
 
 EVALS_NAME, TRIGGERS_NAME = "evals.json", "triggers.json"
 
@@ -60,13 +62,22 @@ def _root_eval_files(skills: list[tuple[Path, Path]]) -> Iterator[tuple[Path, Pa
 
 
 def _request(node: pytest.Item, only: tuple[int, ...] = ()) -> Any:
+    """The item's eval, its commands in the session's runtime of that name (the one
+    :func:`~pytest_agent_skills.evals.isolation.choose_runtime` picks)."""
+    from ..evals.isolation import EvalRuntimeError, choose_runtime
     from ..evals.options import eval_options
     from ..evals.runner import EvalRequest
 
+    config = node.config
     try:
-        options = eval_options(settings.PluginSettings(node.config))
+        options = eval_options(settings.PluginSettings(config))
     except ConfigurationError as error:
         raise pytest.UsageError(str(error)) from None
+    try:
+        runtime = choose_runtime(options.runtime, lambda kind: session_runtime(config, kind))
+    except EvalRuntimeError as error:
+        missing(config, str(error))
+    options = replace(options, run=replace(options.settings, runtime=runtime))
     return EvalRequest(node.path.parent.parent, options, only=only)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import pytest
 
@@ -211,21 +211,35 @@ def shared_runtime(config: pytest.Config, kind: str) -> Runtime:
     """The session's runtime of ``kind``, made at its first use with the configured options;
     one that is not available fails (or skips) the test asking for it."""
     __tracebackhide__ = True
+    try:
+        return session_runtime(config, kind)
+    except RuntimeUnavailableError as error:
+        missing(config, f"skills runtime {kind!r} is not available: {error}")
+
+
+def session_runtime(config: pytest.Config, kind: str) -> Runtime:
+    """The session's runtime of ``kind``, made at its first use with the configured options;
+    raises its :class:`RuntimeUnavailableError` (kept: asked again, it is not made again)."""
     runtimes = config.stash[_RUNTIMES_KEY]
-    options = runtime_options(settings.PluginSettings(config))
     if kind not in runtimes:
         try:
-            runtimes[kind] = options.create(kind)
+            runtimes[kind] = runtime_options(settings.PluginSettings(config)).create(kind)
         except RuntimeUnavailableError as error:
             runtimes[kind] = error
     runtime = runtimes[kind]
     if isinstance(runtime, RuntimeUnavailableError):
-        message = f"skills runtime {kind!r} is not available: {runtime}"
-        if options.skip_missing:
-            # Reported at the test (or the scenario), not at this line of the plugin.
-            raise pytest.skip.Exception(message, _use_item_location=True)
-        pytest.fail(message + " (or pass --skills-runtime-missing=skip)", pytrace=False)
+        raise runtime
     return runtime
+
+
+def missing(config: pytest.Config, message: str) -> NoReturn:
+    """A test whose runtime is not available: skipped with ``message`` when
+    ``skills_runtime_missing`` says so, else failed."""
+    __tracebackhide__ = True
+    if runtime_options(settings.PluginSettings(config)).skip_missing:
+        # Reported at the test (or the scenario), not at this line of the plugin.
+        raise pytest.skip.Exception(message, _use_item_location=True)
+    pytest.fail(message + " (or pass --skills-runtime-missing=skip)", pytrace=False)
 
 
 def runtime_name(item: pytest.Item, explicit: str | None) -> str:

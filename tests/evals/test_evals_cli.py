@@ -20,8 +20,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _eval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``agent-skills eval`` with the commands on the local runtime (not these tests' subject)."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args],
+        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", "--runtime", "local", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
@@ -58,7 +59,10 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
                    cwd=tmp_path)  # fmt: skip
     assert strict.returncode == 1  # the stochastic agent misses the default bar of 1.0
     assert "NOT met: the mean pass rate with the skill" in strict.stdout
-    assert strict.stderr == ""
+    assert strict.stderr.splitlines() == [  # -q: no progress, the runtime's warning stays
+        "warning: the model's commands ran on this machine (runtime local), not isolated: they"
+        " could read, change and delete anything this user can"
+    ]
 
     usage = _eval(str(skill), "--runs", "0", cwd=tmp_path)
     assert usage.returncode == 2
@@ -90,7 +94,7 @@ def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
         process = subprocess.Popen(
             [sys.executable, "-m", "pytest_agent_skills.cli", "eval", str(skill),
              "--record", "all", "--upstream-url", url, "--runs", "10", "--jobs", "2",
-             "--out", "out", "--model", "fake-agent"],
+             "--out", "out", "--model", "fake-agent", "--runtime", "local"],
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(REPO)},
             stderr=subprocess.PIPE,
@@ -126,7 +130,8 @@ def _suite(pytester: pytest.Pytester) -> Path:
     skill = write_eval_skill(pytester.path)
     pytester.makefile(
         ".toml",
-        pyproject='[tool.pytest.ini_options]\nskills_model = "fake-agent"\nskills_eval_runs = 5\n',
+        pyproject='[tool.pytest.ini_options]\nskills_model = "fake-agent"\nskills_eval_runs = 5\n'
+        'skills_eval_runtime = "local"\n',
     )
     return skill
 
@@ -184,17 +189,24 @@ def test_eval_settings_take_the_flag_then_the_environment_then_the_file(tmp_path
     (tmp_path / "pyproject.toml").write_text(
         "[tool.pytest.ini_options]\nskills_eval_runs = 5\nskills_eval_jobs = 3\n"
         'skills_grader_model = "from-file"\nskills_model = "agent"\n'
+        'skills_eval_runtime = "docker"\n'
     )
     config = ConfigLocator(tmp_path).locate(tmp_path)
-    environ = {"SKILLS_EVAL_RUNS": "2", "SKILLS_GRADER_MODEL": "from-env"}
+    environ = {
+        "SKILLS_EVAL_RUNS": "2",
+        "SKILLS_GRADER_MODEL": "from-env",
+        "SKILLS_EVAL_RUNTIME": "sandbox",
+    }
     by_file = eval_options(FileSettings(config, {}, {}))
-    assert (by_file.runs, by_file.jobs, by_file.grader, by_file.model) == (
+    assert (by_file.runs, by_file.jobs, by_file.grader, by_file.model, by_file.runtime) == (
         5,
         3,
         "from-file",
         "agent",
+        "docker",
     )
     by_env = eval_options(FileSettings(config, {}, environ))
-    assert (by_env.runs, by_env.grader) == (2, "from-env")
-    by_flag = eval_options(FileSettings(config, {"skills_eval_runs": 1}, environ))
-    assert by_flag.runs == 1 and by_flag.base_dir == tmp_path
+    assert (by_env.runs, by_env.grader, by_env.runtime) == (2, "from-env", "sandbox")
+    flags = {"skills_eval_runs": 1, "skills_eval_runtime": "local"}
+    by_flag = eval_options(FileSettings(config, flags, environ))
+    assert by_flag.runs == 1 and by_flag.base_dir == tmp_path and by_flag.runtime == "local"

@@ -30,6 +30,7 @@ from tests.support.evals_report import (
     write_benchmark,
     write_triggers,
 )
+from tests.support.workspace import get_runtime
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "evals-report.png"
@@ -258,10 +259,11 @@ def test_sixty_runs_load_and_open(browser: Any, tmp_path: Path) -> None:
 
 
 def test_a_folder_the_eval_runner_wrote(browser: Any, tmp_path: Path) -> None:
+    get_runtime("sandbox", tmp_path / "probe")  # the recorded commands replay in the sandbox
     out_dir = tmp_path / "evals-out"
     for triggers_too in ((), ("--triggers",)):
         done = subprocess.run(
-            [sys.executable, "-m", "pytest_agent_skills.cli", "eval",
+            [sys.executable, "-m", "pytest_agent_skills.cli", "eval", "--runtime", "sandbox",
              ".claude/skills/invoice-totals", *triggers_too, "--out", str(out_dir)],
             cwd=EXAMPLE_SUITE, env={**os.environ, "PYTHONPATH": str(REPO)},
             capture_output=True, text=True, timeout=300,
@@ -269,6 +271,7 @@ def test_a_folder_the_eval_runner_wrote(browser: Any, tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout + done.stderr
     benchmark = json.loads((out_dir / "benchmark.json").read_text())
     triggers = json.loads((out_dir / "triggers.json").read_text())
+    assert benchmark["metadata"]["runtime"] == triggers["runtime"] == "sandbox"
     open_report(browser, out_dir)
 
     summary = dict(benchmark["run_summary"])

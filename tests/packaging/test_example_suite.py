@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.evals import no_isolation
 from tests.support.workspace import RUNTIME_PARAMS, get_runtime
 
 EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "example_suite"
@@ -25,7 +26,14 @@ def test_the_example_suite_passes_in_every_runtime(
 ) -> None:
     get_runtime(runtime, tmp_path / "probe")  # skips (fails in CI) when the engine is missing
     completed = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", f"--skills-runtime={runtime}"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-v",
+            f"--skills-runtime={runtime}",
+            f"--skills-eval-runtime={runtime}",
+        ],
         cwd=suite_copy,
         capture_output=True,
         text=True,
@@ -35,7 +43,8 @@ def test_the_example_suite_passes_in_every_runtime(
     assert completed.returncode == 0, output + completed.stderr
     for expected in (
         "agent-skills: skills_roots=[.claude/skills], skills_profile=trpc,"
-        f" skills_runtime={runtime}, skills_record=none,",
+        f" skills_runtime={runtime}, skills_runtime_missing=skip, skills_record=none,",
+        f"skills_eval_runtime={runtime}",
         ".claude/skills/invoice-totals/SKILL.md::validate PASSED",
         ".claude/skills/meeting-notes/SKILL.md::validate PASSED",
         "tests/test_invoice_totals.py::test_totals_per_customer PASSED",
@@ -69,3 +78,26 @@ def test_the_broken_examples_fail_with_rule_ids_and_lines(suite_copy: Path) -> N
         "broken/tools-trouble/SKILL.md:7: error [tools-not-identifier]",
     ):
         assert expected in completed.stdout, f"{expected!r} not in:\n{completed.stdout}"
+
+
+def test_without_sandbox_or_docker_the_example_suite_skips_its_evals(
+    suite_copy: Path, tmp_path: Path
+) -> None:
+    """On a machine with neither bubblewrap nor Docker, the evals (the model's commands) are
+    skipped with the reason; the rest runs on the local runtime and passes."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-v", "-rs", "-p", "no:cacheprovider"],
+        cwd=suite_copy,
+        env=no_isolation(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = completed.stdout
+    assert completed.returncode == 0, output + completed.stderr
+    assert "evals.json::eval 1: total of one customer SKIPPED" in output
+    assert "triggers.json::triggers SKIPPED" in output
+    assert "no isolated runtime for the commands the model chooses" in output
+    scenario = ".claude/skills/invoice-totals/evals/totals.scenario.yaml::totals for two customers"
+    assert f"{scenario} PASSED" in output
+    assert " failed" not in output

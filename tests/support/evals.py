@@ -4,6 +4,7 @@ by the project's loopback server) playing a seeded stochastic agent and a grader
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import threading
@@ -248,7 +249,8 @@ def fake_endpoint(behaviour: Behaviour | None = None) -> Iterator[tuple[FakeEndp
 
 
 def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
-    """Options that record everything from ``url`` (fast retries)."""
+    """Options that record everything from ``url`` (fast retries), the commands on the local
+    runtime (tests of the runtime choice pass ``runtime=None`` or a name)."""
     options = EvalOptions(
         run=RunSettings(
             record_mode="all", upstream=Upstream(url, "sk-test"), model_name="fake-agent"
@@ -258,6 +260,7 @@ def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
         jobs=4,
         retry=RetryPolicy(attempts=3, base_delay=0.01),
         base_dir=base_dir,
+        runtime="local",
     )
     return replace(options, **changes)
 
@@ -268,5 +271,76 @@ def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
         grader_model="fake-grader",
         runs=4,
         base_dir=base_dir,
+        runtime="local",
     )
     return replace(options, **changes)
+
+
+@dataclass
+class CommandAgent:
+    """The backend of a :class:`LoopbackServer`: an agent that loads ``skill``, runs
+    ``command`` with ``skill_run``, then answers ``final``; a grader that says every
+    expectation is met with ``evidence``."""
+
+    skill: str
+    command: str
+    final: str = "done"
+    evidence: str = "the run ended"
+    results: list[str] = field(default_factory=list)
+
+    def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        if "response_format" in body:
+            content = body["messages"][1]["content"]
+            asked = re.findall(r"^\d+\. (.*)$", content.split("== Transcript ==")[0], re.M)
+            grading = {
+                "expectations": [
+                    {"text": text, "passed": True, "evidence": self.evidence} for text in asked
+                ]
+            }
+            return self._reply(ModelTurn(text=json.dumps(grading)), body)
+        tools_done = [m for m in body["messages"] if m["role"] == "tool"]
+        if not tools_done:
+            call = ToolCall("c1", "skill_load", json.dumps({"skill_name": self.skill}))
+            return self._reply(ModelTurn(tool_calls=(call,)), body)
+        if len(tools_done) == 1:
+            arguments = json.dumps({"skill": self.skill, "command": self.command})
+            call = ToolCall("c2", "skill_run", arguments)
+            return self._reply(ModelTurn(tool_calls=(call,)), body)
+        self.results.append(tools_done[-1]["content"] or "")
+        return self._reply(ModelTurn(text=self.final), body)
+
+    def _reply(self, turn: ModelTurn, body: dict[str, Any]) -> Reply:
+        answer = completion_body(turn, str(body.get("model", "")), "chatcmpl-command")
+        answer["usage"] = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+        return Reply(answer)
+
+
+@contextmanager
+def command_agent(agent: CommandAgent) -> Iterator[str]:
+    """``agent`` served on a loopback port: its base URL."""
+    with LoopbackServer(agent) as server:
+        yield server.base_url
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def no_isolation(tmp_path: Path) -> dict[str, str]:
+    """An environment (this checkout first on PYTHONPATH) in which neither bubblewrap nor a
+    Docker engine is found: PATH is a folder of links to every program but ``bwrap``, and
+    DOCKER_HOST a socket that is not there."""
+    folder = tmp_path / "bin-without-bwrap"
+    folder.mkdir(parents=True)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(directory):
+            continue
+        for name in os.listdir(directory):
+            target = folder / name
+            if name != "bwrap" and not os.path.lexists(target):
+                target.symlink_to(os.path.join(directory, name))
+    return {
+        **os.environ,
+        "PATH": str(folder),
+        "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock",
+        "PYTHONPATH": str(REPO),
+    }
