@@ -12,6 +12,19 @@ from pytest_agent_skills.cli import main
 OVERLAP = Path(__file__).resolve().parent.parent / "overlap"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def isolated_runtime() -> None:
+    """The model's commands run isolated (the sandbox, else Docker): on a machine with neither,
+    these replays skip with the reason, as the eval items do (skills_runtime_missing = skip)."""
+    from pytest_agent_skills.evals.isolation import EvalRuntimeError, choose_runtime
+    from pytest_agent_skills.workspace import create_runtime
+
+    try:
+        choose_runtime(None, create_runtime).close()
+    except EvalRuntimeError as error:
+        pytest.skip(str(error))
+
+
 @pytest.fixture(autouse=True)
 def in_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
     # overlap/pyproject.toml names the model and the cassettes the recordings were made with.

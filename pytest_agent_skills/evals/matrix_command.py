@@ -14,6 +14,7 @@ from typing import Any
 from .. import settings
 from ..errors import ConfigurationError
 from ..settings import SettingValues
+from ..workspace.names import RUNTIME_NAMES
 from .command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT
 
 #: The settings the triggers command shares with ``eval`` (how runs are made and recorded):
@@ -29,6 +30,7 @@ SHARED_FLAGS = {
         "skills_model_params",
         "skills_eval_cassettes",
         "skills_eval_attempts",
+        "skills_eval_runtime",
     )
 }
 #: Its own.
@@ -55,6 +57,11 @@ OPTIONS: dict[str, dict[str, Any]] = {
     },
     "--cassettes": {"metavar": "DIR", "help": "cassette folder"},
     "--attempts": {"type": int, "metavar": "N", "help": "upstream attempts (5)"},
+    "--runtime": {
+        "choices": RUNTIME_NAMES,
+        "help": "where the model's commands run (default: sandbox, else docker; local only when"
+        " asked: it runs them on this machine)",
+    },
     "--min-recall": {"type": float, "metavar": "RATE", "help": "recall every skill reaches (0.5)"},
     "--min-precision": {
         "type": float,

@@ -97,6 +97,7 @@ def test_without_sandbox_or_docker_the_example_suite_skips_its_evals(
     assert completed.returncode == 0, output + completed.stderr
     assert "evals.json::eval 1: total of one customer SKIPPED" in output
     assert "triggers.json::triggers SKIPPED" in output
+    assert "tests/test_overlap.py::test_the_matrix_shows_expense_report_misfiring SKIPPED" in output
     assert "no isolated runtime for the commands the model chooses" in output
     scenario = ".claude/skills/invoice-totals/evals/totals.scenario.yaml::totals for two customers"
     assert f"{scenario} PASSED" in output
