@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
+# The real model server of the realmodel tests (as root it installs the compiler it needs).
+bash scripts/setup-realmodel.sh
 if [ "$(id -u)" = "0" ]; then
     bash scripts/setup-services.sh
     # The services exist now: a test that finds one missing fails instead of skipping.

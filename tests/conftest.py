@@ -7,3 +7,6 @@ would no longer recognise them. Importing it here, once, keeps one ``yaml`` for 
 """
 
 import yaml  # noqa: F401
+
+# The real model server's report hook: a failed test that used the server shows its log.
+pytest_plugins = ["tests.support.realmodel"]
