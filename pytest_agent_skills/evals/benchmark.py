@@ -34,6 +34,8 @@ class BenchmarkInfo:
     regraded: bool = False
     #: Where the model's commands ran (``local``, ``sandbox``, ``docker``).
     runtime: str = ""
+    #: The grader's structured output mode (see :mod:`.grader_output`); None: no grading asked.
+    grader_output: str | None = None
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -131,6 +133,7 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
             "skill_path": info.skill_path,
             "executor_model": info.executor_model,
             "grader_model": info.grader_model,
+            "grader_output": info.grader_output,
             "timestamp": info.timestamp,
             "evals_run": list(dict.fromkeys(run.key.eval_id for run in runs)),
             "runs_per_configuration": info.runs_per_configuration,
@@ -148,6 +151,15 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
     }
 
 
+#: What the harness adapted when the grader's endpoint refused a structured output mode.
+_ADAPTED_GRADER_OUTPUT = {
+    "json_object": "The grader's endpoint refused response_format json_schema: its answers were"
+    " asked for as json_object (with the schema beside it)",
+    "text": "The grader's endpoint refused response_format (json_schema and json_object): its"
+    " answers were asked for as plain text, the JSON object taken from the reply",
+}
+
+
 def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
     """What a reader should notice: errors, and expectations that do not tell the
     configurations apart."""
@@ -159,6 +171,9 @@ def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
             f"{len(errored)} of {len(runs)} runs failed ({', '.join(kinds)}): counted as"
             " errors, never as passes"
         )
+    adapted = _ADAPTED_GRADER_OUTPUT.get(info.grader_output or "")
+    if adapted:
+        found.append(adapted)
     texts = dict.fromkeys(item.text for run in runs for item in run.expectations)
     for text in texts:
         verdicts = {

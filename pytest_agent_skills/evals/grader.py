@@ -3,24 +3,29 @@
 The request carries the expectations, the run's transcript (messages, tool calls and their
 results) and its output files (names, sizes, the text of text files up to a limit), with
 this machine's paths under stable names so that a replay asks the same.  The answer is a
-JSON object in the message content with grading.json's names (``response_format`` with
-its JSON schema is sent too).  An answer that is not that object, or grades other texts
-than were asked, is asked again once; then the run is a grading error.
+JSON object in the message content with grading.json's names, asked for in the structured
+output mode the endpoint accepts (see :mod:`.grader_output`); in plain text the object is
+taken from the reply, bare or in a fenced block.  An answer that is not that object, or
+grades other texts than were asked, is asked again once; then the run is a grading error.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import AgentSkillsError
+from ..harness.cassette import UpstreamRejectedError
 from ..harness.errors import HarnessError
 from ..harness.runner import ServedModel
 from ..harness.trajectory import VOLATILE_RESULT_FIELDS, Trajectory
 from .conversation import ModelAccess
+from .grader_output import MODES, NEGOTIATED, mode_of, recorded_mode, response_format
+from .transport import RunCassette, final_rejection
 
 #: Characters of one output file's text the grader sees.
 FILE_TEXT_LIMIT = 20_000
@@ -86,19 +91,33 @@ class GradingRequest:
     cassette: Path
 
 
-def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], int]:
-    """The grading of ``request``'s expectations and the requests it took (1 or 2); a
-    :class:`GradingError` when the second answer is not the grading object either."""
+@dataclass(frozen=True)
+class Grading:
+    """A grading: the graded expectations, the requests it took (1 or 2), and the structured
+    output mode its answers were asked in (one of :data:`~.grader_output.MODES`)."""
+
+    graded: list[Graded]
+    requests: int
+    output: str
+
+
+def grade(access: ModelAccess, request: GradingRequest) -> Grading:
+    """The grading of ``request``'s expectations; a :class:`GradingError` when the second
+    answer is not the grading object either."""
     model = access.options.grader
     cassette = access.cassette(request.cassette, {})
     served = ServedModel(cassette, model_name=model, stream=False, in_process=True)
+    upstream = access.options.upstream
+    endpoint = upstream.endpoint if upstream else ""
+    asking = _Asking(served, model, endpoint, _first_mode(cassette), access.options.grader_params)
     try:
-        body = {**grading_body(model, request), **access.options.grader_params}
-        first = served.complete(body).text or ""
+        body = asking.body(request)
+        first = asking.complete(body)
         graded, problem = parse_grading(first, request.expectations)
         if graded is not None:
             served.finish()
-            return graded, 1
+            return Grading(graded, 1, asking.mode)
+        body = asking.body(request)
         body["messages"] = [
             *body["messages"],
             {"role": "assistant", "content": first},
@@ -109,7 +128,7 @@ def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], i
                 " given.",
             },
         ]
-        second = served.complete(body).text or ""
+        second = asking.complete(body)
         graded, again = parse_grading(second, request.expectations)
         served.finish()
         if graded is None:
@@ -117,7 +136,7 @@ def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], i
                 f"the grader ({model}) did not answer with the grading object, asked twice:"
                 f" {problem}; then {again}"
             )
-        return graded, 2
+        return Grading(graded, 2, asking.mode)
     except HarnessError:
         cassette.save_partial()
         raise
@@ -125,33 +144,111 @@ def grade(access: ModelAccess, request: GradingRequest) -> tuple[list[Graded], i
         served.close()
 
 
-def grading_body(model: str, request: GradingRequest) -> dict[str, Any]:
-    """The chat-completions request of a grading."""
+def _first_mode(cassette: RunCassette) -> str | None:
+    """The mode a replayed grading was recorded in (None: the one negotiated)."""
+    if cassette.rerecord:
+        return None
+    return recorded_mode(item.request.get("body") for item in cassette.cassette.interactions)
+
+
+class _Asking:
+    """Grading requests sent in the structured output mode the endpoint accepts: one it
+    refuses for good is asked again in the next mode; the mode that works is kept."""
+
+    def __init__(
+        self,
+        served: ServedModel,
+        model: str,
+        endpoint: str,
+        mode: str | None,
+        params: Mapping[str, Any],
+    ) -> None:
+        self.served = served
+        self.model = model
+        self.endpoint = endpoint
+        #: The grader's request parameters (``--grader-param``), added to every body.
+        self.params = dict(params)
+        given = mode_of({"messages": [], **self.params}) if "response_format" in params else None
+        self.mode = given or mode or NEGOTIATED.current(endpoint, model)
+
+    def body(self, request: GradingRequest) -> dict[str, Any]:
+        return {**grading_body(self.model, request, self.mode), **self.params}
+
+    def complete(self, body: dict[str, Any]) -> str:
+        """The text of the answer to ``body`` (its ``response_format`` set for the mode; one
+        given with ``--grader-param`` is sent as it is, never negotiated)."""
+        if "response_format" in self.params:
+            return self.served.complete(body).text or ""
+        refusal: UpstreamRejectedError | None = None
+        for mode in MODES[MODES.index(self.mode) :]:
+            _set_mode(body, mode)
+            try:
+                text: str = self.served.complete(body).text or ""
+            except UpstreamRejectedError as error:
+                if not final_rejection(error.status, error.answer, body):
+                    raise
+                refusal = refusal or error
+                continue
+            if mode != self.mode:
+                NEGOTIATED.worked(self.endpoint, self.model, mode)
+                self.mode = mode
+            return text
+        assert refusal is not None
+        raise refusal  # every mode refused: the first refusal says why
+
+
+def _set_mode(body: dict[str, Any], mode: str) -> None:
+    shape = response_format(mode, GRADING_SCHEMA)
+    if shape is None:
+        body.pop("response_format", None)
+    else:
+        body["response_format"] = shape
+
+
+def grading_body(model: str, request: GradingRequest, mode: str = MODES[0]) -> dict[str, Any]:
+    """The chat-completions request of a grading, asking for the answer in ``mode``."""
     listed = "\n".join(f"{number}. {text}" for number, text in enumerate(request.expectations, 1))
     content = (
         f"Expectations:\n{listed}\n\n== Transcript ==\n{request.transcript}\n\n"
         f"== Output files ==\n{request.files or '(none)'}"
     )
-    return {
+    body: dict[str, Any] = {
         "model": model,
         "messages": [
             {"role": "system", "content": GRADER_INSTRUCTIONS},
             {"role": "user", "content": content},
         ],
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {"name": "grading", "strict": True, "schema": GRADING_SCHEMA},
-        },
     }
+    _set_mode(body, mode)
+    return body
+
+
+def json_object_in(content: str) -> Any:
+    """The JSON value of a reply: the whole text, else the first fenced block that holds
+    JSON, else the first object in the text; a ``ValueError`` when there is none."""
+    text = content.strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    for block in re.findall(r"```[A-Za-z]*\s*\n?(.*?)```", text, re.S):
+        try:
+            return json.loads(block)
+        except ValueError:
+            continue
+    decoder = json.JSONDecoder()
+    for found in re.finditer(r"\{", text):
+        try:
+            return decoder.raw_decode(text, found.start())[0]
+        except ValueError:
+            continue
+    raise ValueError("no JSON object in the text")
 
 
 def parse_grading(content: str, asked: Sequence[str]) -> tuple[list[Graded] | None, str]:
     """The graded expectations in ``asked``'s order, or None and what is wrong."""
-    text = content.strip()
-    if text.startswith("```"):  # a fenced block: the object inside it
-        text = text.strip("`").removeprefix("json").strip()
     try:
-        data = json.loads(text)
+        data = json_object_in(content)
     except ValueError:
         return None, f"not JSON ({content[:120]!r})"
     entries = data.get("expectations") if isinstance(data, dict) else None

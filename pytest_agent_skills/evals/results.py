@@ -52,6 +52,8 @@ class RunResult:
     metrics: dict[str, Any] = field(default_factory=dict)
     #: The files of the workspace's out/ folder, by path below it.
     outputs: dict[str, bytes] = field(default_factory=dict, compare=False)
+    #: The structured output mode the grader's answers were asked in (None: not asked).
+    grader_output: str | None = None
 
     @property
     def passed(self) -> int:

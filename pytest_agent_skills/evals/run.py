@@ -85,6 +85,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     graded: dict[int, Graded] = {}
     grader_seconds, grader_start = 0.0, _now()
     grader_recorded = False
+    grader_output: str | None = None
     if error is None:
         graded = _checked_by_code(plan.case, trajectory)
         strings = plan.case.graded
@@ -97,12 +98,13 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
                 plan.grader_cassette,
             )
             try:
-                by_grader, _ = grade(access, request)
+                grading = grade(access, request)
             except AgentSkillsError as failure:
                 error = _error(failure, grading=True)
                 grader_recorded = True
             else:
-                texts = iter(by_grader)
+                grader_output = grading.output
+                texts = iter(grading.graded)
                 for index, item in enumerate(plan.case.expectations):
                     if isinstance(item, str):
                         graded[index] = next(texts)
@@ -143,6 +145,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         transcript=transcript_data,
         metrics=metrics_json(trajectory, outputs, len(transcript)),
         outputs=outputs,
+        grader_output=grader_output,
     )
 
 

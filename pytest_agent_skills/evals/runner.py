@@ -29,6 +29,7 @@ from .benchmark import (
     benchmark_json,
 )
 from .conversation import ModelAccess, converse
+from .grader_output import weakest
 from .isolation import eval_runtime
 from .options import EvalOptions
 from .results import RunKey, RunResult
@@ -175,6 +176,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         require="" if options.require == "none" else options.require,
         regraded=options.regrade,
         runtime=runtime.name,
+        grader_output=weakest(result.grader_output for result in results),
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped)
 

@@ -6,12 +6,14 @@ recorded from the upstream.  All runs that record share one :class:`UpstreamPool
 client whose connections are kept alive between requests and runs, up to ``--jobs`` at
 once.  An answer of HTTP 429 or 5xx (or a connection that failed) is asked again after a
 backoff that honours ``Retry-After``, a bounded number of times; then the run fails with
-the upstream's last answer.  A stop (Ctrl-C) ends the waiting at once.
+the upstream's last answer.  An answer that will not change on retry (see
+:func:`final_rejection`) is not asked again.  A stop (Ctrl-C) ends the waiting at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,28 @@ from .options import RetryPolicy
 
 #: Statuses that say "ask again later": rate limits and server trouble.
 RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+#: Statuses that say "later" whatever their answer names: time-outs, conflicts, rate limits.
+_LATER = frozenset({408, 409, 429})
+#: Request fields an error answer may name without refusing the request itself: a model that
+#: is loading or overloaded is named in answers worth asking again.
+_FIELDS_NOT_NAMED = frozenset({"model"})
+
+
+def final_rejection(status: int, answer: str, body: dict[str, Any]) -> bool:
+    """Whether an error ``answer`` refuses the request ``body`` itself, so that asking again
+    cannot help: a 4xx other than the "later" ones (408, 409, 429), or a server error whose
+    answer names one of the request's own fields, quoted (a validation error: llama.cpp's
+    server answers those with HTTP 500, ``('body', 'response_format', 'type')``)."""
+    if status < 400 or status in _LATER:
+        return False
+    if status < 500:
+        return True
+    plain = answer.replace("\\", "")  # quotes escaped inside a JSON string count too
+    return any(
+        re.search(rf"""(['"`]){re.escape(name)}\1""", plain)
+        for name in body
+        if name not in _FIELDS_NOT_NAMED
+    )
 
 
 class StoppedError(HarnessError):
@@ -122,7 +146,7 @@ class RunCassette(CassetteBackend):
             except ModelError as error:  # could not be reached: a connection that failed
                 status, text, failure = 0, str(error), error
             else:
-                if status not in RETRIED_STATUSES:
+                if status not in RETRIED_STATUSES or final_rejection(status, text, body):
                     return status, response_headers, text
             delay = self.pool.retry.delay(attempt, response_headers)
             if delay is None:

@@ -85,6 +85,16 @@ class UpstreamTooLargeError(ModelError):
     """Recording: the upstream's answer is over the size limit (announced or read)."""
 
 
+class UpstreamRejectedError(ModelError):
+    """Recording: the upstream answered an error status: ``status`` and its ``answer``
+    (redacted), for a caller that can change its request and ask again."""
+
+    def __init__(self, message: str, status: int, answer: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.answer = answer
+
+
 @dataclass
 class Interaction:
     request: dict[str, Any]
@@ -193,6 +203,10 @@ class Matcher:
     def _canonical_value(
         self, key: str | None, value: Any, substitutions: list[tuple[str, str]]
     ) -> Any:
+        if key == "content" and value is None:
+            # An assistant turn of tool calls goes back with content "" (it went back as
+            # null before): cassettes recorded either way match.
+            return ""
         # Tool results and call arguments are JSON inside a string: compare them parsed,
         # so that a volatile field inside (duration_ms) can be ignored too.
         if key in ("content", "arguments") and isinstance(value, str) and value[:1] in "{[":
@@ -432,7 +446,8 @@ class CassetteBackend:
         streamed = bool(body.get("stream"))
         status, response_headers, text = self._post(self.upstream, body, send_headers)
         if status != 200:
-            raise self._upstream_error(url, f"answered HTTP {status}: {text[:500]}")
+            message = self._upstream_error(url, f"answered HTTP {status}: {text[:500]}")
+            raise UpstreamRejectedError(str(message), status, self.redactor.redact_text(text))
         try:
             answer = body_from_chunks(_sse_chunks(text)) if streamed else json.loads(text)
         except ValueError as error:

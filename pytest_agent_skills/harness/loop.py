@@ -106,7 +106,7 @@ class AgentLoop:
                 )
             )
             turn = self.model.complete(body)
-            messages.append(turn.to_message())
+            messages.append(turn.history_message())
             calls = []
             for tool_call in turn.tool_calls:
                 outcome = self.session.call(tool_call.name, tool_call.arguments)

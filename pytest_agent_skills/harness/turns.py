@@ -56,10 +56,21 @@ class ModelTurn:
         return not self.tool_calls
 
     def to_message(self) -> dict[str, Any]:
-        """The assistant message that goes back into the conversation."""
+        """The assistant message as a completion answers it (``content`` null when there is
+        no text)."""
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.tool_calls:
             message["tool_calls"] = [call.to_message() for call in self.tool_calls]
+        return message
+
+    def history_message(self) -> dict[str, Any]:
+        """The assistant message that goes back into the conversation: ``content`` is text,
+        ``""`` when the model said none.  OpenAI's schema makes ``content`` optional beside
+        ``tool_calls`` and takes an empty string; llama.cpp's server refuses both null and an
+        absent ``content``, so ``""`` is the form every endpoint accepts."""
+        message = self.to_message()
+        if message["content"] is None:
+            message["content"] = ""
         return message
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.evals import Behaviour, fake_endpoint, write_eval_skill
+from tests.support.evals import Behaviour, fake_endpoint, run_eval_command, write_eval_skill
 
 pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[2]
@@ -21,14 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _eval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``agent-skills eval`` with the commands on the local runtime (not these tests' subject)."""
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", "--runtime", "local", *args],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_eval_command("--runtime", "local", *args, cwd=cwd)
 
 
 def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_path: Path) -> None:

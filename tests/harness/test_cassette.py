@@ -386,3 +386,27 @@ def test_a_replayed_request_that_differs_only_in_volatile_parts_matches() -> Non
     assert matcher.same(live, recorded)
     live["messages"][0]["content"] = "hello"
     assert not matcher.same(live, recorded)
+
+
+def test_an_assistant_turn_of_tool_calls_goes_back_with_empty_text_content(tmp_path) -> None:
+    """OpenAI's schema takes ``""`` beside ``tool_calls`` (content is optional there);
+    llama.cpp's server refuses null and an absent content: ``""`` is sent."""
+    cassette, _ = record(tmp_path)
+    data = json.loads(cassette.read_text())
+    echoed = data["interactions"][1]["request"]["body"]["messages"][-2]
+    assert echoed["role"] == "assistant" and echoed["tool_calls"]
+    assert echoed["content"] == ""
+    answered = data["interactions"][0]["response"]["body"]["choices"][0]["message"]
+    assert answered["content"] is None  # the completion itself, as recorded
+
+
+def test_a_cassette_recorded_with_null_content_beside_tool_calls_still_replays(tmp_path) -> None:
+    cassette, _ = record(tmp_path)
+    data = json.loads(cassette.read_text())
+    for interaction in data["interactions"]:
+        for message in interaction["request"]["body"]["messages"]:
+            if message.get("tool_calls"):
+                message["content"] = None  # as the harness sent it before
+    cassette.write_text(json.dumps(data))
+    replayed = converse(cassette, RunSettings())
+    assert replayed.cassette.replayed == 3

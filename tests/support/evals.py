@@ -7,6 +7,8 @@ import json
 import os
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -97,6 +99,21 @@ def write_eval_skill(
     )
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_eval_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``agent-skills eval ARGS`` as a user runs it (its own process, this checkout's package)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 @dataclass
 class Behaviour:
     """How the fake endpoint behaves."""
@@ -115,6 +132,12 @@ class Behaviour:
     #: With a rate: the grader passes each expectation with this chance, whatever the run
     #: did (draws from a seeded stream per eval prompt), so the true pass rate is this rate.
     grader_pass: float | None = None
+    #: Grader requests refused by their structured output mode (``json_schema``,
+    #: ``json_object``, ``text``): the status and the error body answered, as real servers do
+    #: (see :data:`REFUSALS`).
+    refuses: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
+    #: Grader answers in a fenced block after a sentence, as a model asked for plain text.
+    chatty_grader: bool = False
 
 
 def grading_stream(behaviour: Behaviour, prompt: str) -> random.Random:
@@ -135,6 +158,48 @@ def simulated_pass_rates(
     ]
 
 
+#: How real servers refuse a ``response_format``, as they answer it.
+REFUSALS: dict[str, tuple[int, dict[str, Any]]] = {
+    # llama-cpp-python's server: its request validation error, answered as HTTP 500.
+    "llama.cpp json_schema": (
+        500,
+        {
+            "error": {
+                "message": "[{'type': 'literal_error', 'loc': ('body', 'response_format',"
+                " 'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input':"
+                " 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}]",
+                "type": "internal_server_error",
+                "param": None,
+                "code": None,
+            }
+        },
+    ),
+    # OpenAI's API (a model without structured outputs): HTTP 400 naming the parameter.
+    "openai json_schema": (
+        400,
+        {
+            "error": {
+                "message": "Invalid parameter: 'response_format' of type 'json_schema' is not"
+                " supported with this model.",
+                "type": "invalid_request_error",
+                "param": "response_format",
+                "code": None,
+            }
+        },
+    ),
+    # LM Studio: json_schema or text only.
+    "lmstudio json_object": (
+        400,
+        {"error": "'response_format.type' must be 'json_schema' or 'text'"},
+    ),
+    # A proxy that knows no response_format at all.
+    "unknown field": (
+        400,
+        {"error": {"message": "Unrecognized request argument supplied: response_format"}},
+    ),
+}
+
+
 @dataclass
 class FakeEndpoint:
     """The backend of a :class:`LoopbackServer`: a seeded stochastic agent and a grader."""
@@ -145,6 +210,8 @@ class FakeEndpoint:
     refused: int = 0
     #: Every request body received, in order.
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    #: The structured output mode of every grader request, refused ones too, in order.
+    grader_modes: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _streams: dict[str, random.Random] = field(default_factory=dict)
 
@@ -161,7 +228,7 @@ class FakeEndpoint:
                     429,
                     {"Retry-After": "0"},
                 )
-        if "response_format" in body:
+        if is_grading(body):
             return self._grade(body)
         return self._act(body)
 
@@ -197,6 +264,11 @@ class FakeEndpoint:
 
     def _grade(self, body: dict[str, Any]) -> Reply:
         with self._lock:
+            mode = grader_mode(body)
+            self.grader_modes.append(mode)
+            if mode in self.behaviour.refuses:
+                status, answer = self.behaviour.refuses[mode]
+                return Reply(answer, status)
             self.grader_requests += 1
             bad = self.behaviour.bad_gradings
             answer_badly = bad < 0 or self.grader_requests <= bad
@@ -225,6 +297,9 @@ class FakeEndpoint:
                 for text, passed in zip(asked, verdicts, strict=True)
             ]
         }
+        if self.behaviour.chatty_grader:
+            text = f"Here is my grading:\n```json\n{json.dumps(grading, indent=1)}\n```\nDone."
+            return self._turn(ModelTurn(text=text), body)
         return self._turn(ModelTurn(text=json.dumps(grading)), body)
 
     def _turn(self, turn: ModelTurn, body: dict[str, Any]) -> Reply:
@@ -238,6 +313,18 @@ class FakeEndpoint:
             "total_tokens": size + 10,
         }
         return Reply(answer)
+
+
+def is_grading(body: dict[str, Any]) -> bool:
+    """Whether ``body`` is a grader's request (whatever its structured output mode)."""
+    first = body["messages"][0]
+    return first["role"] == "system" and str(first["content"]).startswith("You grade the run")
+
+
+def grader_mode(body: dict[str, Any]) -> str:
+    """The structured output mode of a grader's request: its ``response_format`` type."""
+    shape = body.get("response_format")
+    return "text" if shape is None else str(shape["type"])
 
 
 @contextmanager

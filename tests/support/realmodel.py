@@ -51,6 +51,8 @@ MODEL_PARAMS: dict[str, Any] = {
     "max_tokens": 96,
     "tool_choice": "auto",
 }
+#: The grader's fields: the same sampling, room for a grading object, no tools to choose.
+GRADER_PARAMS: dict[str, Any] = {"temperature": 0, "seed": 7, "max_tokens": 384}
 #: Modules the server needs: the package with its native library, and its [server] extra.
 SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context")
 
@@ -64,12 +66,16 @@ class RealModel:
     log: Path
     process: subprocess.Popen[bytes]
 
-    def param_flags(self, option: str = "--model-param", **overrides: Any) -> list[str]:
-        """:data:`MODEL_PARAMS` (with ``overrides``) as ``option NAME=JSON`` arguments."""
-        flags = []
-        for name, value in {**MODEL_PARAMS, **overrides}.items():
-            flags += [option, f"{name}={json.dumps(value)}"]
-        return flags
+    def param_flags(self, prefix: str = "--", **overrides: Any) -> list[str]:
+        """:data:`MODEL_PARAMS` (with ``overrides``) and :data:`GRADER_PARAMS` as
+        ``--model-param=NAME=JSON`` and ``--grader-param=NAME=JSON`` arguments (``prefix``
+        ``--skills-`` for pytest's flags)."""
+        agent = {**MODEL_PARAMS, **overrides}
+        return [
+            f"{prefix}{kind}-param={name}={json.dumps(value)}"
+            for kind, params in (("model", agent), ("grader", GRADER_PARAMS))
+            for name, value in params.items()
+        ]
 
     def log_tail(self, start: int = 0, limit: int = 6000) -> str:
         """The log from byte ``start`` on, its last ``limit`` characters."""
@@ -194,8 +200,11 @@ def real_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealModel]:
     log = tmp_path_factory.mktemp("real-model") / "server.log"
     try:
         server = start_server(log)
-    except RuntimeError as error:
-        missing_service(str(error))
+    except RuntimeError:
+        try:  # once more: another process may have taken the free port first
+            server = start_server(log)
+        except RuntimeError as error:
+            missing_service(str(error))
     _RUNNING.append(server)
     try:
         yield server
