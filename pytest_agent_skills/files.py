@@ -166,6 +166,23 @@ def resolve_inside(folder: Path | str, path: str) -> str:
     return target
 
 
+def check_inside(folder: Path | str, relative: str, *, limit: int, what: str = "file") -> str:
+    """Refuse ``folder/relative`` as :func:`read_inside` would, from the file system's
+    records alone (nothing is opened): a link leading out of ``folder``
+    (:class:`OutsideFolderError`), anything but a regular file, a file over ``limit``.  A
+    missing file is :class:`FileNotFoundError`.  Returns the file's real path."""
+    path = os.path.join(folder, relative)
+    target = resolve_inside(folder, path)
+    try:
+        status = os.stat(target)
+    except OSError as error:
+        raise _os_error(path, error) from None
+    _require_regular(path, status.st_mode)
+    if status.st_size > limit:
+        raise _too_large(path, status.st_size, limit, what)
+    return target
+
+
 def check_skill_file(
     path: str, status: os.stat_result, user: tuple[int, int] | None = None
 ) -> None:

@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ class RunPlan:
     cassettes: Path
     #: Where the grader's cassettes go instead (a regrade keeps the originals apart).
     grader_cassettes: Path | None = None
+    #: The eval's input files by staged name (read once: see ``spec.read_inputs``).
+    inputs: Mapping[str, bytes] = field(default_factory=dict)
 
     def cassette(self, suffix: str) -> Path:
         return self.cassettes / f"run-{self.key.run_number}{suffix}"
@@ -56,7 +58,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     replaying = access.options.record_mode == "none" or access.options.regrade
     if replaying and (record.get("error") or {}).get("kind") == "model":
         return _recorded_failure(plan, record)
-    inputs = {Path(name).name: (plan.skill_dir / name).read_bytes() for name in plan.case.files}
+    inputs = dict(plan.inputs)
     prompt = plan.case.prompt
     if inputs:
         prompt += "\n\nInput files (in work/inputs/): " + ", ".join(sorted(inputs))

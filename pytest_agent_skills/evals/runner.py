@@ -34,7 +34,7 @@ from .isolation import eval_runtime
 from .options import EvalOptions
 from .results import RunKey, RunResult
 from .run import RunPlan, crashed, interrupted, run_eval
-from .spec import load_evals, load_triggers
+from .spec import load_evals, load_triggers, read_inputs
 from .transport import UpstreamPool
 
 if TYPE_CHECKING:
@@ -145,6 +145,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
             )
         evals = tuple(case for case in evals if case.id in request.only)
     cassettes = _cassettes(options, skills)
+    inputs = {case.id: read_inputs(skills.directory, case) for case in evals}
     plans = [
         RunPlan(
             RunKey(case.id, configuration, number),
@@ -154,6 +155,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
             skills.roots,
             cassettes / f"eval-{case.id}" / configuration,
             cassettes / "regrade" / f"eval-{case.id}" / configuration if options.regrade else None,
+            inputs[case.id],
         )
         for case in evals
         for configuration, repository in skills.repositories.items()

@@ -12,6 +12,7 @@ import bisect
 import difflib
 import functools
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,12 +20,22 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import LocatedError
-from ..files import MIB, FileReadError, read_limited
+from ..files import (
+    MIB,
+    FileReadError,
+    OutsideFolderError,
+    check_inside,
+    read_inside,
+    read_limited,
+)
 
 EVALS_FILE = PurePosixPath("evals/evals.json")
 TRIGGERS_FILE = PurePosixPath("evals/triggers.json")
 #: The largest eval file read.
 MAX_EVAL_FILE_BYTES = 8 * MIB
+#: The largest input file staged for an eval (as large as a scenario file's inline inputs).
+MAX_EVAL_INPUT_BYTES = 16 * MIB
+INPUT_WHAT = "staged input file"
 _SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 
 DocPath = tuple[Any, ...]
@@ -174,14 +185,55 @@ def _input_file(skill_dir: Path, name: str, path: Path, line: int | None) -> str
             f"input file {name!r} must be a path inside the skill folder, relative to it"
             " (e.g. evals/files/data.csv)",
         )
-    if not (skill_dir / relative).is_file():
+    try:
+        check_inside(skill_dir, str(relative), limit=MAX_EVAL_INPUT_BYTES, what=INPUT_WHAT)
+    except OutsideFolderError:
+        link, target = _link_out(skill_dir, relative)
+        raise EvalFileError(
+            path,
+            line,
+            f"input file {name!r}: {link} is a symbolic link to {target}, outside the skill"
+            f" folder {skill_dir}; it is not followed (only the skill folder is staged for the"
+            " agent). Replace the link with a copy of the file.",
+        ) from None
+    except FileReadError as error:
+        raise EvalFileError(path, line, f"input file {name!r} {error.reason}") from None
+    except FileNotFoundError:
         raise EvalFileError(
             path,
             line,
             f"input file {name!r} is not a file in {skill_dir}; add it there, or fix the path"
             " (relative to the skill folder)",
-        )
+        ) from None
     return relative.as_posix()
+
+
+def _link_out(skill_dir: Path, relative: PurePosixPath) -> tuple[str, str]:
+    """The first link on the way to ``relative`` that leads out of ``skill_dir``, and where."""
+    inside = os.path.realpath(skill_dir)
+    walked = Path(skill_dir)
+    for part in relative.parts:
+        walked = walked / part
+        target = os.path.realpath(walked)
+        if walked.is_symlink() and os.path.commonpath([inside, target]) != inside:
+            return str(walked), target
+    return str(Path(skill_dir) / relative), os.path.realpath(Path(skill_dir) / relative)
+
+
+def read_inputs(skill_dir: Path, case: EvalCase) -> dict[str, bytes]:
+    """The input files of ``case`` by the name they are staged under (``work/inputs/<name>``),
+    read as :func:`load_evals` checked them: inside the skill folder, regular, at most
+    :data:`MAX_EVAL_INPUT_BYTES` each (an :class:`EvalFileError` when one changed since)."""
+    inputs = {}
+    for name in case.files:
+        try:
+            content = read_inside(skill_dir, name, limit=MAX_EVAL_INPUT_BYTES, what=INPUT_WHAT)
+        except FileReadError as error:
+            raise EvalFileError(error.path, None, error.reason) from None
+        except FileNotFoundError:
+            raise EvalFileError(skill_dir / name, None, "the input file is gone") from None
+        inputs[PurePosixPath(name).name] = content
+    return inputs
 
 
 def _read(path: Path, schema_name: str) -> tuple[Any, dict[DocPath, int]]:
