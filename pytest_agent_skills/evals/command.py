@@ -27,6 +27,7 @@ EVAL_FLAGS = {
     "skills_grader_params": "--grader-param",
     "skills_eval_min_pass_rate": "--min-pass-rate",
     "skills_eval_require": "--require",
+    "skills_eval_models": "--model",
     "skills_eval_threshold": "--threshold",
     "skills_eval_cassettes": "--cassettes",
     "skills_eval_attempts": "--attempts",
@@ -63,14 +64,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="cassette record mode (none: replay offline, the default)",
     )
     parser.add_argument("--upstream-url", metavar="BASE_URL", help="endpoint to record from")
-    parser.add_argument("--model", help="model name of the agent")
+    parser.add_argument(
+        "--model",
+        action="append",
+        help="model name of the agent; repeated: the evals run on each model, DIR/<model>/ and"
+        " DIR/models.json",
+    )
     parser.add_argument("--grader-model", metavar="MODEL", help="model of the grader")
     parser.add_argument(
         "--model-param",
         action="append",
         metavar="NAME=JSON",
         help="a field added to every agent request (repeatable): temperature=0, seed=7,"
-        " max_tokens=512, tool_choice=\"auto\"",
+        ' max_tokens=512, tool_choice="auto"',
     )
     parser.add_argument(
         "--grader-param",
@@ -112,15 +118,15 @@ def run(args: argparse.Namespace) -> int:
     from ..config.file_settings import FileSettings
     from ..config.locate import ConfigLocator
     from ..settings import load_all
-    from .benchmark import run_table
-    from .calibration import attach_calibration, write_calibration
-    from .evidence import evidence_line, shown_interval
     from .options import eval_options
-    from .outputs import write_benchmark, write_report, write_triggers
+    from .outputs import write_report, write_triggers
     from .runner import EvalRequest, run_benchmark, run_triggers
 
     load_all()
     flags: dict[str, Any] = {ini: getattr(args, _dest(flag)) for ini, flag in EVAL_FLAGS.items()}
+    models = args.model or []
+    flags["skills_model"] = models[0] if len(models) == 1 else None
+    flags["skills_eval_models"] = models if len(models) > 1 else None
     values = FileSettings(
         ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=EVAL_FLAGS
     )
@@ -153,8 +159,21 @@ def run(args: argparse.Namespace) -> int:
         if triggers.interrupted:
             return EXIT_INTERRUPTED
         return EXIT_OK if summary["failed"] == 0 else EXIT_SHORT
+    if options.models:
+        return _several_models(request, out, args.calibrate)
     outcome = run_benchmark(request)
-    if args.calibrate:
+    write_outcome(out, outcome, args.calibrate)
+    return _shown(outcome, out)
+
+
+def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
+    """One benchmark's folder: calibration.json (an A/A run) or the floor of an earlier one,
+    benchmark.json and .md, the runs' folders, report.html."""
+    from .calibration import attach_calibration, write_calibration
+    from .evidence import shown_interval
+    from .outputs import write_benchmark, write_report
+
+    if calibrate:
         write_calibration(out, outcome.document, outcome.runs)
         floor = outcome.document["calibration"]
         print(
@@ -166,6 +185,33 @@ def run(args: argparse.Namespace) -> int:
         attach_calibration(out, outcome.document)
     write_benchmark(out, outcome.document, outcome.runs)
     write_report(out)
+
+
+def _several_models(request: Any, out: Path, calibrate: bool) -> int:
+    from .models import MODELS_NAME, run_models
+    from .outputs import write_json, write_report
+
+    def write(folder: Path, outcome: Any) -> None:
+        print(f"model {outcome.document['metadata']['executor_model']}:")
+        write_outcome(folder, outcome, calibrate)
+
+    overview, outcomes = run_models(request, request.options.models, write, out)
+    statuses = [
+        _shown(outcome, out / overview["folders"][model]) for model, outcome in outcomes.items()
+    ]
+    write_json(out / MODELS_NAME, overview)
+    write_report(out)
+    print(f"wrote {out / MODELS_NAME}")
+    if EXIT_INTERRUPTED in statuses:
+        return EXIT_INTERRUPTED
+    return EXIT_SHORT if EXIT_SHORT in statuses else EXIT_OK
+
+
+def _shown(outcome: Any, out: Path) -> int:
+    """Print each eval's figures and the errors; the exit status of one benchmark."""
+    from .benchmark import run_table
+    from .evidence import evidence_line
+
     short = [verdict for verdict in outcome.document["evals"] if not verdict["meets_bar"]]
     for verdict in outcome.document["evals"]:
         rates = ", ".join(

@@ -67,6 +67,16 @@ EVAL_SETTINGS = settings.declare(
         " of its delta above 0 (besides skills_eval_min_pass_rate)",
     ),
     Setting(
+        ini="skills_eval_models",
+        kind="list",
+        default=[],
+        metavar="MODEL",
+        section="evals",
+        help="run the evals on each of these agent models (instead of skills_model): one output"
+        " folder DIR/<model>/ each and DIR/models.json, the overview (command line: --model"
+        " repeated)",
+    ),
+    Setting(
         ini="skills_eval_threshold",
         kind="float",
         default=0.5,

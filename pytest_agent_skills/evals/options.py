@@ -98,6 +98,11 @@ class EvalOptions:
     #: Grade the recorded conversations again: the agent's cassettes replay (never an agent
     #: request), the grader's exchanges go to their own cassettes (``regrade/``).
     regrade: bool = False
+    #: The agent models to run the evals on, one after the other (several: one output and
+    #: cassette folder each); empty: the run settings' model alone.
+    models: tuple[str, ...] = ()
+    #: The subfolder of this model's cassettes below the skill's (several models).
+    model_folder: str = ""
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
     #: Where the model's commands run: a runtime's name, or None for the first isolated one
@@ -137,8 +142,9 @@ class EvalOptions:
         return self.grader_model or self.model
 
     def cassette_dir(self, skill_name: str) -> Path:
-        """The folder of one skill's cassettes."""
-        return self.base_dir / self.cassettes / skill_name
+        """The folder of one skill's cassettes (of one model's, with several)."""
+        folder = self.base_dir / self.cassettes / skill_name
+        return folder / self.model_folder if self.model_folder else folder
 
 
 def eval_options(values: SettingValues) -> EvalOptions:
@@ -165,6 +171,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         grader_params=values("skills_grader_params"),
         min_pass_rate=values("skills_eval_min_pass_rate"),
         require=values("skills_eval_require"),
+        models=tuple(values("skills_eval_models") or ()),
         threshold=values("skills_eval_threshold"),
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
         retry=RetryPolicy(attempts=attempts),

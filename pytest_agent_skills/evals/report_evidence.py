@@ -4,7 +4,7 @@ without them shows none of this."""
 
 from __future__ import annotations
 
-from .report_input import Benchmark, EvalEvidence, Interval
+from .report_input import Benchmark, EvalEvidence, Interval, ModelFigures, ModelsOverview
 from .report_markup import Markup, el
 
 
@@ -121,4 +121,76 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
         else el("p", "No expectation passed in some runs and failed in others.", class_="quiet"),
         el("table", el("thead", head), el("tbody", rows), class_="flaky") if rows else None,
         id="flaky",
+    )
+
+
+def _model_cells(figures: ModelFigures) -> list[Markup]:
+    return [
+        el("td", f"{figures.with_skill * 100:.0f}%", class_="num rate"),
+        el("td", interval_text(figures.with_skill_ci95), class_="num ci"),
+        el("td", figures.delta, class_="num delta"),
+        el("td", interval_text(figures.delta_ci95, signed=True), class_="num ci"),
+        el("td", verdict_badge(figures.verdict)),
+        el("td", f"{figures.tokens:,.0f}", class_="num"),
+        el("td", f"{figures.time_seconds:.1f} s", class_="num"),
+    ]
+
+
+def models_section(overview: ModelsOverview) -> Markup:
+    """The first section of a several-models folder: per eval and model, the with-skill pass
+    rate, the delta with its interval and verdict, tokens and time; each model's own report
+    one link away."""
+    groups = [("All evals", overview.overall)] + [
+        (f"{eval_id}. {name}", figures) for eval_id, name, figures in overview.evals
+    ]
+    rows = []
+    for title, figures in groups:
+        for position, model in enumerate(overview.models):
+            if model not in figures:
+                continue
+            rows.append(
+                el(
+                    "tr",
+                    el("th", title, rowspan=len(overview.models), scope="rowgroup")
+                    if position == 0
+                    else None,
+                    el(
+                        "td",
+                        el("a", model, href=f"{overview.folders[model]}/report.html"),
+                        class_="model",
+                    ),
+                    _model_cells(figures[model]),
+                    class_="model-row" + (" group-start" if position == 0 else ""),
+                    data_model=model,
+                    data_group=title,
+                )
+            )
+    head = el(
+        "tr",
+        [
+            el("th", label, scope="col")
+            for label in (
+                "Eval",
+                "Model",
+                "With skill",
+                "95% interval",
+                "Δ pass rate",
+                "Δ 95% interval",
+                "Verdict",
+                "Tokens (with skill)",
+                "Time (with skill)",
+            )
+        ],
+    )
+    return el(
+        "section",
+        el("h2", "Models: where does the skill help?"),
+        el(
+            "p",
+            f"The evals of {overview.skill_name} on {len(overview.models)} models; each model's"
+            " link opens its own report.",
+            class_="quiet",
+        ),
+        el("table", el("thead", head), el("tbody", rows), class_="evals models", id="models-table"),
+        id="models",
     )

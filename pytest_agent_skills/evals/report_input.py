@@ -173,6 +173,30 @@ class Verdicts:
 
 
 @dataclass(frozen=True)
+class ModelFigures:
+    """One model's figures of one eval (or of every eval) in models.json."""
+
+    with_skill: float
+    with_skill_ci95: Interval | None
+    delta: str
+    delta_ci95: Interval | None
+    verdict: str
+    tokens: float
+    time_seconds: float
+
+
+@dataclass(frozen=True)
+class ModelsOverview:
+    """models.json: the same evals on several models."""
+
+    skill_name: str
+    models: tuple[str, ...]
+    folders: dict[str, str]  # model -> its output folder below this one
+    overall: dict[str, ModelFigures]
+    evals: tuple[tuple[int, str, dict[str, ModelFigures]], ...]  # id, name, model -> figures
+
+
+@dataclass(frozen=True)
 class Benchmark:
     metadata: dict[str, str]  # shown as is, in file order
     runs: tuple[Run, ...]
@@ -278,6 +302,7 @@ class ReportFolder:
     triggers: Triggers | None
     matrix: Matrix | None = None
     candidates: Candidates | None = None
+    models: ModelsOverview | None = None
 
 
 @dataclass
@@ -382,8 +407,10 @@ def read_folder(out_dir: Path) -> ReportFolder:
     triggers_file = out_dir / "triggers.json"
     matrix_file = out_dir / MATRIX_FILE
     candidates_file = out_dir / CANDIDATES_FILE
+    models_file = out_dir / MODELS_FILE
     if not any(
-        path.exists() for path in (benchmark_file, triggers_file, matrix_file, candidates_file)
+        path.exists()
+        for path in (benchmark_file, triggers_file, matrix_file, candidates_file, models_file)
     ):
         raise ReportError(
             out_dir,
@@ -398,7 +425,49 @@ def read_folder(out_dir: Path) -> ReportFolder:
     triggers = _read_triggers(triggers_file) if triggers_file.exists() else None
     matrix = _read_matrix(matrix_file) if matrix_file.exists() else None
     candidates = _read_candidates(candidates_file) if candidates_file.exists() else None
-    return ReportFolder(out_dir, benchmark, triggers, matrix, candidates)
+    models = _read_models(models_file) if models_file.exists() else None
+    return ReportFolder(out_dir, benchmark, triggers, matrix, candidates, models)
+
+
+MODELS_FILE = "models.json"
+
+
+def _read_model_figures(node: _Node) -> ModelFigures:
+    node.obj()
+    return ModelFigures(
+        node.opt_number("with_skill"),
+        _read_interval(node, "with_skill_ci95"),
+        node.opt_text("delta"),
+        _read_interval(node, "delta_ci95"),
+        node.opt_text("verdict"),
+        node.opt_number("tokens"),
+        node.opt_number("time_seconds"),
+    )
+
+
+def _read_models(path: Path) -> ModelsOverview:
+    root = _load_json(path).obj()
+    models = tuple(item.text() for item in root.child("models").items())
+    folders = {name: value.text() for name, value in _object_items(root.child("folders").obj())}
+    for model in models:
+        folder = folders.get(model, "")
+        if not folder or "/" in folder or folder.startswith("."):
+            raise root.child("folders").fail(f"no plain folder name for model {model!r}")
+    overall = {
+        name: _read_model_figures(value) for name, value in _object_items(root.child("overall"))
+    }
+    evals = tuple(
+        (
+            item.obj().child("eval_id").integer(),
+            item.child("eval_name").text(),
+            {
+                name: _read_model_figures(value)
+                for name, value in _object_items(item.child("models").obj())
+            },
+        )
+        for item in root.child("evals").items()
+    )
+    return ModelsOverview(root.opt_text("skill_name"), models, folders, overall, evals)
 
 
 def _read_benchmark(out_dir: Path, path: Path, budget: _Budget) -> Benchmark:

@@ -22,6 +22,7 @@ from .report_evidence import (
     delta_cell,
     flaky_section,
     interval_text,
+    models_section,
     overall_lines,
 )
 from .report_input import (
@@ -99,7 +100,10 @@ def _status(run: Run) -> Markup:
 def _skill_name(folder: ReportFolder) -> str:
     recorded = folder.benchmark.metadata.get("skill_name", "") if folder.benchmark else ""
     improved = folder.candidates.skill_name if folder.candidates else ""
-    return recorded or (folder.triggers.skill_name if folder.triggers else "") or improved
+    several = folder.models.skill_name if folder.models else ""
+    return (
+        recorded or (folder.triggers.skill_name if folder.triggers else "") or improved or several
+    )
 
 
 def _runtime(folder: ReportFolder) -> str:
@@ -132,6 +136,7 @@ def _header(folder: ReportFolder) -> Markup:
             [
                 el("a", label, href=f"#{target}")
                 for target, label, shown in (
+                    ("models", "Models", folder.models),
                     ("summary", "Summary", benchmark),
                     ("failing", "Failing expectations", benchmark),
                     ("flaky", "Flaky expectations", benchmark and benchmark.verdicts.evals),
@@ -708,6 +713,8 @@ def _body(folder: ReportFolder) -> Iterable[Markup]:
     yield _header(folder)
     benchmark = folder.benchmark
     main: list[Markup | None] = []
+    if folder.models is not None:
+        main.append(models_section(folder.models))
     if benchmark is not None:
         view = view_of(benchmark)
         if view.configurations:

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _eval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args, "-q",
+         "--runtime", "local",
          "--model", "fake-agent", "--min-pass-rate", "0", "--record", "all", "--jobs", "2"],
         cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True, text=True, timeout=300,

@@ -23,7 +23,8 @@ SKILL = ".claude/skills/invoice-totals"
 
 def _eval(suite: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", SKILL, "-q", *args],
+        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", SKILL, "-q", "--runtime", "local",
+         *args],
         cwd=suite, env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip

@@ -432,3 +432,61 @@ def test_intervals_verdicts_and_flaky_expectations_are_shown(
     assert browser.save_screenshot(str(picture))
     if os.environ.get("PYTEST_AGENT_SKILLS_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(picture, VERDICTS_SCREENSHOT)
+
+
+MODELS_SCREENSHOT = REPO / "docs" / "evals-models.png"
+
+
+def test_the_models_overview_comes_first(browser: Any, tmp_path: Path) -> None:
+    from tests.support.evals import Behaviour, fake_endpoint, write_eval_skill
+
+    skill = write_eval_skill(tmp_path)
+    behaviour = Behaviour(uses_skill_by_model={"fake-good": 1.0, "fake-weak": 0.2})
+    with fake_endpoint(behaviour) as (_endpoint, url):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_agent_skills.cli", "eval", str(skill), "-q",
+             "--runtime", "local", "--model", "fake-good", "--model", "fake-weak",
+             "--record", "all", "--upstream-url", url, "--runs", "4", "--min-pass-rate", "0",
+             "--out", "out"],
+            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out_dir = tmp_path / "out"
+    overview = json.loads((out_dir / "models.json").read_text())
+    open_report(browser, out_dir)
+    first = browser.find_element(By.CSS_SELECTOR, "main > section")
+    assert first.get_attribute("id") == "models" and first.is_displayed()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#models-table tbody tr.model-row")
+    groups = [("All evals", overview["overall"])] + [
+        (f"{entry['eval_id']}. {entry['eval_name']}", entry["models"])
+        for entry in overview["evals"]
+    ]
+    expected = []
+    for title, figures in groups:
+        for model in overview["models"]:
+            shown_figures = figures[model]
+            low, high = shown_figures["delta_ci95"]
+            expected.append(
+                (title, model, f"{shown_figures['with_skill'] * 100:.0f}%",
+                 f"{shown_figures['delta']} {low * 100:+.0f} – {high * 100:+.0f} points"
+                 f" {shown_figures['verdict']}")
+            )  # fmt: skip
+    found = [
+        (
+            row.get_attribute("data-group"),
+            row.get_attribute("data-model"),
+            shown(row.find_element(By.CSS_SELECTOR, "td.rate")),
+            " ".join(shown(cell) for cell in row.find_elements(By.CSS_SELECTOR, "td")[3:6]),
+        )
+        for row in rows
+    ]
+    assert found == expected
+    link = browser.find_element(By.CSS_SELECTOR, "#models-table a[href='fake-weak/report.html']")
+    picture = out_dir / "models.png"
+    assert browser.save_screenshot(str(picture))
+    if os.environ.get("PYTEST_AGENT_SKILLS_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(picture, MODELS_SCREENSHOT)
+    link.click()
+    WebDriverWait(browser, 10).until(lambda driver: "fake-weak/report.html" in driver.current_url)
+    assert shown(browser.find_element(By.TAG_NAME, "h1")) == "csv-stats: eval report"

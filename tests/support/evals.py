@@ -138,6 +138,8 @@ class Behaviour:
     refuses: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     #: Grader answers in a fenced block after a sentence, as a model asked for plain text.
     chatty_grader: bool = False
+    #: ``uses_skill`` per agent model (the request's ``model``), for evals on several models.
+    uses_skill_by_model: dict[str, float] = field(default_factory=dict)
 
 
 def grading_stream(behaviour: Behaviour, prompt: str) -> random.Random:
@@ -246,8 +248,11 @@ class FakeEndpoint:
         offered = "csv-stats" in system
         tools_done = [m for m in messages if m["role"] == "tool"]
         if not tools_done:
-            chance = self._draw(f"{user}|{offered}")
-            if offered and chance < self.behaviour.uses_skill and "haiku" not in user:
+            model = str(body.get("model", ""))
+            uses_skill = self.behaviour.uses_skill_by_model.get(model, self.behaviour.uses_skill)
+            key = f"{model}|" if self.behaviour.uses_skill_by_model else ""
+            chance = self._draw(f"{key}{user}|{offered}")
+            if offered and chance < uses_skill and "haiku" not in user:
                 call = ToolCall("call_1", "skill_load", json.dumps({"skill_name": "csv-stats"}))
                 return self._turn(ModelTurn(tool_calls=(call,)), body)
             lucky = chance < self.behaviour.lucky_guess
