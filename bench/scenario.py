@@ -22,7 +22,7 @@ the machine hits all alike):
 
 Goal: the scenario through the SDK within 1.3x the SDK floor (median against
 median), plain (``sdk``) and streamed (``sdk-stream``, against the streamed floor); one
-client and one keep-alive connection per conversation (the connections the SDK path
+client per conversation, answered in process: no connection (the connections the SDK path
 opens are counted).  The SDK path does the protocol's work too, which the SDK floor does
 not, so the goal leaves that work ~30% of the floor.  Printed first: the goal's ratios
 and whether they are met; then every path's median and minimum, and secondary ratios.
@@ -437,7 +437,7 @@ def main() -> None:
         first, second = count_connections(repository, transport)
         print(
             f"TCP connections opened by {transport}: {first} in a conversation, {second} in the"
-            " next (at most one: the pool's keep-alive connection is reused)"
+            " next (none: the harness answers its client in process)"
         )
 
 
