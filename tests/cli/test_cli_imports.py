@@ -100,19 +100,6 @@ def test_the_import_check_sees_pytest_when_it_is_imported(repository: Path) -> N
     assert "pytest" in pytest_or_glue(names)
 
 
-@pytest.mark.parametrize(
-    "arguments",
-    [("validate",), ("validate", "--format", "json", "skills"), ("validate", "nested/inner")],
-    ids=" ".join,
-)
-def test_validate_makes_no_dataclass(repository: Path, arguments: tuple[str, ...]) -> None:
-    # Importing dataclasses (and the inspect module it imports) and making a dataclass cost a
-    # short validation run a seventh of its time: its values are NamedTuples or values.Value.
-    modules = imported_modules(*arguments, cwd=repository)
-    assert "pytest_agent_skills.skill" in modules
-    assert [name for name in modules if name in ("dataclasses", "inspect")] == []
-
-
 def test_a_validation_in_one_process_loads_nothing_for_sharing_it_out(repository: Path) -> None:
     # Pickling a child's results and wording its traceback cost a run ~6 ms to import: only a
     # run that forks loads them (here: four skills, fewer than are ever shared out).
