@@ -29,6 +29,8 @@ from .transport import RunCassette, final_rejection
 
 #: Characters of one output file's text the grader sees.
 FILE_TEXT_LIMIT = 20_000
+#: Characters of an expectation's evidence the grader may write, where the server enforces it.
+EVIDENCE_LIMIT = 300
 #: Characters of the whole grading request's transcript and files.
 TOTAL_TEXT_LIMIT = 200_000
 
@@ -110,6 +112,7 @@ def grade(access: ModelAccess, request: GradingRequest) -> Grading:
     upstream = access.options.upstream
     endpoint = upstream.endpoint if upstream else ""
     asking = _Asking(served, model, endpoint, _first_mode(cassette), access.options.grader_params)
+    asking.asked = request.expectations  # pinned in the json_object mode's schema
     try:
         body = asking.body(request)
         first = asking.complete(body)
@@ -170,6 +173,7 @@ class _Asking:
         self.params = dict(params)
         given = mode_of({"messages": [], **self.params}) if "response_format" in params else None
         self.mode = given or mode or NEGOTIATED.current(endpoint, model)
+        self.asked: tuple[str, ...] = ()
 
     def body(self, request: GradingRequest) -> dict[str, Any]:
         return {**grading_body(self.model, request, self.mode), **self.params}
@@ -181,7 +185,7 @@ class _Asking:
             return self.served.complete(body).text or ""
         refusal: UpstreamRejectedError | None = None
         for mode in MODES[MODES.index(self.mode) :]:
-            _set_mode(body, mode)
+            _set_mode(body, mode, self.asked)
             try:
                 text: str = self.served.complete(body).text or ""
             except UpstreamRejectedError as error:
@@ -197,8 +201,8 @@ class _Asking:
         raise refusal  # every mode refused: the first refusal says why
 
 
-def _set_mode(body: dict[str, Any], mode: str) -> None:
-    shape = response_format(mode, GRADING_SCHEMA)
+def _set_mode(body: dict[str, Any], mode: str, asked: Sequence[str]) -> None:
+    shape = response_format(mode, pinned_schema(asked) if mode == "json_object" else GRADING_SCHEMA)
     if shape is None:
         body.pop("response_format", None)
     else:
@@ -219,8 +223,29 @@ def grading_body(model: str, request: GradingRequest, mode: str = MODES[0]) -> d
             {"role": "user", "content": content},
         ],
     }
-    _set_mode(body, mode)
+    _set_mode(body, mode, request.expectations)
     return body
+
+
+def pinned_schema(asked: Sequence[str]) -> dict[str, Any]:
+    """The grading schema with one entry per expectation asked, each ``text`` one of them,
+    evidence of at most :data:`EVIDENCE_LIMIT` characters: sent beside ``json_object``, whose
+    servers (llama.cpp's) enforce it as a grammar, so that a small model can only answer the
+    object asked for.  (The ``json_schema`` request keeps the fixed schema: recorded gradings
+    match it.)"""
+    entry = GRADING_SCHEMA["properties"]["expectations"]["items"]
+    properties = {
+        **entry["properties"],
+        "text": {"type": "string", "enum": list(dict.fromkeys(asked))},
+        "evidence": {"type": "string", "maxLength": EVIDENCE_LIMIT},
+    }
+    listed = {
+        **GRADING_SCHEMA["properties"]["expectations"],
+        "items": {**entry, "properties": properties},
+        "minItems": len(asked),
+        "maxItems": len(asked),
+    }
+    return {**GRADING_SCHEMA, "properties": {"expectations": listed}}
 
 
 def json_object_in(content: str) -> Any:

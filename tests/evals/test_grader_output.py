@@ -21,6 +21,7 @@ from tests.support.evals import (
     REFUSALS,
     Behaviour,
     fake_endpoint,
+    grader_mode,
     recording,
     replaying,
     write_eval_skill,
@@ -62,6 +63,14 @@ def test_llama_cpp_refusing_json_schema_is_asked_for_json_object_and_kept(
     graded = len(runs)
     assert endpoint.grader_modes == ["json_schema"] + ["json_object"] * graded
     assert document["metadata"]["grader_output"] == "json_object"
+    # The schema beside json_object (which this server enforces as a grammar) admits only the
+    # expectations asked, once each.
+    asked = next(body for body in endpoint.bodies if grader_mode(body) == "json_object")
+    listed = asked["response_format"]["schema"]["properties"]["expectations"]
+    assert listed["minItems"] == listed["maxItems"] == 1
+    assert listed["items"]["properties"]["text"]["enum"] == [
+        "The answer gives the mean the script computed"
+    ]
     assert (
         "The grader's endpoint refused response_format json_schema: its answers were asked for"
         " as json_object (with the schema beside it)"
