@@ -4,9 +4,29 @@ pytester's inline runs (``runpytest``) drop the modules first imported during a 
 imports PyYAML only when a skill or scenario is parsed, so that would happen inside such a run;
 PyYAML's C loader keeps the node classes of its first import, and a re-imported ``yaml`` module
 would no longer recognise them. Importing it here, once, keeps one ``yaml`` for the session.
+
+Two markers are set here by folder or fixture rather than in each module: ``bench`` on the
+smoke tests of ``bench/`` (``-m "not bench"`` leaves them out), ``pytest_facing`` on the tests
+that depend on pytest's own API, which the nox sessions (``noxfile.py``) run again on the oldest
+and the newest pytest.
 """
 
+import pytest
 import yaml  # noqa: F401
 
-# The real model server's report hook: a failed test that used the server shows its log.
-pytest_plugins = ["tests.support.realmodel"]
+#: Where the fixtures that several folders share are defined once; the real model server's
+#: report hook also shows its log beside a failed test that used it.
+pytest_plugins = ["tests.support.pytester_runs", "tests.support.sources", "tests.support.realmodel"]
+
+#: Folders whose every test drives pytest: the plugin, collected skills, scenario items.
+PYTEST_FACING_FOLDERS = frozenset({"plugin", "collection", "scenario"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = item.path.parent.name
+        if folder == "bench":
+            item.add_marker(pytest.mark.bench)
+        if folder in PYTEST_FACING_FOLDERS or "pytester" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.pytest_facing)

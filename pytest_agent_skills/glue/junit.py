@@ -30,12 +30,15 @@ def with_testcase_properties(config: pytest.Config) -> bool:
     return family in ("xunit1", "legacy")
 
 
-def printable_node_id(parent: pytest.Collector | pytest.Session, path: Path) -> dict[str, str]:
-    """``{"nodeid": ...}`` for ``from_parent`` when ``path`` (relative to the rootdir) has bytes
-    that are not UTF-8, written ``\\xNN``; ``{}`` (pytest's own node id) otherwise."""
+def printable_node_id(parent: pytest.Collector | pytest.Session, path: Path) -> str | None:
+    """The ``nodeid`` for ``from_parent`` when ``path`` (relative to the rootdir) has bytes that
+    are not UTF-8, written ``\\xNN``; ``None`` (pytest's own node id) otherwise.
+
+    A keyword of its own rather than ``**{"nodeid": ...}``: pytest 9.2 types ``from_parent``'s
+    ``fspath`` as ``None``, which a ``dict[str, str]`` spread into it would not meet."""
     try:
         relative = str(path.relative_to(parent.config.rootpath))
     except ValueError:
-        return {}
+        return None
     shown = printable(relative)
-    return {} if shown == relative else {"nodeid": shown.replace(os.sep, "/")}
+    return None if shown == relative else shown.replace(os.sep, "/")

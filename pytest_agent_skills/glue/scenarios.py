@@ -131,7 +131,7 @@ def coverage(config: pytest.Config) -> CoverageCollector:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
     if file_path.name.endswith(SCENARIO_SUFFIX):
         return ScenarioFile.from_parent(
-            parent, path=file_path, **printable_node_id(parent, file_path)
+            parent, path=file_path, nodeid=printable_node_id(parent, file_path)
         )
     return None
 
@@ -150,7 +150,9 @@ def pytest_collection_modifyitems(
         resolved = path.resolve()
         if resolved not in collected:
             collected.add(resolved)
-            node = ScenarioFile.from_parent(session, path=path, **printable_node_id(session, path))
+            node = ScenarioFile.from_parent(
+                session, path=path, nodeid=printable_node_id(session, path)
+            )
             items.extend(session.genitems(node))
 
 

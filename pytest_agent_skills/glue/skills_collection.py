@@ -229,7 +229,9 @@ class SkillFile(pytest.File):
         except (OSError, FileReadError):  # Skill.load reports why
             skill = Skill.load(path.parent)
             name = skill.name
-        node = cls.from_parent(parent, path=path, name=name, **printable_node_id(parent, path))
+        node = cls.from_parent(
+            parent, path=path, name=name, nodeid=printable_node_id(parent, path)
+        )
         node._skill = skill
         try:
             status = os.stat(path.parent)

@@ -15,6 +15,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from pytest_agent_skills.cli import main
+from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
 # The parts of the SARIF 2.1.0 schema (OASIS sarif-schema-2.1.0.json) our output uses, with
@@ -125,16 +126,10 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_text_report_in_line_order_and_exit_one_on_errors(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, _ = run(capsys, "validate", "skills")
+    status, out, _ = cli(capsys, "validate", "skills")
     assert status == 1
     assert out.splitlines() == [
         "skills/bad/SKILL.md:2: error [name-charset] name 'Bad' may only contain lowercase letters"
@@ -156,11 +151,11 @@ def test_text_report_in_line_order_and_exit_one_on_errors(
 
 
 def test_exit_zero_when_only_warnings(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "validate", "skills/good", "skills/warned/SKILL.md")[0] == 0
+    assert cli(capsys, "validate", "skills/good", "skills/warned/SKILL.md")[0] == 0
 
 
 def test_json_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "--format", "json", "skills")
+    status, out, _ = cli(capsys, "validate", "--format", "json", "skills")
     assert status == 1
     document = json.loads(out)
     assert document["summary"] == {"skills": 3, "errors": 3, "warnings": 1, "suppressed": 0}
@@ -181,7 +176,7 @@ def test_json_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_sarif_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "--format", "sarif", "skills")
+    status, out, _ = cli(capsys, "validate", "--format", "sarif", "skills")
     assert status == 1
     document = json.loads(out)
     jsonschema.validate(document, SARIF_SUBSET_SCHEMA)
@@ -207,10 +202,10 @@ def test_sarif_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_options_relax_and_tighten(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = ["validate", "skills/bad", "--allow-unknown-fields"]
     args += ["--rule-severity", "name-charset=off", "--rule-severity", "name-directory=warning"]
-    status, out, _ = run(capsys, *args)
+    status, out, _ = cli(capsys, *args)
     assert status == 0
     assert out.endswith("1 skill(s) checked: 0 error(s), 2 warning(s); 0 skill(s) failed\n")
-    status, out, _ = run(capsys, "validate", "skills/warned", "--rule-severity", "body-empty=error")
+    status, out, _ = cli(capsys, "validate", "skills/warned", "--rule-severity", "body-empty=error")
     assert status == 1
 
 
@@ -221,13 +216,13 @@ def test_available_tools_and_profile(tree: Path, capsys: pytest.CaptureFixture[s
         front="name: cc\ndescription: D.\nwhen_to_use: often\n",
         body="Tools:\n- get_weather\n",
     )
-    assert run(capsys, "validate", "more/cc")[0] == 1
-    assert run(capsys, "validate", "more/cc", "--profile", "claude-code")[0] == 0
+    assert cli(capsys, "validate", "more/cc")[0] == 1
+    assert cli(capsys, "validate", "more/cc", "--profile", "claude-code")[0] == 0
     args = ["validate", "more/cc", "--profile", "trpc", "--allow-unknown-fields"]
-    status, out, _ = run(capsys, *args, "--available-tool", "x")
+    status, out, _ = cli(capsys, *args, "--available-tool", "x")
     assert status == 1
     assert "error [tools-unknown] tool 'get_weather' is not among the available tools (x)" in out
-    status, _, err = run(
+    status, _, err = cli(
         capsys, "validate", "more/cc", "--profile", "claude-code", "--available-tool", "x"
     )
     assert status == 2
@@ -262,7 +257,7 @@ def test_usage_errors_exit_two(
     tree: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
     (tree / "empty").mkdir()
-    status, out, err = run(capsys, *args)
+    status, out, err = cli(capsys, *args)
     assert status == 2
     assert out == ""
     assert err.startswith("usage: agent-skills validate")
@@ -280,7 +275,7 @@ def test_argparse_usage_errors_exit_two(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_output_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "skills/good", "--format", "json", "-o", "r.json")
+    status, out, _ = cli(capsys, "validate", "skills/good", "--format", "json", "-o", "r.json")
     assert (status, out) == (0, "")
     assert json.loads((tree / "r.json").read_text())["summary"]["skills"] == 1
 
@@ -288,7 +283,7 @@ def test_output_file(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_file_and_http_urls(
     tree: Path, capsys: pytest.CaptureFixture[str], httpserver: HTTPServer
 ) -> None:
-    status, out, _ = run(capsys, "validate", "--format", "json", (tree / "skills").as_uri())
+    status, out, _ = cli(capsys, "validate", "--format", "json", (tree / "skills").as_uri())
     assert status == 1
     assert len(json.loads(out)["skills"]) == 3
     archive = io.BytesIO()
@@ -297,7 +292,7 @@ def test_file_and_http_urls(
     httpserver.expect_request("/skills.zip").respond_with_data(
         archive.getvalue(), content_type="application/zip"
     )
-    status, out, _ = run(capsys, "validate", "--format", "json", httpserver.url_for("/skills.zip"))
+    status, out, _ = cli(capsys, "validate", "--format", "json", httpserver.url_for("/skills.zip"))
     assert status == 0
     (skill,) = json.loads(out)["skills"]
     assert (skill["name"], skill["ok"]) == ("weather", True)
@@ -348,21 +343,21 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_the_default_path_is_the_current_folder(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, _ = run(capsys, "validate")
+    status, out, _ = cli(capsys, "validate")
     assert status == 1
     assert out.endswith("3 skill(s) checked: 3 error(s), 1 warning(s); 1 skill(s) failed\n")
-    status, out, _ = run(capsys, "validate", "--format", "json", ".", "skills", "skills/bad")
+    status, out, _ = cli(capsys, "validate", "--format", "json", ".", "skills", "skills/bad")
     assert json.loads(out)["summary"]["skills"] == 3  # each skill once, however often named
 
 
 def test_exit_zero_reports_and_succeeds(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "--exit-zero", "skills")
+    status, out, _ = cli(capsys, "validate", "--exit-zero", "skills")
     assert status == 0
     assert "error [name-charset]" in out
 
 
 def test_github_annotations(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "--format", "github", "skills/bad", "skills/warned")
+    status, out, _ = cli(capsys, "validate", "--format", "github", "skills/bad", "skills/warned")
     assert status == 1
     assert out.splitlines() == [
         "::error file=skills/bad/SKILL.md,line=2,title=name-charset (Bad)::name 'Bad' may only"
@@ -394,7 +389,7 @@ def test_junit_report_has_the_junit_10_shape(
 
     from tests.support.junit_shape import problems
 
-    status, out, _ = run(capsys, "validate", "--format", "junit", "skills")
+    status, out, _ = cli(capsys, "validate", "--format", "junit", "skills")
     assert status == 1
     assert problems(out) == []
     suite = ElementTree.fromstring(out).find("testsuite")
@@ -421,7 +416,7 @@ def test_junit_report_has_the_junit_10_shape(
 def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     from pytest_agent_skills.rules import RULES
 
-    status, out, _ = run(capsys, "rules")
+    status, out, _ = cli(capsys, "rules")
     assert status == 0
     lines = out.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == list(RULES)
@@ -432,7 +427,7 @@ def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_rule_prints_its_documentation(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "rule", "reference-missing")
+    status, out, _ = cli(capsys, "rule", "reference-missing")
     assert status == 0
     assert out.splitlines()[:5] == [
         "reference-missing: error, check 'references', source: guidance",
@@ -455,7 +450,7 @@ def test_every_rule_has_documentation() -> None:
 
 
 def test_an_unknown_rule_points_at_the_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(capsys, "rule", "name-charst")
+    status, out, err = cli(capsys, "rule", "name-charst")
     assert (status, out) == (2, "")
     assert err.splitlines()[-1] == (
         "agent-skills rule: error: unknown rule id 'name-charst'; did you mean 'name-charset'?"
@@ -477,7 +472,7 @@ def test_the_text_report_ends_with_counts_per_rule_most_frequent_error_first(
     write_skill(tmp_path / "skills", "Upper")
     for index in range(4):
         write_skill(tmp_path / "skills", f"empty-{index}", body="")
-    status, out, _ = run(capsys, "validate", "skills", "--rule-severity", "body-empty=warning")
+    status, out, _ = cli(capsys, "validate", "skills", "--rule-severity", "body-empty=warning")
     assert status == 1
     lines = out.splitlines()
     start = lines.index("findings per rule (count, skills, severity, rule):")
@@ -490,7 +485,7 @@ def test_the_text_report_ends_with_counts_per_rule_most_frequent_error_first(
 
 
 def test_no_finding_no_counts(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "validate", "skills/good")
+    status, out, _ = cli(capsys, "validate", "skills/good")
     assert status == 0
     assert out == "1 skill(s) checked: 0 error(s), 0 warning(s); 0 skill(s) failed\n"
 
@@ -506,7 +501,7 @@ def test_sarif_uris_are_relative_to_the_repository_root_wherever_it_runs(
     write_skill(tree / "skills" / "nested" / "deeper", "Inner")
     monkeypatch.chdir(tree / "skills" / "nested")
     for arguments in (["deeper"], [str(tree / "skills" / "nested" / "deeper" / "Inner")]):
-        status, out, _ = run(capsys, "validate", "--format", "sarif", *arguments)
+        status, out, _ = cli(capsys, "validate", "--format", "sarif", *arguments)
         assert status == 1
         document = json.loads(out)
         jsonschema.validate(document, SARIF_SUBSET_SCHEMA)
@@ -526,7 +521,7 @@ def test_sarif_uris_are_relative_to_the_repository_root_wherever_it_runs(
 def test_sarif_outside_any_repository_is_relative_to_the_current_folder(
     tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, out, _ = run(capsys, "validate", "--format", "sarif", "skills/bad")
+    status, out, _ = cli(capsys, "validate", "--format", "sarif", "skills/bad")
     assert status == 1
     run_ = json.loads(out)["runs"][0]
     assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tree.as_uri() + "/"}}

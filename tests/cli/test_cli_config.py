@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_agent_skills import settings
 from pytest_agent_skills.cli import main
+from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("clean_settings_env")
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PYTEST_9 = pytest.version_tuple >= (9,)
@@ -53,12 +54,6 @@ skills_rule_severity = name-directory=warning
 }
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for setting in settings.load_all():
-        monkeypatch.delenv(setting.env_name, raising=False)
-
-
 def make_repo(path: Path, config: str) -> None:
     """Three skills in a dot-folder root: one needs the claude-code profile, one has a name
     that differs from its folder (a warning by the configured severity), one is broken."""
@@ -68,11 +63,6 @@ def make_repo(path: Path, config: str) -> None:
     write_skill(skills, "broken", front="name: broken\n")
     name = "pyproject.toml" if config.startswith("tool.") else config
     (path / name).write_text(CONFIG[config], encoding="utf-8")
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    status = main(["validate", *args])
-    return status, capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -99,7 +89,8 @@ def test_pytest_and_the_cli_agree_on_one_repository(
     result.stdout.fnmatch_lines(["FAILED .claude/skills/broken/SKILL.md::validate*"])
     monkeypatch.chdir(pytester.path)
     capsys.readouterr()  # pytest's own report
-    status, out = cli(capsys)  # no path: '.' and the configured roots, as pytest runs
+    # No path: '.' and the configured roots, as pytest runs.
+    status, out, _ = cli(capsys, "validate")
     assert status == 1
     lines = out.splitlines()
     assert lines[-1] == "3 skill(s) checked: 1 error(s), 1 warning(s); 1 skill(s) failed"
@@ -113,13 +104,13 @@ def test_the_cli_takes_flag_over_environment_over_file(
     make_repo(tmp_path, "tool.pytest.ini_options")
     monkeypatch.chdir(tmp_path)
     cc = ".claude/skills/cc"
-    assert cli(capsys, cc)[0] == 0  # the file's claude-code profile
+    assert cli(capsys, "validate", cc)[0] == 0  # the file's claude-code profile
     monkeypatch.setenv("SKILLS_PROFILE", "spec")
-    status, out = cli(capsys, cc)
+    status, out, _ = cli(capsys, "validate", cc)
     assert status == 1 and "[field-unknown] unknown top-level field 'when_to_use'" in out
-    assert cli(capsys, cc, "--profile", "claude-code")[0] == 0
+    assert cli(capsys, "validate", cc, "--profile", "claude-code")[0] == 0
     monkeypatch.setenv("SKILLS_RULE_SEVERITY", "field-unknown=off")
-    assert cli(capsys, cc)[0] == 0
+    assert cli(capsys, "validate", cc)[0] == 0
 
 
 def test_the_config_file_is_found_from_the_paths_given(
@@ -127,7 +118,7 @@ def test_the_config_file_is_found_from_the_paths_given(
 ) -> None:
     make_repo(tmp_path / "repo", "pytest.ini")
     monkeypatch.chdir(tmp_path)
-    status, out = cli(capsys, "repo/.claude/skills/renamed")
+    status, out, _ = cli(capsys, "validate", "repo/.claude/skills/renamed")
     assert status == 0, out
     assert "warning [name-directory]" in out
 

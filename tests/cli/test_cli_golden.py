@@ -9,13 +9,12 @@ difference read in ``git diff`` before it is committed.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import pytest_agent_skills
+from tests.support.cli import failing_report
 from tests.support.skill_files import write_skill
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "cli" / "golden"
@@ -63,15 +62,7 @@ def write_repository(root: Path) -> None:
 
 
 def validate(root: Path, form: str) -> str:
-    command = [sys.executable, "-m", "pytest_agent_skills.cli", "validate", "--format", form]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
-    environment.update(LC_ALL="C.UTF-8", PYTHONIOENCODING="utf-8")
-    done = subprocess.run(
-        [*command, "skills"], cwd=root, env=environment, capture_output=True, check=False
-    )
-    assert done.returncode == 1, done.stderr.decode(errors="replace")
-    assert done.stderr == b""
-    text = done.stdout.decode("utf-8")
+    text = failing_report("--format", form, "skills", cwd=root).decode("utf-8")
     # What depends on the machine: where the repository lies, the package's version.
     text = text.replace(root.resolve().as_uri(), "file:///REPOSITORY")
     return text.replace(f'"{pytest_agent_skills.__version__}"', '"VERSION"')

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills.cli import main
+from tests.support.cli import failing_report
 from tests.support.corpus import CORPUS
 from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies
@@ -17,32 +18,20 @@ from tests.support.skill_files import write_copies
 FORMATS = ("text", "json", "sarif", "github", "junit")
 
 
-def validate(root: Path, *arguments: str) -> bytes:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("SKILLS_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "validate", *arguments, str(root)],
-        cwd=root, env=environment, capture_output=True, check=False, timeout=300,
-    )
-    assert done.returncode == 1, done.stderr.decode(errors="replace")
-    assert done.stderr == b""
-    return done.stdout
-
-
 @pytest.mark.parametrize("form", FORMATS)
 def test_every_format_is_the_same_whatever_the_jobs(tmp_path: Path, form: str) -> None:
     write_copies(tmp_path, 10)  # 70 skills: enough to be shared out
-    alone = validate(tmp_path, "--format", form, "--jobs", "1")
+    alone = failing_report("--format", form, "--jobs", "1", ".", cwd=tmp_path)
     assert alone
     for jobs in ("2", "3", "auto"):
-        assert validate(tmp_path, "--format", form, "-j", jobs) == alone, jobs
+        assert failing_report("--format", form, "-j", jobs, ".", cwd=tmp_path) == alone, jobs
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the public corpus is not at {CORPUS}")
 @pytest.mark.parametrize("form", ["text", "sarif"])
 def test_the_corpus_report_is_the_same_whatever_the_jobs(form: str) -> None:
-    assert validate(CORPUS, "--format", form, "-j", "2") == validate(
-        CORPUS, "--format", form, "-j", "1"
-    )
+    shared_out = failing_report("--format", form, "-j", "2", ".", cwd=CORPUS)
+    assert shared_out == failing_report("--format", form, "-j", "1", ".", cwd=CORPUS)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", ""])

@@ -10,11 +10,12 @@ import sys
 
 import pytest
 
+from tests.support.pytester_runs import QUIET_PLUGINS, run
 from tests.support.skill_files import write_skill
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("clean_settings_env")
 
-QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 WALK_ALL = ("-o", "skills_walk_skill_folders=true")
 
 SCENARIO = """\
@@ -46,16 +47,6 @@ def pytest_collect_file(file_path, parent):
     if file_path.suffix == ".md" and file_path.name != "SKILL.md":
         return MarkdownFile.from_parent(parent, path=file_path)
 """
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(*QUIET_PLUGINS, *args)
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("SKILLS_ROOT", "SKILLS_VALIDATE", "SKILLS_WALK_SKILL_FOLDERS"):
-        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -5,16 +5,10 @@ under pytest-xdist."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from tests.support.harness import SKILLS
-
-OPTIONS = (
-    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"),
-    *("-o", "skills_validate=false"),
-)
+from tests.support.pytester_runs import run_scenarios
 
 NOTES = """\
 skills: [skills]
@@ -72,15 +66,15 @@ EXPECTED = {
 
 
 @pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SKILLS, pytester.path / "skills")
-    (pytester.path / "notes.scenario.yaml").write_text(NOTES)
-    (pytester.path / "weather.scenario.yaml").write_text(WEATHER)
-    return pytester
+def project(suite: pytest.Pytester) -> pytest.Pytester:
+    """The fixture skills and two scenarios, each offering both skills."""
+    (suite.path / "notes.scenario.yaml").write_text(NOTES)
+    (suite.path / "weather.scenario.yaml").write_text(WEATHER)
+    return suite
 
 
-def test_the_report_is_printed_with_skills_coverage(suite) -> None:
-    result = suite.runpytest(*OPTIONS, "--skills-coverage")
+def test_the_report_is_printed_with_skills_coverage(project) -> None:
+    result = run_scenarios(project, "--skills-coverage")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [
@@ -96,9 +90,9 @@ def test_the_report_is_printed_with_skills_coverage(suite) -> None:
     )
 
 
-def test_a_skill_never_loaded_is_reported(suite) -> None:
-    (suite.path / "weather.scenario.yaml").unlink()
-    result = suite.runpytest(*OPTIONS, "--skills-coverage")
+def test_a_skill_never_loaded_is_reported(project) -> None:
+    (project.path / "weather.scenario.yaml").unlink()
+    result = run_scenarios(project, "--skills-coverage")
     result.stdout.fnmatch_lines(
         [
             "weather-tools: NOT loaded by any of the 1 scenario(s) that offered it",
@@ -109,14 +103,14 @@ def test_a_skill_never_loaded_is_reported(suite) -> None:
     )
 
 
-def test_no_report_without_the_flag(suite) -> None:
-    result = suite.runpytest(*OPTIONS)
+def test_no_report_without_the_flag(project) -> None:
+    result = run_scenarios(project)
     result.assert_outcomes(passed=2)
     assert "skill coverage" not in result.stdout.str()
 
 
 def report(pytester: pytest.Pytester, *args: str) -> tuple[dict, pytest.RunResult]:
-    result = pytester.runpytest(*OPTIONS, "--skills-coverage-json", "out/coverage.json", *args)
+    result = run_scenarios(pytester, "--skills-coverage-json", "out/coverage.json", *args)
     result.assert_outcomes(passed=2)
     text = (pytester.path / "out" / "coverage.json").read_text()
     for root in (str(pytester.path.resolve()), str(pytester.path)):
@@ -124,12 +118,12 @@ def report(pytester: pytest.Pytester, *args: str) -> tuple[dict, pytest.RunResul
     return json.loads(text), result
 
 
-def test_the_report_is_written_as_json(suite) -> None:
-    assert report(suite)[0] == EXPECTED
+def test_the_report_is_written_as_json(project) -> None:
+    assert report(project)[0] == EXPECTED
 
 
-def test_the_report_and_the_counts_are_complete_under_xdist(suite) -> None:
-    written, result = report(suite, "-n", "2", "--skills-coverage")
+def test_the_report_and_the_counts_are_complete_under_xdist(project) -> None:
+    written, result = report(project, "-n", "2", "--skills-coverage")
     assert written == EXPECTED
     result.stdout.fnmatch_lines(
         ["scenarios run: 2", "notes: loaded by 1 of the 2 scenario(s) that offered it"]

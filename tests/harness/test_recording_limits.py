@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import time
 import tracemalloc
@@ -35,13 +34,12 @@ from pytest_agent_skills.harness.server import ScriptedBackend
 from pytest_agent_skills.httpbounds import Deadline
 from pytest_agent_skills.repository import SkillRepository
 from tests.support.harness import SKILLS, record_options, scripted_upstream
-from tests.support.sources import dripping, endless, loopback_only, raw_server
+from tests.support.pytester_runs import SCENARIOS_ONLY, run_scenarios
+from tests.support.sources import dripping, endless, raw_server
+
+pytestmark = pytest.mark.usefixtures("loopback_only")
 
 MIB = 1024 * 1024
-OPTIONS = (
-    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"),
-    *("-o", "skills_validate=false"),
-)
 TIMEOUT_FIX = (
     "raise the total timeout with --skills-upstream-timeout (ini skills_upstream_timeout, env"
     " SKILLS_UPSTREAM_TIMEOUT) if the model is just slow"
@@ -50,11 +48,6 @@ SIZE_FIX = (
     "raise the limit with --skills-upstream-max-bytes (ini skills_upstream_max_bytes, env"
     " SKILLS_UPSTREAM_MAX_BYTES) if such answers are expected"
 )
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
 
 
 def record(cassette: Path, upstream: Upstream, transport: str = "sdk") -> RunOutcome:
@@ -370,18 +363,18 @@ FAILED_SCENARIO = "scenario 'hello' (hello.scenario.yaml:1): "
 
 
 @pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SKILLS, pytester.path / "skills")
-    (pytester.path / "hello.scenario.yaml").write_text(SCENARIO)
-    return pytester
+def hello(suite: pytest.Pytester) -> pytest.Pytester:
+    """The fixture skills and the scenario ``hello``."""
+    (suite.path / "hello.scenario.yaml").write_text(SCENARIO)
+    return suite
 
 
 def test_pytest_shows_the_total_timeout_as_a_clean_failure_of_the_scenario(
-    suite: pytest.Pytester,
+    hello: pytest.Pytester,
 ):
     with raw_server(dripping(b"HTTP/1.1 200 OK\r\nX-Slow: ", every=0.2, count=300)) as base:
-        result = suite.runpytest(
-            *OPTIONS,
+        result = run_scenarios(
+            hello,
             "--skills-record=once",
             f"--skills-upstream-url={base}",
             "--skills-upstream-timeout=1",
@@ -394,7 +387,7 @@ def test_pytest_shows_the_total_timeout_as_a_clean_failure_of_the_scenario(
         ]
     )
     assert "Traceback" not in result.stdout.str()
-    assert not (suite.path / "cassettes").exists()
+    assert not (hello.path / "cassettes").exists()
 
 
 def announcing(size: int) -> Callable[[socket.socket], None]:
@@ -410,14 +403,14 @@ def announcing(size: int) -> Callable[[socket.socket], None]:
     ids=["command-line", "environment", "config-file"],
 )
 def test_the_size_limit_comes_from_the_command_line_then_the_environment_then_the_file(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, flag: bool, env: bool, limit: int
+    hello: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, flag: bool, env: bool, limit: int
 ):
-    suite.makeini("[pytest]\nskills_upstream_max_bytes = 100\n")
+    hello.makeini("[pytest]\nskills_upstream_max_bytes = 100\n")
     if env:
         monkeypatch.setenv("SKILLS_UPSTREAM_MAX_BYTES", "200")
     with raw_server(announcing(5000)) as base:
         args = ["--skills-record=once", f"--skills-upstream-url={base}"]
-        result = suite.runpytest(*OPTIONS, *args, *(["--skills-upstream-max-bytes=300"] * flag))
+        result = run_scenarios(hello, *args, *(["--skills-upstream-max-bytes=300"] * flag))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -449,15 +442,15 @@ def test_the_size_limit_comes_from_the_command_line_then_the_environment_then_th
     ],
 )
 def test_a_bad_limit_is_a_usage_error_naming_where_it_was_set(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str, expected: str
+    hello: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, where: str, expected: str
 ):
-    args = [*OPTIONS, "--skills-upstream-url=http://127.0.0.1:9/v1"]
+    args = [*SCENARIOS_ONLY, "--skills-upstream-url=http://127.0.0.1:9/v1"]
     if where == "command-line":
         args.append("--skills-upstream-timeout=7200")
     elif where == "environment":
         monkeypatch.setenv("SKILLS_UPSTREAM_TIMEOUT", "0")
     else:
-        suite.makeini("[pytest]\nskills_upstream_max_bytes = -1\n")
-    result = suite.runpytest(*args)
+        hello.makeini("[pytest]\nskills_upstream_max_bytes = -1\n")
+    result = hello.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([expected])

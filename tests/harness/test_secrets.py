@@ -4,7 +4,6 @@ values in failure messages, short secret values; the one masking helper behind t
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -24,12 +23,9 @@ from pytest_agent_skills.harness import (
 from pytest_agent_skills.redaction import Redactor, mask_url, mask_urls, url_secrets
 from pytest_agent_skills.repository import SkillRepository
 from tests.support.harness import SKILLS, scripted_upstream
+from tests.support.pytester_runs import run_scenarios
 from tests.support.workspace import make_skill
 
-OPTIONS = (
-    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"),
-    *("-o", "skills_validate=false"),
-)
 REPOSITORY = SkillRepository([SKILLS])
 API_KEY = "sk-live-0123456789abcdef"
 
@@ -96,8 +92,7 @@ def test_pytest_refuses_credentials_in_the_upstream_url_before_any_test(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile("def test_x(): pass")
-    result = pytester.runpytest(
-        *OPTIONS, "--skills-upstream-url=https://me:hunter2@127.0.0.1:9/v1"
+    result = run_scenarios(pytester, "--skills-upstream-url=https://me:hunter2@127.0.0.1:9/v1"
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -140,12 +135,6 @@ def test_an_upstream_error_echoing_the_key_is_redacted(tmp_path: Path) -> None:
     )
 
 
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SKILLS, pytester.path / "skills")
-    return pytester
-
-
 @pytest.mark.parametrize("key", [API_KEY, "k9x"], ids=["long", "short"])
 def test_a_pytest_failure_never_shows_the_key_an_upstream_echoes(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, key: str
@@ -158,8 +147,8 @@ def test_a_pytest_failure_never_shows_the_key_an_upstream_echoes(
         """
     )
     with scripted_upstream([{"say": "Hi."}], KeyEchoingBackend) as upstream:
-        result = suite.runpytest(
-            *OPTIONS, "--skills-record=once", f"--skills-upstream-url={upstream.base_url}"
+        result = run_scenarios(
+            suite, "--skills-record=once", f"--skills-upstream-url={upstream.base_url}"
         )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -189,7 +178,7 @@ def test_a_trajectory_in_a_failure_shows_no_secret_value(
             )
         """
     )
-    result = suite.runpytest(*OPTIONS, "-o", "skills_redact_env=MY_SERVICE_TOKEN")
+    result = run_scenarios(suite, "-o", "skills_redact_env=MY_SERVICE_TOKEN")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*t=<redacted:MY_SERVICE_TOKEN>*"])
     assert "tok-0123-secret" not in result.stdout.str()
@@ -203,7 +192,7 @@ def test_a_url_roots_secrets_are_masked_in_the_header_and_errors(
         port = closed.getsockname()[1]
     url = f"http://me:hunter2@127.0.0.1:{port}/s.zip?access_token=tok-77"
     pytester.makepyfile("def test_x(): pass")
-    result = pytester.runpytest(*OPTIONS, f"--skills-root={url}")
+    result = run_scenarios(pytester, f"--skills-root={url}")
     shown = f"http://***@127.0.0.1:{port}/s.zip?access_token=***"
     result.stdout.fnmatch_lines([f"agent-skills: skills_roots=[[]{shown}[]]*"])
     result.stderr.fnmatch_lines([f"ERROR: command line: {shown}: download failed: *"])
@@ -227,8 +216,8 @@ def test_a_workspace_failure_report_shows_no_secret_value(
             assert False
         """
     )
-    result = pytester.runpytest(
-        *OPTIONS, "-o", "skills_roots=skills", "-o", "skills_redact_env=MY_SERVICE_TOKEN"
+    result = run_scenarios(
+        pytester, "-o", "skills_roots=skills", "-o", "skills_redact_env=MY_SERVICE_TOKEN"
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["--- stdout ---", "token=<redacted:MY_SERVICE_TOKEN>"])

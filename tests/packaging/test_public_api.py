@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -13,17 +14,26 @@ from pytest_agent_skills import harness
 REPOSITORY_ROOT = Path(pytest_agent_skills.__file__).resolve().parent.parent
 
 
+def assert_is_its_definition(package: ModuleType, name: str) -> None:
+    """``package.name`` is the class or function of that name defined in this package, or
+    (an upper-case name) a constant tuple of the choices it names; ``dir()`` lists it."""
+    value = getattr(package, name)
+    if name.isupper():
+        assert isinstance(value, tuple) and value, name
+        assert all(isinstance(choice, str) for choice in value), value
+    else:
+        assert (value.__name__, value.__module__.split(".")[0]) == (name, "pytest_agent_skills")
+    assert name in dir(package)
+
+
 @pytest.mark.parametrize("name", pytest_agent_skills.__all__)
-def test_every_public_name_resolves(name: str) -> None:
-    assert getattr(pytest_agent_skills, name) is not None
+def test_every_public_name_resolves_to_its_definition(name: str) -> None:
+    assert_is_its_definition(pytest_agent_skills, name)
 
 
 @pytest.mark.parametrize("name", harness.__all__)
 def test_every_public_harness_name_resolves_to_its_definition(name: str) -> None:
-    value = getattr(harness, name)
-    module = getattr(value, "__module__", None)
-    assert value is not None
-    assert module is None or module.startswith("pytest_agent_skills.") or module == "builtins"
+    assert_is_its_definition(harness, name)
 
 
 def test_the_upstream_limits_errors_are_public_harness_errors() -> None:

@@ -10,23 +10,8 @@ import openai  # noqa: F401  (imported once here, not again by every pytester ru
 import pytest
 
 from tests.support.harness import SKILLS, scripted_upstream
+from tests.support.pytester_runs import run_scenarios
 from tests.support.services import missing_service
-
-# Scenario items only; hypothesis's summary hook would re-import it on every pytester run.
-OPTIONS = (
-    *("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"),
-    *("-o", "skills_validate=false"),
-)
-
-
-@pytest.fixture
-def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(SKILLS, pytester.path / "skills")
-    return pytester
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(*OPTIONS, *args)
 
 
 def test_skill_agent_runs_a_script_and_checks_an_expectation(suite) -> None:
@@ -54,7 +39,7 @@ def test_skill_agent_runs_a_script_and_checks_an_expectation(suite) -> None:
             skill_agent.run("Hi.", skills="skills", script=[{"say": "no"}], expect={"final": "yes"})
         """
     )
-    result = run(suite)
+    result = run_scenarios(suite)
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -85,7 +70,7 @@ def test_skill_agent_gives_the_conversation_it_runs_for_variants(suite) -> None:
             skill_agent.run_conversation(dataclasses.replace(other, load_mode="session"))
         """
     )
-    result = run(suite)
+    result = run_scenarios(suite)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -104,12 +89,14 @@ def test_skill_agent_replays_a_cassette_next_to_the_test(suite) -> None:
         """
     )
     with scripted_upstream([{"say": "Recorded."}]) as upstream:
-        first = run(suite, "--skills-record=once", f"--skills-upstream-url={upstream.base_url}")
+        first = run_scenarios(
+            suite, "--skills-record=once", f"--skills-upstream-url={upstream.base_url}"
+        )
         assert upstream.requests == 1
     first.assert_outcomes(passed=1)
     first.stdout.fnmatch_lines(["cassettes: 1 recorded (1 interactions), 0 replayed*"])
     assert (suite.path / "tapes" / "hi.json").is_file()
-    again = run(suite)
+    again = run_scenarios(suite)
     again.assert_outcomes(passed=1)
     again.stdout.fnmatch_lines(
         [
@@ -131,7 +118,7 @@ def test_a_cassette_miss_fails_the_test_with_the_diff_and_no_client_traceback(su
         """
     )
     with scripted_upstream([{"say": "Recorded."}]) as upstream:
-        recorded = run(
+        recorded = run_scenarios(
             suite,
             "-k",
             "test_hi",
@@ -139,7 +126,7 @@ def test_a_cassette_miss_fails_the_test_with_the_diff_and_no_client_traceback(su
             f"--skills-upstream-url={upstream.base_url}",
         )
     recorded.assert_outcomes(passed=1, deselected=1)
-    result = run(suite, "-k", "test_other_question", "--skills-transport=sdk")
+    result = run_scenarios(suite, "-k", "test_other_question", "--skills-transport=sdk")
     result.assert_outcomes(failed=1, deselected=1)
     result.stdout.fnmatch_lines(
         [
@@ -155,7 +142,7 @@ def test_a_cassette_miss_fails_the_test_with_the_diff_and_no_client_traceback(su
 
 
 def test_the_record_mode_is_validated(suite) -> None:
-    result = run(suite, "--skills-record=sometimes")
+    result = run_scenarios(suite, "--skills-record=sometimes")
     result.stderr.fnmatch_lines(
         [
             "ERROR: command line: invalid choice 'sometimes' for --skills-record"
@@ -166,7 +153,7 @@ def test_the_record_mode_is_validated(suite) -> None:
 
 def test_the_record_mode_has_an_ini_twin(suite) -> None:
     suite.makeini("[pytest]\nskills_record = all\nskills_transport = sdk-stream\n")
-    result = run(suite, "--co")
+    result = run_scenarios(suite, "--co")
     result.stdout.fnmatch_lines(["agent-skills: *skills_record=all*skills_transport=sdk-stream*"])
 
 
@@ -186,7 +173,7 @@ def test_scenarios_in_a_skill_root_and_a_skills_evals_folder_are_collected(
         "user: List.\nmodel: {script: [{call: skill_list}, {say: ok}]}\n"
         "expect: {results: [{call: skill_list, match: {contains: notes}}]}\n"
     )
-    result = pytester.runpytest(*OPTIONS, "--skills-root", str(root), "-v")
+    result = run_scenarios(pytester, "--skills-root", str(root), "-v")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [
@@ -206,7 +193,7 @@ def test_symlink_loops_under_a_skill_root_end_the_walk(pytester: pytest.Pytester
     # Two links back up the tree: a walk without a loop guard visits 2^depth paths.
     (root / "notes" / "evals" / "up").symlink_to(root, target_is_directory=True)
     (root / "weather-tools" / "back").symlink_to(root, target_is_directory=True)
-    result = pytester.runpytest(*OPTIONS, "--skills-root", str(root), "--collect-only", "-q")
+    result = run_scenarios(pytester, "--skills-root", str(root), "--collect-only", "-q")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*notes/evals/load.scenario.yaml::load", "1 test collected*"])
 
@@ -219,7 +206,7 @@ def test_a_scenario_inside_a_skill_uses_that_skill_by_default(pytester: pytest.P
         "expect: {results: [{call: skill_list, match: [notes]}]}\n"
     )
     (pytester.path / "lost.scenario.yaml").write_text("user: hi\nmodel: {script: [{say: x}]}\n")
-    result = pytester.runpytest(*OPTIONS)
+    result = run_scenarios(pytester)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -243,7 +230,7 @@ def test_the_transport_setting_sends_scripts_through_the_openai_client(suite, tr
             """
         )
     )
-    result = run(suite, f"--skills-transport={transport}")
+    result = run_scenarios(suite, f"--skills-transport={transport}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["scenario 't' (t.scenario.yaml:1): ScriptExhaustedError: *"])
 
@@ -278,8 +265,8 @@ def test_the_skills_runtime_setting_chooses_the_runtime(suite) -> None:
     (suite.path / "where.scenario.yaml").write_text(
         PID1.format(runtime="", pattern="^\\\\S*bwrap --ro-bind /usr /usr ")
     )
-    run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
-    run(suite).assert_outcomes(failed=1)
+    run_scenarios(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
+    run_scenarios(suite).assert_outcomes(failed=1)
 
 
 @pytest.mark.docker
@@ -288,7 +275,7 @@ def test_a_scenario_chooses_its_runtime(suite) -> None:
     (suite.path / "where.scenario.yaml").write_text(
         PID1.format(runtime="runtime: docker\n", pattern="^bash -c trap")
     )
-    run(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
+    run_scenarios(suite, "--skills-runtime=sandbox").assert_outcomes(passed=1)
 
 
 # --- conversations of several user messages through the fixture, and the load-mode setting ----
@@ -349,7 +336,7 @@ def test_a_turn_expectation_fails_the_test(skill_agent):
 
 def test_skill_agent_runs_a_conversation_of_several_user_messages(suite) -> None:
     suite.makepyfile(test_turns=MULTI_TURN_TESTS)
-    result = run(suite)
+    result = run_scenarios(suite)
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -379,7 +366,7 @@ def test_the_load_mode_setting_reaches_scenarios(suite, monkeypatch) -> None:
     the setting (command line, then ini) keeps it for the session."""
     monkeypatch.delenv("SKILLS_LOAD_MODE", raising=False)
     (suite.path / "still.scenario.yaml").write_text(LOAD_MODE_SCENARIO)
-    default = run(suite)
+    default = run_scenarios(suite)
     default.assert_outcomes(failed=1)
     default.stdout.fnmatch_lines(
         [
@@ -387,10 +374,10 @@ def test_the_load_mode_setting_reaches_scenarios(suite, monkeypatch) -> None:
             " text does not contain '[[]Loaded[]] notes'*"
         ]
     )
-    run(suite, "--skills-load-mode=session").assert_outcomes(passed=1)
+    run_scenarios(suite, "--skills-load-mode=session").assert_outcomes(passed=1)
     suite.makeini("[pytest]\nskills_load_mode = session\n")
-    run(suite).assert_outcomes(passed=1)
-    run(suite, "--skills-load-mode=turn").assert_outcomes(failed=1)
+    run_scenarios(suite).assert_outcomes(passed=1)
+    run_scenarios(suite, "--skills-load-mode=turn").assert_outcomes(failed=1)
 
 
 def test_the_settings_choices_are_the_librarys_and_the_schemas() -> None:

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills import settings
+from tests.support.pytester_runs import QUIET_PLUGINS, run
 from tests.support.skill_files import write_skill
 
 pytest_plugins = ["pytester"]
+pytestmark = pytest.mark.usefixtures("clean_settings_env")
 
 #: Items of a skill: one (validate) by default.
 SKILL_ITEMS = 1
-QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "example_suite"
 PYTEST_9 = pytest.version_tuple >= (9,)
 
@@ -32,16 +33,6 @@ model:
 expect:
   final: {contains: done}
 """
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest(*QUIET_PLUGINS, *args)
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for setting in settings.load_all():
-        monkeypatch.delenv(setting.env_name, raising=False)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agent_skills.cli import main
 from pytest_agent_skills.errors import ConfigurationError
 from pytest_agent_skills.rules import (
     ValidationOptions,
@@ -17,6 +16,7 @@ from pytest_agent_skills.rules import (
     validate_paths,
 )
 from pytest_agent_skills.skill import Skill
+from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
 pytest_plugins = ["pytester"]
@@ -163,20 +163,14 @@ def skills_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
-
-
 def test_the_command_reports_suppressed_findings(
     skills_tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ("validate", "skills", "--per-path-ignore", "skills/legacy-*:reference-missing")
-    status, out, _ = run(capsys, *args)
+    status, out, _ = cli(capsys, *args)
     assert status == 0
     assert out == "1 skill(s) checked: 0 error(s), 0 warning(s), 2 suppressed; 0 skill(s) failed\n"
-    status, out, _ = run(capsys, *args, "--format", "json")
+    status, out, _ = cli(capsys, *args, "--format", "json")
     document = json.loads(out)
     assert document["summary"] == {"skills": 1, "errors": 0, "warnings": 0, "suppressed": 2}
     assert document["skills"][0]["suppressed"] == [
@@ -198,7 +192,7 @@ def test_the_command_reports_suppressed_findings(
             "suppressed_by": {"kind": "per-path-ignore", "pattern": "skills/legacy-*"},
         },
     ]
-    status, out, _ = run(capsys, *args, "--format", "sarif")
+    status, out, _ = cli(capsys, *args, "--format", "sarif")
     results = json.loads(out)["runs"][0]["results"]
     assert [(r["ruleId"], r["suppressions"]) for r in results] == [
         (
@@ -216,11 +210,11 @@ def test_the_command_reads_the_environment_when_no_flag_is_given(
     skills_tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "legacy-pdf:reference-missing")
-    assert run(capsys, "validate", "skills")[0] == 0
+    assert cli(capsys, "validate", "skills")[0] == 0
     # The command line wins over the environment.
-    assert run(capsys, "validate", "skills", "--per-path-ignore", "x:body-empty")[0] == 1
+    assert cli(capsys, "validate", "skills", "--per-path-ignore", "x:body-empty")[0] == 1
     monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "legacy-pdf:reference-mising")
-    status, _, err = run(capsys, "validate", "skills")
+    status, _, err = cli(capsys, "validate", "skills")
     assert status == 2
     assert err.endswith(
         "agent-skills validate: error: environment variable SKILLS_PER_PATH_IGNORES: unknown"
@@ -272,7 +266,7 @@ def test_the_command_reads_per_path_ignores_from_the_configuration_file(
         "    legacy-pdf: reference-missing\n"
     )
     monkeypatch.chdir(tmp_path)
-    status, out, _ = run(capsys, "validate", "repo/skills", "--format", "json")
+    status, out, _ = cli(capsys, "validate", "repo/skills", "--format", "json")
     assert status == 0
     (skill,) = json.loads(out)["skills"]
     assert [(s["rule"], s["suppressed_by"]) for s in skill["suppressed"]] == [
@@ -280,7 +274,7 @@ def test_the_command_reads_per_path_ignores_from_the_configuration_file(
         ("reference-missing", {"kind": "per-path-ignore", "pattern": "legacy-pdf"}),
     ]
     # The command line replaces the file's entries.
-    status, out, _ = run(capsys, "validate", "repo/skills", "--per-path-ignore", "x:body-empty")
+    status, out, _ = cli(capsys, "validate", "repo/skills", "--per-path-ignore", "x:body-empty")
     assert status == 1
     assert "[name-directory]" in out and "[reference-missing]" in out
 

@@ -3,13 +3,13 @@ where it holds (passes) and one where it does not (fails with a pinned message).
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 from dataclasses import dataclass
 
 import pytest
 
 from tests.support.harness import SKILLS
+from tests.support.pytester_runs import run
 
 HEAD = "skills: [skills]\nuser: What now?\n"
 LOAD_NOTES = "    - {call: skill_load, args: {skill_name: notes}}\n"
@@ -471,27 +471,21 @@ CASES = [
 
 
 @pytest.fixture
-def suite(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    shutil.copytree(SKILLS, pytester.path / "skills")
-    cassettes = pytester.path / "cassettes"
+def recorded(suite: pytest.Pytester) -> pytest.Pytester:
+    """The fixture skills and a recorded cassette, ``cassettes/ok.json``."""
+    cassettes = suite.path / "cassettes"
     cassettes.mkdir()
     (cassettes / "ok.json").write_text(RECORDED_CASSETTE)
-    return pytester
+    return suite
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.key for case in CASES])
-def test_each_key_holds_and_fails_with_a_pinned_message(suite: pytest.Pytester, case: Case) -> None:
-    (suite.path / "ok.scenario.yaml").write_text(textwrap.dedent(case.ok))
-    (suite.path / "bad.scenario.yaml").write_text(textwrap.dedent(case.bad))
-    result = suite.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-k",
-        "not SKILL",
-        "--continue-on-collection-errors",
-    )
+def test_each_key_holds_and_fails_with_a_pinned_message(
+    recorded: pytest.Pytester, case: Case
+) -> None:
+    (recorded.path / "ok.scenario.yaml").write_text(textwrap.dedent(case.ok))
+    (recorded.path / "bad.scenario.yaml").write_text(textwrap.dedent(case.bad))
+    result = run(recorded, "-k", "not SKILL", "--continue-on-collection-errors")
     passed = 2 if case.key == "scenarios" else 1
     if case.outcome == "error":
         result.assert_outcomes(passed=passed, errors=1)

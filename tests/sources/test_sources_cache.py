@@ -16,7 +16,9 @@ from werkzeug import Request, Response
 
 from pytest_agent_skills.sources import CacheError, SourceOptions, resolve_root
 from pytest_agent_skills.sources.cache import LOCKS_DIR, default_cache_dir, entry_name
-from tests.support.sources import loopback_only, skills_tree, tree, zip_bytes
+from tests.support.sources import skills_tree, tree, zip_bytes
+
+pytestmark = pytest.mark.usefixtures("loopback_only")
 
 
 @pytest.mark.parametrize(
@@ -34,11 +36,6 @@ def test_the_cache_location_follows_skills_cache_dir_then_xdg(
 ):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert default_cache_dir(environ) == Path(expected.format(home=tmp_path))
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
 
 
 @pytest.fixture

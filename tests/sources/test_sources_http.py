@@ -30,7 +30,6 @@ from pytest_agent_skills.sources.cache import LOCKS_DIR
 from tests.support.sources import (
     dripping,
     endless,
-    loopback_only,
     raw_server,
     skill_md,
     skills_tree,
@@ -38,12 +37,9 @@ from tests.support.sources import (
     zip_bytes,
 )
 
+pytestmark = pytest.mark.usefixtures("loopback_only")
+
 MIB = 1024 * 1024
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
 
 
 @pytest.fixture

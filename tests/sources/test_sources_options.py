@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-from tests.support.sources import loopback_only, skills_tree, zip_bytes
+from tests.support.sources import skills_tree, zip_bytes
+
+pytestmark = pytest.mark.usefixtures("loopback_only")
 
 INNER_TEST = """
 import os
@@ -21,11 +23,6 @@ def test_resolve(tmp_path):
     limits = current_options().limits
     print("TIMEOUT", limits.read_timeout, limits.connect_timeout)
 """
-
-
-@pytest.fixture(autouse=True)
-def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    loopback_only(monkeypatch)
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""Builders shared by the tests of URL skill roots: archives in memory, a raw loopback server."""
+"""Builders shared by the tests of URL skill roots: archives in memory, a raw loopback server.
+
+``tests/conftest.py`` loads this module as a plugin, for its ``loopback_only`` fixture."""
 
 from __future__ import annotations
 
@@ -26,8 +28,10 @@ PROXY_VARIABLES = (
 )
 
 
+@pytest.fixture
 def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drop proxy settings so that downloads from the test's own server stay on loopback."""
+    """Drop proxy settings so that downloads from the test's own server stay on loopback; a
+    module asks for it with ``pytestmark = pytest.mark.usefixtures("loopback_only")``."""
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
