@@ -409,7 +409,7 @@ def test_request_parameters_go_into_every_request_and_a_changed_one_is_a_named_m
         """
     )
     with scripted_upstream(lambda request, turn: {"say": f"t={request['temperature']}"}) as up:
-        first = run(
+        first = run_scenarios(
             suite, "--skills-record=once", f"--skills-upstream-url={up.base_url}",
             "--skills-model-param", "temperature=0", "--skills-model-param=top_k=40",
             "--skills-model-param=seed=7",
@@ -422,10 +422,10 @@ def test_request_parameters_go_into_every_request_and_a_changed_one_is_a_named_m
     assert tape["interactions"][0]["request"]["body"]["seed"] == 7
     lines = "\n    ".join(("top_k=40", "seed=7", "temperature=0"))
     suite.makefile(".ini", pytest=f"[pytest]\nskills_model_params =\n    {lines}\n")
-    again = run(suite)
+    again = run_scenarios(suite)
     again.assert_outcomes(passed=1)
     # The command line replaces the whole list of the file: seed and top_k are gone, a miss.
-    changed = run(suite, "--skills-model-param", "temperature=0.5")
+    changed = run_scenarios(suite, "--skills-model-param", "temperature=0.5")
     changed.assert_outcomes(failed=1)
     changed.stdout.fnmatch_lines(
         [
@@ -438,7 +438,7 @@ def test_request_parameters_go_into_every_request_and_a_changed_one_is_a_named_m
 
 def test_a_request_parameter_of_the_harness_is_a_usage_error(suite) -> None:
     suite.makepyfile(test_nothing="def test_nothing(): pass")
-    result = run(suite, "--skills-model-param", "tools=[]")
+    result = run_scenarios(suite, "--skills-model-param", "tools=[]")
     result.stderr.fnmatch_lines(
         ["ERROR: command line: --skills-model-param tools: the harness writes model, messages,*"]
     )

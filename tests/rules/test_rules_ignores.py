@@ -17,6 +17,7 @@ from pytest_agent_skills.rules import (
 )
 from pytest_agent_skills.skill import Skill
 from tests.support.cli import cli
+from tests.support.pytester_runs import run
 from tests.support.skill_files import write_skill
 
 pytest_plugins = ["pytester"]
@@ -290,6 +291,5 @@ def test_pytest_honours_ignore_comments_without_failure_or_warning(
     )
     # Other plugins' own warnings are not this test's business (pytest-benchmark warns when the
     # outer run is an xdist worker).
-    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
-    result = pytester.runpytest(*quiet, "-W", "error")
+    result = run(pytester, "-W", "error")
     result.assert_outcomes(passed=1, warnings=0)
