@@ -183,7 +183,7 @@ def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
         )
     else:
         attach_calibration(out, outcome.document)
-    write_benchmark(out, outcome.document, outcome.runs)
+    write_benchmark(out, outcome.document, outcome.runs, outcome.evals)
     write_report(out)
 
 

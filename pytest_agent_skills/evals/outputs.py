@@ -1,5 +1,6 @@
-"""The eval output folder: benchmark.json, benchmark.md, triggers.json, and each run's
-grading.json, timing.json, metrics.json, transcript.json and outputs/ (then report.html).
+"""The eval output folder: benchmark.json, benchmark.md, triggers.json, each eval's
+eval_metadata.json, and each run's grading.json, timing.json, metrics.json, transcript.json
+and outputs/ (then report.html).
 
 Each file is written whole or not at all (a temporary file renamed over it); a run's
 folder is replaced as a whole, so no file of an earlier run survives in it.
@@ -12,10 +13,13 @@ import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .benchmark import benchmark_markdown
 from .results import RunResult
+
+if TYPE_CHECKING:
+    from .spec import EvalCase
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -29,12 +33,39 @@ def write_bytes(path: Path, content: bytes) -> None:
     os.replace(temporary, path)
 
 
-def write_benchmark(out_dir: Path, document: dict[str, Any], runs: Sequence[RunResult]) -> None:
-    """benchmark.json, benchmark.md and every run's folder under ``out_dir``."""
+def write_benchmark(
+    out_dir: Path,
+    document: dict[str, Any],
+    runs: Sequence[RunResult],
+    evals: Sequence[EvalCase] = (),
+) -> None:
+    """benchmark.json, benchmark.md, every run's folder and every eval's
+    ``eval-<id>/eval_metadata.json`` (and a copy in each configuration's folder, where
+    skill-creator's viewer finds it for a run) under ``out_dir``."""
     for run in runs:
         write_run(out_dir / run.key.run_dir, run)
+    configurations = document.get("metadata", {}).get("configurations", ())
+    for case in evals:
+        metadata = eval_metadata(case)
+        folder = out_dir / f"eval-{case.id}"
+        write_json(folder / "eval_metadata.json", metadata)
+        # skill-creator's viewer takes a folder with outputs/ for a run and looks for the file
+        # there and one folder up: ours are a level deeper (eval-<id>/<configuration>/run-<n>).
+        for configuration in configurations:
+            write_json(folder / configuration / "eval_metadata.json", metadata)
     write_json(out_dir / "benchmark.json", document)
     write_bytes(out_dir / "benchmark.md", benchmark_markdown(document).encode("utf-8"))
+
+
+def eval_metadata(case: EvalCase) -> dict[str, Any]:
+    """skill-creator's eval_metadata.json, whose viewer reads the prompt from it: the eval's
+    id, name, prompt and expectations as its evals.json has them."""
+    return {
+        "eval_id": case.id,
+        "eval_name": case.title,
+        "prompt": case.prompt,
+        "assertions": list(case.expectations),
+    }
 
 
 def write_run(folder: Path, run: RunResult) -> None:

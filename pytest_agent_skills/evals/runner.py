@@ -34,7 +34,7 @@ from .isolation import eval_runtime
 from .options import EvalOptions
 from .results import RunKey, RunResult
 from .run import RunPlan, crashed, interrupted, run_eval
-from .spec import load_evals, load_triggers, read_inputs
+from .spec import EvalCase, load_evals, load_triggers, read_inputs
 from .transport import UpstreamPool
 
 if TYPE_CHECKING:
@@ -81,6 +81,8 @@ class BenchmarkOutcome:
     document: dict[str, Any]
     runs: list[RunResult]
     interrupted: bool
+    #: The evals run (their eval_metadata.json).
+    evals: tuple[EvalCase, ...] = ()
 
 
 @dataclass
@@ -180,7 +182,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         runtime=runtime.name,
         grader_output=weakest(result.grader_output for result in results),
     )
-    return BenchmarkOutcome(benchmark_json(info, results), results, stopped)
+    return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals)
 
 
 @dataclass(frozen=True)

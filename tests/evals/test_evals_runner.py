@@ -65,7 +65,7 @@ def test_a_recording_replays_offline_into_the_same_benchmark(
     assert _without_timestamp(replayed.document) == _without_timestamp(document)
 
     out = tmp_path / "out"
-    write_benchmark(out, replayed.document, replayed.runs)
+    write_benchmark(out, replayed.document, replayed.runs, replayed.evals)
     run_dir = out / "eval-1" / "with_skill" / "run-1"
     grading = json.loads((run_dir / "grading.json").read_text())
     assert set(grading["summary"]) == {"passed", "failed", "total", "pass_rate"}
@@ -79,6 +79,31 @@ def test_a_recording_replays_offline_into_the_same_benchmark(
     if runs[0]["result"]["tool_calls"]:
         assert json.loads((run_dir / "outputs" / "stats.json").read_text()) == {"mean": 3.0}
     assert "| with_skill |" in (out / "benchmark.md").read_text()
+    assert json.loads((out / "eval-1" / "eval_metadata.json").read_text()) == {
+        "eval_id": 1,
+        "eval_name": "mean of a column",
+        "prompt": "What is the mean of the value column in data.csv?",
+        "assertions": [
+            "The answer gives the mean the script computed",
+            {"files": [{"path": "out/stats.json", "contains": "mean"}]},
+        ],
+    }
+    # skill-creator's viewer: a folder with outputs/ is a run; it reads the prompt from
+    # eval_metadata.json in that folder or the one above it.
+    viewed = [folder for folder in out.rglob("outputs") if folder.is_dir()]
+    assert len(viewed) == len(runs)
+    for folder in viewed:
+        found = [
+            json.loads(place.read_text())
+            for place in (
+                folder.parent / "eval_metadata.json",
+                folder.parent.parent / "eval_metadata.json",
+            )
+            if place.is_file()
+        ]
+        assert found and found[0]["prompt"].startswith(("What is the mean", "Tell me the average"))
+    second = json.loads((out / "eval-2" / "without_skill" / "eval_metadata.json").read_text())
+    assert second["assertions"] == ["The answer gives the mean the script computed"]
 
 
 def test_a_changed_skill_is_a_miss_that_says_what_changed_and_how_to_re_record(
