@@ -4,6 +4,7 @@ standard deviation, min, max), the delta, and whether each eval meets its bar.""
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -79,7 +80,8 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
     ``require``, the verdict ``better``)."""
     verdicts = []
     for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
-        mine = [run for run in runs if run.key.eval_id == eval_id]
+        listed = [run for run in runs if run.key.eval_id == eval_id]
+        mine = [run for run in listed if not run.skipped]
         rates = {
             name: stats([run.pass_rate for run in mine if run.key.configuration == name], 4)
             for name in info.configurations
@@ -87,7 +89,12 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
         first, second = info.configurations
         delta = rates[first]["mean"] - rates[second]["mean"]
         problems = []
-        if rates[WITH_SKILL]["mean"] < info.min_pass_rate:
+        if not any(run.key.configuration == WITH_SKILL for run in mine):
+            problems.append(
+                "no run with the skill was measured: the token budget (--max-tokens) was spent"
+                " first"
+            )
+        elif rates[WITH_SKILL]["mean"] < info.min_pass_rate:
             problems.append(
                 f"the mean pass rate with the skill {rates[WITH_SKILL]['mean']:.2f} is below"
                 f" {info.min_pass_rate:.2f}"
@@ -103,10 +110,11 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
         verdicts.append(
             {
                 "eval_id": eval_id,
-                "eval_name": mine[0].eval_name,
+                "eval_name": listed[0].eval_name,
                 "pass_rate": rates,
                 "delta": format(delta, "+.2f"),
                 "errors": errors,
+                "skipped": len(listed) - len(mine),
                 "meets_bar": not problems,
                 "problems": problems,
                 **found,
@@ -117,8 +125,9 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
 
 def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, Any]:
     """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
+    measured = [run for run in runs if not run.skipped]
     summary: dict[str, Any] = {
-        name: _summary([run for run in runs if run.key.configuration == name])
+        name: _summary([run for run in measured if run.key.configuration == name])
         for name in info.configurations
     }
     for name in info.configurations:
@@ -142,6 +151,7 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, 
             "require": info.require or None,
             "regraded": info.regraded,
             "runtime": info.runtime,
+            "runs_skipped": len(runs) - len(measured),
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,
@@ -174,6 +184,19 @@ def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
     adapted = _ADAPTED_GRADER_OUTPUT.get(info.grader_output or "")
     if adapted:
         found.append(adapted)
+    stopped = Counter(run.stop_reason for run in runs if run.stop_reason and not run.skipped)
+    if stopped:
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(stopped.items()))
+        found.append(
+            f"{sum(stopped.values())} of {len(runs)} runs were stopped by a limit ({reasons}):"
+            " failed runs, graded on what they did"
+        )
+    left_out = sum(1 for run in runs if run.skipped)
+    if left_out:
+        found.append(
+            f"{left_out} of {len(runs)} runs were never started: the token budget (--max-tokens)"
+            " was spent; counted in neither pass nor error"
+        )
     texts = dict.fromkeys(item.text for run in runs for item in run.expectations)
     for text in texts:
         verdicts = {
@@ -267,6 +290,9 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
             f" {item['passed']}/{item['runs']} |"
             for verdict, item in flaky
         ]
+    skipped = meta.get("runs_skipped", 0)
+    if skipped:
+        lines += ["", f"{skipped} of {len(document['runs'])} runs skipped (budget): not measured."]
     lines += ["", run_table(document["runs"])]
     if document["notes"]:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
@@ -280,13 +306,17 @@ def _runtime_warning(runtime: str | None) -> list[str]:
 def run_table(runs: Sequence[dict[str, Any]]) -> str:
     """The per-run table (also the failure text of a pytest eval item)."""
     lines = [
-        "| eval | configuration | run | passed | time (s) | tokens | tool calls | error |",
+        "| eval | configuration | run | passed | time (s) | tokens | tool calls | error or stop |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         result = run["result"]
         error = run.get("error")
         shown = f"{error['kind']}: {error['message'].splitlines()[0][:120]}" if error else ""
+        if run.get("skipped"):
+            shown = f"skipped ({result.get('stop_reason')})"
+        elif result.get("stop_reason"):
+            shown = f"stopped ({result['stop_reason']})"
         lines.append(
             f"| {run['eval_id']} | {run['configuration']} | {run['run_number']} |"
             f" {result['passed']}/{result['total']} | {result['time_seconds']:.1f} |"

@@ -32,6 +32,9 @@ EVAL_FLAGS = {
     "skills_eval_cassettes": "--cassettes",
     "skills_eval_attempts": "--attempts",
     "skills_eval_runtime": "--runtime",
+    "skills_eval_max_turns": "--max-turns",
+    "skills_eval_max_run_tokens": "--max-run-tokens",
+    "skills_eval_max_tokens": "--max-tokens",
 }
 
 
@@ -111,6 +114,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="where the model's commands run (default: sandbox, else docker; local only when"
         " asked: it runs them on this machine)",
     )
+    parser.add_argument(
+        "--max-turns", type=int, metavar="N", help="model turns a run may take (30)"
+    )
+    parser.add_argument(
+        "--max-run-tokens", type=int, metavar="N", help="tokens a run may use before it stops"
+    )
+    parser.add_argument(
+        "--max-tokens", type=int, metavar="N", help="tokens the eval may use: no run starts after"
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the conversations and the most requests they may make, make none",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -120,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     from ..settings import load_all
     from .options import eval_options
     from .outputs import write_report, write_triggers
-    from .runner import EvalRequest, run_benchmark, run_triggers
+    from .runner import EvalRequest, dry_run, run_benchmark, run_triggers
 
     load_all()
     flags: dict[str, Any] = {ini: getattr(args, _dest(flag)) for ini, flag in EVAL_FLAGS.items()}
@@ -142,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
         calibrate=args.calibrate,
     )
     out: Path = args.out
+    if args.dry_run:
+        print(dry_run(request, triggers=args.triggers))
+        return EXIT_OK
     if args.triggers:
         triggers = run_triggers(request)
         write_triggers(out, triggers.document)
@@ -155,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
             )
         _warn_if_local(triggers.document["runtime"])
         summary = triggers.document["summary"]
+        left_out = sum(result["skipped"] for result in triggers.document["results"])
+        if left_out:
+            print(f"{left_out} run(s) skipped: the token budget (--max-tokens) was spent")
         print(f"{summary['passed']}/{summary['total']} trigger queries pass; wrote {out}")
         if triggers.interrupted:
             return EXIT_INTERRUPTED
@@ -229,6 +252,16 @@ def _shown(outcome: Any, out: Path) -> int:
             file=sys.stderr,
         )
     _warn_if_local(outcome.document["metadata"]["runtime"])
+    runs = outcome.document["runs"]
+    stopped = [run for run in runs if run["result"]["stop_reason"] and not run["skipped"]]
+    if stopped:
+        print(f"{len(stopped)} run(s) stopped by a limit (failed runs, graded on what they did)")
+    left_out = outcome.document["metadata"]["runs_skipped"]
+    if left_out:
+        print(
+            f"{left_out} of {len(runs)} run(s) skipped: the token budget (--max-tokens) was"
+            f" spent ({outcome.tokens} tokens used); neither passes nor errors"
+        )
     print(f"wrote {out / 'benchmark.json'}")
     if outcome.interrupted:
         print("interrupted: the runs that finished are written", file=sys.stderr)

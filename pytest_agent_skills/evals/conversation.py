@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AgentSkillsError
 from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
 from ..harness.conversation import Conversation
+from ..harness.errors import TurnLimitError
 from ..harness.runner import ServedModel, agent_loop
 from ..harness.trajectory import Trajectory
 from ..harness.turns import ModelTurn
+from .budget import RUN_TOKENS, TURN_LIMIT, TokenBudget
 from .options import EvalOptions
-from .transport import RunCassette, UpstreamPool
+from .transport import RunCassette, RunTokensError, UpstreamPool
 
 if TYPE_CHECKING:
     from ..workspace import Runtime
@@ -30,18 +32,24 @@ class ModelAccess:
     options: EvalOptions
     pool: UpstreamPool
     runtime: Runtime | None = None
+    #: The eval's token budget, shared by every run.
+    budget: TokenBudget = field(default_factory=TokenBudget)
 
     def cassette(
         self,
         path: Path,
         substitutions: Mapping[str, str] | Callable[[], Mapping[str, str]],
         mode: str | None = None,
+        cap: int | None = None,
     ) -> RunCassette:
         """The cassette backend of one run at ``path``, this machine's paths matched by their
-        stable names; ``mode`` instead of the options' record mode."""
+        stable names, its answers' tokens counted in the budget; ``mode`` instead of the
+        options' record mode; ``cap``: the most tokens its requests may use."""
         return RunCassette(
             path,
             self.pool,
+            budget=self.budget,
+            cap=cap,
             mode=mode or self.options.record_mode,
             matcher=Matcher(
                 ignored_fields=DEFAULT_IGNORED_FIELDS | set(self.options.settings.match_ignore),
@@ -63,10 +71,21 @@ class Conversed:
     recorded: int = 0
     #: The skill whose load ended the conversation (see ``stop_on_load``), or None.
     loaded: str | None = None
+    #: Why the conversation stopped before the model's final answer, when a limit stopped
+    #: it (``turn_limit``, ``run_tokens``): the model's failure, not the harness's.
+    stop_reason: str | None = None
+    stop_message: str = ""
 
     @property
     def tokens(self) -> int:
         return self.usage.get("total_tokens", 0)
+
+
+#: The limits that stop a conversation as the model's failure, and their stop reasons.
+_STOP_REASONS: dict[type[AgentSkillsError], str] = {
+    TurnLimitError: TURN_LIMIT,
+    RunTokensError: RUN_TOKENS,
+}
 
 
 class _LoadWatch:
@@ -120,9 +139,10 @@ def converse(
     settings, through the run's cassette backend (the shared upstream client, retries, token
     counts); ``roots`` names this machine's skill-root paths for matching; with
     ``stop_on_load`` (a skill's name, or a set of them), the conversation ends once the model
-    loads that skill (one of them: :attr:`Conversed.loaded` says which).  A harness
-    failure (the endpoint, the cassette, the turn limit) is returned in
-    :attr:`Conversed.error` with the trajectory up to it."""
+    loads that skill (one of them: :attr:`Conversed.loaded` says which).  A harness failure
+    (the endpoint, the cassette) is returned in :attr:`Conversed.error` with the trajectory up
+    to it; a limit that stopped the model (the turn limit, the run's token cap) in
+    :attr:`Conversed.stop_reason`."""
     from ..protocol import SkillSession
 
     settings = access.options.settings
@@ -153,7 +173,12 @@ def converse(
         try:
             # A regrade replays the agent's side, whatever the grader's record mode.
             replay_only = "none" if access.options.regrade else None
-            cassette = access.cassette(Path(conversation.cassette), machine_paths, replay_only)
+            cassette = access.cassette(
+                Path(conversation.cassette),
+                machine_paths,
+                replay_only,
+                cap=access.options.max_run_tokens,
+            )
             if conversation.inputs:
                 # Staged before the first model turn, as a skill-creator executor sees them.
                 session._ensure_workspace()
@@ -178,4 +203,8 @@ def converse(
         "total_tokens": cassette.tokens,
     }
     loaded = watch.loaded if watch is not None else None
-    return Conversed(trajectory, error, loaded is not None, usage, cassette.recorded, loaded)
+    conversed = Conversed(trajectory, error, loaded is not None, usage, cassette.recorded, loaded)
+    if error is not None and type(error) in _STOP_REASONS:
+        conversed.stop_reason = _STOP_REASONS[type(error)]
+        conversed.stop_message, conversed.error = str(error), None
+    return conversed

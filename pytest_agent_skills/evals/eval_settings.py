@@ -10,6 +10,8 @@ from ..workspace.names import RUNTIME_NAMES
 
 #: Requests made at most for one upstream answer (see ``RetryPolicy``).
 DEFAULT_ATTEMPTS = 5
+#: Model turns one eval run may take.
+DEFAULT_MAX_TURNS = 30
 
 EVAL_SETTINGS = settings.declare(
     Setting(
@@ -110,5 +112,30 @@ EVAL_SETTINGS = settings.declare(
         " network; local runs them on this machine and is only ever asked for (default: sandbox"
         " when bubblewrap works, else docker when its engine and image are there, else the eval"
         " refuses to run)",
+    ),
+    Setting(
+        ini="skills_eval_max_turns",
+        kind="int",
+        default=DEFAULT_MAX_TURNS,
+        metavar="N",
+        section="evals",
+        help="model turns one eval run may take; a run stopped there is a failed run"
+        " (stop_reason turn_limit), graded on what it did",
+    ),
+    Setting(
+        ini="skills_eval_max_run_tokens",
+        kind="int",
+        metavar="N",
+        section="evals",
+        help="tokens (usage.total_tokens) one eval run's requests may use; past them the run"
+        " stops, a failed run (stop_reason run_tokens) graded on what it did (default: no cap)",
+    ),
+    Setting(
+        ini="skills_eval_max_tokens",
+        kind="int",
+        metavar="N",
+        section="evals",
+        help="tokens the whole eval may use, grader included; once spent no run starts (the"
+        " runs not started are skipped, stop_reason budget) (default: no budget)",
     ),
 )

@@ -20,7 +20,7 @@ from ..config.runtimes import RuntimeOptions
 from ..errors import ConfigurationError
 from ..request_params import checked_params
 from ..settings import SettingValues
-from .eval_settings import DEFAULT_ATTEMPTS
+from .eval_settings import DEFAULT_ATTEMPTS, DEFAULT_MAX_TURNS
 
 if TYPE_CHECKING:
     from ..harness.cassette import Upstream
@@ -70,7 +70,7 @@ def retry_after(headers: Any) -> float | None:
 
 
 #: Model turns one eval run may take.
-EVAL_MAX_TURNS = 30
+EVAL_MAX_TURNS = DEFAULT_MAX_TURNS
 DEFAULT_CASSETTES = Path("eval-cassettes")
 
 
@@ -103,6 +103,10 @@ class EvalOptions:
     models: tuple[str, ...] = ()
     #: The subfolder of this model's cassettes below the skill's (several models).
     model_folder: str = ""
+    #: The most tokens one run's requests may use (None: no cap); past it the run stops.
+    max_run_tokens: int | None = None
+    #: The tokens the whole eval may use (None: no budget); once spent, no run starts.
+    max_tokens: int | None = None
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
     #: Where the model's commands run: a runtime's name, or None for the first isolated one
@@ -153,6 +157,11 @@ def eval_options(values: SettingValues) -> EvalOptions:
     runs = _whole(values, "skills_eval_runs")
     jobs = _whole(values, "skills_eval_jobs")
     attempts = _whole(values, "skills_eval_attempts")
+    max_turns = _whole(values, "skills_eval_max_turns")
+    max_run_tokens, max_tokens = (
+        None if values(ini) is None else _whole(values, ini)
+        for ini in ("skills_eval_max_run_tokens", "skills_eval_max_tokens")
+    )
     for ini in ("skills_eval_min_pass_rate", "skills_eval_threshold"):
         rate = values(ini)
         if not 0 <= rate <= 1:
@@ -178,6 +187,9 @@ def eval_options(values: SettingValues) -> EvalOptions:
         base_dir=values.base_dir,
         runtime=values("skills_eval_runtime") or None,
         workspaces=runtime_options(values),
+        max_turns=max_turns,
+        max_run_tokens=max_run_tokens,
+        max_tokens=max_tokens,
     )
 
 

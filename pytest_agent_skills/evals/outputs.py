@@ -43,7 +43,8 @@ def write_benchmark(
     ``eval-<id>/eval_metadata.json`` (and a copy in each configuration's folder, where
     skill-creator's viewer finds it for a run) under ``out_dir``."""
     for run in runs:
-        write_run(out_dir / run.key.run_dir, run)
+        if not run.skipped:  # a run never started has nothing to show
+            write_run(out_dir / run.key.run_dir, run)
     configurations = document.get("metadata", {}).get("configurations", ())
     for case in evals:
         metadata = eval_metadata(case)

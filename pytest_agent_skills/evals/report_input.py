@@ -103,6 +103,10 @@ class Run:
     transcript: Transcript | None
     outputs: tuple[OutputFile, ...]
     outputs_omitted: int  # files past OUTPUT_FILES_LIMIT
+    #: Never started (the eval's token budget was spent): neither a pass nor an error.
+    skipped: bool = False
+    #: Why the run stopped before its end (turn_limit, run_tokens, budget), or "".
+    stop_reason: str = ""
 
     @property
     def is_error(self) -> bool:
@@ -110,8 +114,10 @@ class Run:
 
     @property
     def outcome(self) -> str:
-        """``error`` (never a pass, whatever was graded), ``pass`` (every expectation met) or
-        ``fail``."""
+        """``skipped`` (never started), ``error`` (never a pass, whatever was graded),
+        ``pass`` (every expectation met) or ``fail``."""
+        if self.skipped:
+            return "skipped"
         if self.is_error:
             return "error"
         return "pass" if self.total and self.passed == self.total else "fail"
@@ -652,6 +658,8 @@ def _read_run(out_dir: Path, node: _Node, budget: _Budget) -> Run:
         transcript=transcript,
         outputs=outputs,
         outputs_omitted=omitted,
+        skipped=node.has("skipped") and node.child("skipped").flag(),
+        stop_reason=result.opt_text("stop_reason"),
     )
 
 

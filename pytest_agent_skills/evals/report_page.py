@@ -295,6 +295,20 @@ def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
     return el("table", el("thead", head), el("tbody", rows), class_="evals", id="eval-table")
 
 
+def _skipped_line(view: BenchmarkView) -> Markup | None:
+    """How many runs were never started: counted apart, in no figure of the page."""
+    if not view.skipped:
+        return None
+    return el(
+        "p",
+        _count(len(view.skipped), "run")
+        + " skipped: never started, the token budget (--max-tokens) was spent; counted in"
+        " neither pass nor error.",
+        class_="skipped-line",
+        id="skipped",
+    )
+
+
 def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
     groups = [("All evals", view.overall)] + [
         (f"{group.eval_id}. {group.name}", group.cells) for group in view.evals
@@ -308,6 +322,7 @@ def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
         "section",
         el("h2", "Summary"),
         _summary_cards(view, benchmark),
+        _skipped_line(view),
         el(
             "figure",
             pass_rate_chart(groups, view.configurations),

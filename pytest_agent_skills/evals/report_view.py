@@ -66,6 +66,8 @@ class BenchmarkView:
     evals: tuple[EvalGroup, ...]
     errored: tuple[Run, ...]
     failing: dict[int, tuple[FailingExpectation, ...]]  # eval id -> its failing expectations
+    #: Runs never started (the token budget was spent), left out of every figure.
+    skipped: tuple[Run, ...] = ()
 
 
 def configurations_of(benchmark: Benchmark) -> tuple[str, ...]:
@@ -93,8 +95,9 @@ def cell_of(
 
 def view_of(benchmark: Benchmark) -> BenchmarkView:
     configurations = configurations_of(benchmark)
+    measured = [run for run in benchmark.runs if not run.skipped]
     by_eval: dict[int, list[Run]] = {}
-    for run in benchmark.runs:
+    for run in measured:
         by_eval.setdefault(run.eval_id, []).append(run)
     evals = []
     failing: dict[int, tuple[FailingExpectation, ...]] = {}
@@ -113,18 +116,19 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
     overall = tuple(
         cell_of(
             name,
-            [run for run in benchmark.runs if run.configuration == name],
+            [run for run in measured if run.configuration == name],
             benchmark.summary.get(name),
         )
         for name in configurations
     )
     errored = tuple(
         sorted(
-            (run for run in benchmark.runs if run.is_error),
+            (run for run in measured if run.is_error),
             key=lambda run: (run.eval_id, configurations.index(run.configuration), run.run_number),
         )
     )
-    return BenchmarkView(configurations, overall, tuple(evals), errored, failing)
+    skipped = tuple(run for run in benchmark.runs if run.skipped)
+    return BenchmarkView(configurations, overall, tuple(evals), errored, failing, skipped)
 
 
 def _with_interval(cell: Cell, evidence: EvalEvidence | None) -> Cell:

@@ -54,10 +54,18 @@ class RunResult:
     outputs: dict[str, bytes] = field(default_factory=dict, compare=False)
     #: The structured output mode the grader's answers were asked in (None: not asked).
     grader_output: str | None = None
+    #: Why the run stopped before the model's final answer (``turn_limit``, ``run_tokens``)
+    #: or never started (``budget``); None when it ended on its own or failed.
+    stop_reason: str | None = None
+    #: Never started: the eval's token budget was spent.  Neither a pass nor an error.
+    skipped: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> int:
-        return 0 if self.error else sum(item.passed for item in self.expectations)
+        if self.error or self.skipped:
+            return 0
+        return sum(item.passed for item in self.expectations)
 
     @property
     def total(self) -> int:
@@ -65,7 +73,7 @@ class RunResult:
 
     @property
     def pass_rate(self) -> float:
-        return 0.0 if self.error or not self.total else self.passed / self.total
+        return 0.0 if self.error or self.skipped or not self.total else self.passed / self.total
 
     @property
     def time_seconds(self) -> float:
@@ -91,11 +99,13 @@ class RunResult:
                 "tokens": self.tokens,
                 "tool_calls": self.tool_calls,
                 "errors": 1 if self.error else 0,
+                "stop_reason": self.stop_reason,
             },
             "expectations": [item.to_json() for item in self.expectations],
             "error": self.error.to_json() if self.error else None,
+            "skipped": self.skipped,
             "run_dir": self.key.run_dir,
-            "notes": [],
+            "notes": list(self.notes),
         }
 
     def grading(self) -> dict[str, Any]:

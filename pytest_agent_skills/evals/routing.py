@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from ..harness.conversation import Conversation
 from .conversation import ModelAccess, converse
 from .options import EvalOptions
-from .runner import Progress, run_all
+from .runner import Failures, Progress, run_all
 
 #: What a run loaded when the model loaded no skill.
 NONE = "none"
@@ -72,11 +72,14 @@ def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], 
     def broke(run: RoutingRun, error: Exception) -> Routed:
         return Routed(NONE, f"{type(error).__name__}: {error}")
 
+    def skipped(run: RoutingRun) -> Routed:
+        return Routed(NONE, "skipped: the token budget (--max-tokens) was spent")
+
     progress = Progress(batch.progress, len(batch.runs), batch.what)
     return run_all(
         options,
         batch.runs,
         one,
-        (stopped_before, broke),
+        Failures(stopped_before, broke, skipped),
         lambda routed: progress.done(not routed.error, routed.tokens),
     )

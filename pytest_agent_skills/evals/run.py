@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
 from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
+from .budget import BUDGET
 from .conversation import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, grade, transcript_text
 from .results import RunError, RunKey, RunResult, metrics_json, transcript_json
@@ -135,6 +136,8 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         _write_record(plan.cassette(".run.json"), timing, error, conversed.tokens)
     usage = conversed.usage
     transcript_data = transcript_json(plan.key, prompt, trajectory, error, usage)
+    stopped = conversed.stop_reason
+    notes = (f"stopped ({stopped}): {conversed.stop_message}",) if stopped else ()
     return RunResult(
         key=plan.key,
         eval_name=plan.case.title,
@@ -148,6 +151,8 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         metrics=metrics_json(trajectory, outputs, len(transcript)),
         outputs=outputs,
         grader_output=grader_output,
+        stop_reason=stopped,
+        notes=notes,
     )
 
 
@@ -155,6 +160,24 @@ def interrupted(plan: RunPlan) -> RunResult:
     """The result of a run the eval was stopped before."""
     error = RunError("interrupted", "the eval was stopped (Ctrl-C) before this run finished")
     return _failed(plan, error, {}, 0)
+
+
+def skipped(plan: RunPlan) -> RunResult:
+    """The result of a run never started: the eval's token budget was spent first."""
+    why = "not run: the eval's token budget (--max-tokens) was spent before this run started"
+    return RunResult(
+        key=plan.key,
+        eval_name=plan.case.title,
+        prompt=plan.case.prompt,
+        expectations=tuple(
+            Graded(_expectation_text(item), False, why) for item in plan.case.expectations
+        ),
+        error=None,
+        timing={},
+        stop_reason=BUDGET,
+        skipped=True,
+        notes=(why,),
+    )
 
 
 def crashed(plan: RunPlan, error: Exception) -> RunResult:

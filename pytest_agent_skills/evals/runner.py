@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
@@ -28,13 +28,14 @@ from .benchmark import (
     BenchmarkInfo,
     benchmark_json,
 )
+from .budget import PlannedConversation, TokenBudget, dry_run_text
 from .conversation import ModelAccess, converse
 from .grader_output import weakest
 from .isolation import eval_runtime
 from .options import EvalOptions
 from .results import RunKey, RunResult
-from .run import RunPlan, crashed, interrupted, run_eval
-from .spec import EvalCase, load_evals, load_triggers, read_inputs
+from .run import RunPlan, crashed, interrupted, run_eval, skipped
+from .spec import EvalCase, TriggerQuery, load_evals, load_triggers, read_inputs
 from .transport import UpstreamPool
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ class BenchmarkOutcome:
     interrupted: bool
     #: The evals run (their eval_metadata.json).
     evals: tuple[EvalCase, ...] = ()
+    #: The tokens every answer of the eval reported, grader included.
+    tokens: int = 0
 
 
 @dataclass
@@ -134,8 +137,45 @@ def configure(skill_dir: Path, baseline: Path | None, calibrate: bool = False) -
     return Skills(skill.name, skill.description, skill_dir, repositories, roots)
 
 
+#: Grader requests of one run at most: the grader is asked again once (see ``grader.grade``).
+GRADER_REQUESTS = 2
+
+
 def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
     """Every run of the skill's evals; a failed run is in the results, never raised."""
+    options = request.options
+    skills, evals, plans = _eval_plans(request)
+    progress = Progress(request.progress, len(plans), f"evals of {skills.name}")
+    budget = TokenBudget(options.max_tokens)
+    with eval_runtime(options) as runtime:
+        results, stopped = run_all(
+            options,
+            plans,
+            run_eval,
+            Failures(interrupted, crashed, skipped),
+            progress.run_done,
+            budget,
+            runtime=runtime,
+        )
+    info = BenchmarkInfo(
+        skill_name=skills.name,
+        skill_path=_shown_path(skills.directory),
+        executor_model=options.model,
+        grader_model=options.grader,
+        timestamp=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        configurations=tuple(skills.repositories),
+        runs_per_configuration=options.runs,
+        min_pass_rate=options.min_pass_rate,
+        require="" if options.require == "none" else options.require,
+        regraded=options.regrade,
+        runtime=runtime.name,
+        grader_output=weakest(result.grader_output for result in results),
+    )
+    return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals, budget.spent)
+
+
+def _eval_plans(request: EvalRequest) -> tuple[Skills, tuple[EvalCase, ...], list[RunPlan]]:
+    """The skill, its evals (``request.only`` of them) and every run to make of them."""
     options = request.options
     skills = configure(request.skill_dir, request.baseline, request.calibrate)
     evals = load_evals(skills.directory, skills.name).evals
@@ -163,26 +203,70 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         for configuration, repository in skills.repositories.items()
         for number in range(1, options.runs + 1)
     ]
-    progress = Progress(request.progress, len(plans), f"evals of {skills.name}")
-    with eval_runtime(options) as runtime:
-        results, stopped = run_all(
-            options, plans, run_eval, (interrupted, crashed), progress.run_done, runtime=runtime
-        )
-    info = BenchmarkInfo(
-        skill_name=skills.name,
-        skill_path=_shown_path(skills.directory),
-        executor_model=options.model,
-        grader_model=options.grader,
-        timestamp=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        configurations=tuple(skills.repositories),
-        runs_per_configuration=options.runs,
-        min_pass_rate=options.min_pass_rate,
-        require="" if options.require == "none" else options.require,
-        regraded=options.regrade,
-        runtime=runtime.name,
-        grader_output=weakest(result.grader_output for result in results),
-    )
-    return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals)
+    return skills, evals, plans
+
+
+def dry_run(request: EvalRequest, triggers: bool = False) -> str:
+    """What :func:`run_benchmark` (or, with ``triggers``, :func:`run_triggers`) would do, as
+    text, without a request: every conversation, the most requests it may make, the tokens
+    its recording used where there is one, and the budgets."""
+    options = request.options
+    planned: list[PlannedConversation] = []
+    if triggers:
+        skills, _queries, cassettes, trigger_plans = _trigger_plans(request)
+        title = f"trigger queries of {skills.name}"
+        for plan in trigger_plans:
+            planned.append(
+                PlannedConversation(
+                    f"query {plan.index} run {plan.run_number}",
+                    plan.query,
+                    options.max_turns,
+                    (cassettes / f"query-{plan.index}" / f"run-{plan.run_number}.json",),
+                )
+            )
+    else:
+        skills, _evals, plans = _eval_plans(request)
+        title = f"evals of {skills.name}"
+        for run in plans:
+            grading = GRADER_REQUESTS if run.case.graded else 0
+            planned.append(
+                PlannedConversation(
+                    f"eval {run.key.eval_id} {run.key.configuration} run {run.key.run_number}",
+                    run.case.prompt,
+                    options.max_turns + grading,
+                    (run.cassette(".json"), run.cassette(".grader.json")),
+                )
+            )
+    notes = [
+        f"requests: at most {options.max_turns} model turns a run (--max-turns)"
+        + ("" if triggers else f", and {GRADER_REQUESTS} grader requests a graded run")
+        + f"; each sent up to {options.retry.attempts} times when the endpoint asks again"
+        " (--attempts)",
+        "budgets: "
+        + ", ".join(
+            (
+                f"{options.max_run_tokens} tokens a run (--max-run-tokens)"
+                if options.max_run_tokens
+                else "no cap a run (--max-run-tokens)",
+                f"{options.max_tokens} tokens in all (--max-tokens)"
+                if options.max_tokens
+                else "no budget in all (--max-tokens)",
+            )
+        ),
+        f"record mode {options.record_mode}, model {options.model}"
+        + ("" if triggers else f", grader {options.grader}"),
+    ]
+    return dry_run_text(title, planned, notes)
+
+
+@dataclass(frozen=True)
+class TriggerRun:
+    """What one run of a trigger query gave."""
+
+    triggered: bool
+    error: str = ""
+    #: Never started: the eval's token budget was spent.
+    skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -192,19 +276,27 @@ class TriggerPlan:
     run_number: int
 
 
-def run_triggers(request: EvalRequest) -> TriggerOutcome:
-    """The trigger rate of each query of ``evals/triggers.json``."""
-    options = request.options
+def _trigger_plans(
+    request: EvalRequest,
+) -> tuple[Skills, tuple[TriggerQuery, ...], Path, list[TriggerPlan]]:
+    """The skill, its trigger queries, their cassette folder and every run to make of them."""
     skills = configure(request.skill_dir, None)
-    queries = load_triggers(skills.directory)
-    cassettes = _cassettes(options, skills) / "triggers"
+    queries = tuple(load_triggers(skills.directory))
+    cassettes = _cassettes(request.options, skills) / "triggers"
     plans = [
         TriggerPlan(index, query.query, number)
         for index, query in enumerate(queries, 1)
-        for number in range(1, options.runs + 1)
+        for number in range(1, request.options.runs + 1)
     ]
+    return skills, queries, cassettes, plans
 
-    def one(access: ModelAccess, plan: TriggerPlan) -> tuple[bool, str]:
+
+def run_triggers(request: EvalRequest) -> TriggerOutcome:
+    """The trigger rate of each query of ``evals/triggers.json``."""
+    options = request.options
+    skills, queries, cassettes, plans = _trigger_plans(request)
+
+    def one(access: ModelAccess, plan: TriggerPlan) -> TriggerRun:
         conversation = Conversation(
             skills.repositories[WITH_SKILL],
             plan.query,
@@ -212,30 +304,35 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
             max_turns=access.options.max_turns,
         )
         conversed = converse(access, conversation, skills.roots, stop_on_load=skills.name)
-        return conversed.triggered, "" if conversed.error is None else str(conversed.error)
+        return TriggerRun(
+            conversed.triggered, "" if conversed.error is None else str(conversed.error)
+        )
 
-    def stopped_before(plan: TriggerPlan) -> tuple[bool, str]:
-        return False, "interrupted"
-
-    def broke(plan: TriggerPlan, error: Exception) -> tuple[bool, str]:
-        return False, f"{type(error).__name__}: {error}"
+    def broke(plan: TriggerPlan, error: Exception) -> TriggerRun:
+        return TriggerRun(False, f"{type(error).__name__}: {error}")
 
     progress = Progress(request.progress, len(plans), f"trigger queries of {skills.name}")
+    failures = Failures(
+        lambda plan: TriggerRun(False, "interrupted"),
+        broke,
+        lambda plan: TriggerRun(False, skipped=True),
+    )
     with eval_runtime(options) as runtime:
         outcomes, stopped = run_all(
             options,
             plans,
             one,
-            (stopped_before, broke),
-            lambda result: progress.done(result[0], 0),
+            failures,
+            lambda result: progress.done(result.triggered, 0),
             runtime=runtime,
         )
     results = []
     for index, query in enumerate(queries, 1):
         pairs = zip(plans, outcomes, strict=True)
-        mine = [outcome for plan, outcome in pairs if plan.index == index]
-        triggers = sum(1 for triggered, _ in mine if triggered)
-        errors = [message for _, message in mine if message]
+        mine = [outcome for plan, outcome in pairs if plan.index == index and not outcome.skipped]
+        left_out = sum(1 for plan in plans if plan.index == index) - len(mine)
+        triggers = sum(1 for outcome in mine if outcome.triggered)
+        errors = [outcome.error for outcome in mine if outcome.error]
         rate = triggers / len(mine) if mine else 0.0
         meets = rate >= options.threshold if query.should_trigger else rate < options.threshold
         results.append(
@@ -247,7 +344,8 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
                 "runs": len(mine),
                 "errors": len(errors),
                 "error_messages": errors,
-                "pass": meets and not errors,
+                "skipped": left_out,
+                "pass": meets and not errors and bool(mine),
             }
         )
     passed = sum(1 for result in results if result["pass"])
@@ -264,12 +362,25 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
     return TriggerOutcome(document, stopped)
 
 
+@dataclass(frozen=True)
+class Failures(Generic[Plan, Result]):
+    """How :func:`run_all` makes the result of a plan whose work did not give one."""
+
+    #: A plan the eval was stopped (Ctrl-C) before.
+    stopped_before: Callable[[Plan], Result]
+    #: A plan whose work raised (a bug, recorded against that run rather than ending the others).
+    crashed: Callable[[Plan, Exception], Result]
+    #: A plan never started because the eval's token budget was spent.
+    skipped: Callable[[Plan], Result]
+
+
 def run_all(
     options: EvalOptions,
     plans: Sequence[Plan],
     work: Callable[[ModelAccess, Plan], Result],
-    failures: tuple[Callable[[Plan], Result], Callable[[Plan, Exception], Result]],
+    failures: Failures[Plan, Result],
     done: Callable[[Result], None],
+    budget: TokenBudget | None = None,
     *,
     runtime: Runtime | None = None,
 ) -> tuple[list[Result], bool]:
@@ -278,8 +389,9 @@ def run_all(
     The model's commands run in ``runtime``; without one, in the one
     :func:`~.isolation.eval_runtime` opens for ``options`` (and closes at the end).
 
-    ``failures`` makes the result of a plan that did not run (stopped before it) and of one
-    whose work raised (a bug, recorded against that run rather than ending the others).
+    ``failures`` makes the result of a plan that did not run or whose work raised.  Every
+    answer's tokens count in ``budget`` (default: one of ``options.max_tokens``); once it is
+    spent, no plan starts: the rest are ``failures.skipped``.
 
     Ctrl-C (KeyboardInterrupt) stops the eval: no new run starts, runs waiting to ask the
     upstream again stop waiting, the runs going on get :data:`STOP_GRACE` seconds to end
@@ -288,11 +400,10 @@ def run_all(
     """
     if runtime is None:
         with eval_runtime(options) as opened:
-            return run_all(options, plans, work, failures, done, runtime=opened)
-    stopped_before, crashed_with = failures
+            return run_all(options, plans, work, failures, done, budget, runtime=opened)
     _warm_up()
     pool = UpstreamPool(options.upstream, jobs=options.jobs, retry=options.retry)
-    access = ModelAccess(options, pool, runtime)
+    access = ModelAccess(options, pool, runtime, budget or TokenBudget(options.max_tokens))
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for index in range(len(plans)):
         todo.put(index)
@@ -304,10 +415,14 @@ def run_all(
                 index = todo.get_nowait()
             except queue.Empty:
                 return
-            try:
-                outcome: Any = work(access, plans[index])
-            except Exception as error:  # a bug: this run's failure, not the eval's
-                outcome = crashed_with(plans[index], error)
+            outcome: Any
+            if not access.budget.allows_start():
+                outcome = failures.skipped(plans[index])
+            else:
+                try:
+                    outcome = work(access, plans[index])
+                except Exception as error:  # a bug: this run's failure, not the eval's
+                    outcome = failures.crashed(plans[index], error)
             finished.put((index, outcome))
 
     # Daemon threads: a run blocked on a slow endpoint after Ctrl-C must not hold the exit.
@@ -344,7 +459,7 @@ def run_all(
     finally:
         pool.close()
     return [
-        results[index] if index in results else stopped_before(plan)
+        results[index] if index in results else failures.stopped_before(plan)
         for index, plan in enumerate(plans)
     ], stopped
 
@@ -372,11 +487,13 @@ class Progress:
         self.passing = 0
         self.tokens = 0
         self.errors = 0
+        self.skipped = 0
         self.started = time.perf_counter()
 
     def run_done(self, result: RunResult) -> None:
         if result.error:
             self.errors += 1
+        self.skipped += result.skipped
         passing = not result.error and result.total > 0 and result.passed == result.total
         self.done(passing, result.tokens)
 
@@ -387,6 +504,8 @@ class Progress:
         if self.stream is None:
             return
         errors = f", {self.errors} error(s)" if self.errors else ""
+        if self.skipped:
+            errors += f", {self.skipped} skipped (budget)"
         print(
             f"[{self.count}/{self.total}] {self.what}: {self.passing} passing so far{errors},"
             f" {self.tokens} tokens, {time.perf_counter() - self.started:.1f} s",

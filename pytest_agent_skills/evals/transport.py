@@ -26,6 +26,7 @@ from ..harness.cassette import (
 )
 from ..harness.errors import HarnessError, ModelError
 from ..harness.server import Reply
+from .budget import TokenBudget
 from .options import RetryPolicy
 
 #: Statuses that say "ask again later": rate limits and server trouble.
@@ -56,6 +57,11 @@ def final_rejection(status: int, answer: str, body: dict[str, Any]) -> bool:
 
 class StoppedError(HarnessError):
     """The eval was stopped (Ctrl-C) while this run waited or ran."""
+
+
+class RunTokensError(HarnessError):
+    """A run's requests used more tokens than its cap (``--max-run-tokens``): the run
+    stops there, and is graded on what it did."""
 
 
 class UpstreamPool:
@@ -104,9 +110,21 @@ class RunCassette(CassetteBackend):
     """The cassette of one run (its conversation, or its grading): counts the tokens the
     endpoint reports, and records through the shared :class:`UpstreamPool` with retries."""
 
-    def __init__(self, path: Path, pool: UpstreamPool, **options: Any) -> None:
+    def __init__(
+        self,
+        path: Path,
+        pool: UpstreamPool,
+        *,
+        budget: TokenBudget | None = None,
+        cap: int | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(path, upstream=pool.upstream, **options)
         self.pool = pool
+        #: The eval's budget, every answer's tokens counted in it as they come.
+        self.budget = budget
+        #: The most tokens this cassette's requests may use before the next one is refused.
+        self.cap = cap
         self.tokens = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -114,12 +132,21 @@ class RunCassette(CassetteBackend):
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         if self.pool.stop.is_set():
             raise StoppedError("stopped (interrupted) before this request was sent")
+        if self.cap is not None and self.tokens > self.cap:
+            raise RunTokensError(
+                f"run token cap: the run's requests used {self.tokens} tokens, past its cap of"
+                f" {self.cap} (--max-run-tokens, ini skills_eval_max_run_tokens); it stopped"
+                " there and is graded on what it did"
+            )
         reply = super().respond(body, headers)
         usage = reply.body.get("usage") if isinstance(reply.body, dict) else None
         if isinstance(usage, dict):
-            self.tokens += _count(usage.get("total_tokens"))
+            total = _count(usage.get("total_tokens"))
+            self.tokens += total
             self.prompt_tokens += _count(usage.get("prompt_tokens"))
             self.completion_tokens += _count(usage.get("completion_tokens"))
+            if self.budget is not None:
+                self.budget.spend(total)
         return reply
 
     def save_partial(self) -> None:

@@ -48,8 +48,8 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
     first["metadata"]["timestamp"] = again["metadata"]["timestamp"] = None
     assert first == again
 
-    strict = _eval(str(skill), "--runs", "4", "--out", "strict", "--model", "fake-agent", "-q",
-                   cwd=tmp_path)  # fmt: skip
+    strict = _eval(str(skill), "--runs", "4", "--out", "strict", "--model", "fake-agent",
+                          "-q", cwd=tmp_path)  # fmt: skip
     assert strict.returncode == 1  # the stochastic agent misses the default bar of 1.0
     assert "NOT met: the mean pass rate with the skill" in strict.stdout
     assert strict.stderr.splitlines() == [  # -q: no progress, the runtime's warning stays
@@ -153,7 +153,8 @@ def test_pytest_collects_an_item_per_eval_and_one_for_the_triggers(
             "*eval 1 (mean of a column) is below its bar: the mean pass rate with the skill *"
             " is below 1.00",
             "pass rate: with_skill * ± *, without_skill * ± *; delta *",
-            "| eval | configuration | run | passed | time (s) | tokens | tool calls | error |",
+            "| eval | configuration | run | passed | time (s) | tokens | tool calls"
+            " | error or stop |",
             "| 1 | with_skill | 1 | */2 | * |",
         ]
     )

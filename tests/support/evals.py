@@ -140,6 +140,8 @@ class Behaviour:
     chatty_grader: bool = False
     #: ``uses_skill`` per agent model (the request's ``model``), for evals on several models.
     uses_skill_by_model: dict[str, float] = field(default_factory=dict)
+    #: The agent never answers: it lists the skills again and again.
+    loops: bool = False
 
 
 def grading_stream(behaviour: Behaviour, prompt: str) -> random.Random:
@@ -243,6 +245,9 @@ class FakeEndpoint:
 
     def _act(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
+        if self.behaviour.loops:
+            call = ToolCall(f"call_{len(messages)}", "skill_list", "{}")
+            return self._turn(ModelTurn(tool_calls=(call,)), body)
         system = " ".join(m["content"] or "" for m in messages if m["role"] == "system")
         user = next(m["content"] for m in messages if m["role"] == "user")
         offered = "csv-stats" in system
