@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AgentSkillsError
 from ..harness.cassette import DEFAULT_IGNORED_FIELDS, Matcher
 from ..harness.conversation import Conversation
-from ..harness.errors import TurnLimitError
+from ..harness.errors import CassetteTooLargeError, TurnLimitError
 from ..harness.runner import ServedModel, agent_loop
 from ..harness.trajectory import Trajectory
 from ..harness.turns import ModelTurn
@@ -75,6 +75,8 @@ class Conversed:
     #: it (``turn_limit``, ``run_tokens``): the model's failure, not the harness's.
     stop_reason: str | None = None
     stop_message: str = ""
+    #: Why the recording was not written, when the failure is another one ("" otherwise).
+    not_written: str = ""
 
     @property
     def tokens(self) -> int:
@@ -204,6 +206,8 @@ def converse(
     }
     loaded = watch.loaded if watch is not None else None
     conversed = Conversed(trajectory, error, loaded is not None, usage, cassette.recorded, loaded)
+    if not isinstance(error, CassetteTooLargeError):
+        conversed.not_written = cassette.not_written
     if error is not None and type(error) in _STOP_REASONS:
         conversed.stop_reason = _STOP_REASONS[type(error)]
         conversed.stop_message, conversed.error = str(error), None

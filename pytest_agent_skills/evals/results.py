@@ -59,6 +59,7 @@ class RunResult:
     stop_reason: str | None = None
     #: Never started: the eval's token budget was spent.  Neither a pass nor an error.
     skipped: bool = False
+    #: benchmark.json's ``runs[].notes``: why it stopped, the bounds it hit (see :mod:`.bounds`).
     notes: tuple[str, ...] = ()
 
     @property

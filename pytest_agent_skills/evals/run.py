@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
 from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
+from .bounds import bounded_outputs, bounded_transcript
 from .budget import BUDGET
 from .conversation import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, grade, transcript_text
@@ -78,11 +79,9 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     paths = dict(plan.roots)
     if trajectory.workspace is not None:
         paths[str(trajectory.workspace)] = "<workspace>"
-    outputs = {
-        name[len("out/") :]: content
-        for name, content in trajectory.files.items()
-        if name.startswith("out/")
-    }
+    outputs, notes = bounded_outputs(trajectory.files)
+    if conversed.not_written:
+        notes.append(conversed.not_written)
     transcript = transcript_text(trajectory, paths)
     error = _error(conversed.error)
     graded: dict[int, Graded] = {}
@@ -135,9 +134,12 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     elif access.options.record_mode != "none" and (error is None or error.kind != "interrupted"):
         _write_record(plan.cassette(".run.json"), timing, error, conversed.tokens)
     usage = conversed.usage
-    transcript_data = transcript_json(plan.key, prompt, trajectory, error, usage)
+    transcript_data, cut = bounded_transcript(
+        transcript_json(plan.key, prompt, trajectory, error, usage)
+    )
     stopped = conversed.stop_reason
-    notes = (f"stopped ({stopped}): {conversed.stop_message}",) if stopped else ()
+    if stopped:
+        notes.insert(0, f"stopped ({stopped}): {conversed.stop_message}")
     return RunResult(
         key=plan.key,
         eval_name=plan.case.title,
@@ -152,7 +154,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         outputs=outputs,
         grader_output=grader_output,
         stop_reason=stopped,
-        notes=notes,
+        notes=(*notes, *cut),
     )
 
 

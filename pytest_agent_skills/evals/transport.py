@@ -24,7 +24,7 @@ from ..harness.cassette import (
     UpstreamTimeoutError,
     UpstreamTooLargeError,
 )
-from ..harness.errors import HarnessError, ModelError
+from ..harness.errors import CassetteTooLargeError, HarnessError, ModelError
 from ..harness.server import Reply
 from .budget import TokenBudget
 from .options import RetryPolicy
@@ -128,6 +128,8 @@ class RunCassette(CassetteBackend):
         self.tokens = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        #: Why the recording of a failed run was not written ("": it was, or nothing was asked).
+        self.not_written = ""
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         if self.pool.stop.is_set():
@@ -150,9 +152,13 @@ class RunCassette(CassetteBackend):
         return reply
 
     def save_partial(self) -> None:
-        """Write what was recorded by a run that failed before its end."""
+        """Write what was recorded by a run that failed before its end; a recording over the
+        cassette limit is not written, and :attr:`not_written` says so."""
         if self.recorded:
-            self.cassette.save(self.redactor)
+            try:
+                self.cassette.save(self.redactor)
+            except CassetteTooLargeError as error:
+                self.not_written = str(error)
 
     def _upstream_client(
         self, upstream: Upstream, headers: dict[str, str]

@@ -42,6 +42,7 @@ from ..redaction import mask_url, url_secrets, userinfo
 from .errors import (
     CassetteFormatError,
     CassetteMissError,
+    CassetteTooLargeError,
     HarnessError,
     ModelError,
     NoCassetteError,
@@ -155,10 +156,19 @@ class Cassette:
             "version": 1,
             "interactions": [redactor.redact(item.to_json()) for item in self.interactions],
         }
+        content = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        if len(content) > MAX_CASSETTE_BYTES:
+            # Written, it could not be replayed: Cassette.load refuses it at the same size.
+            raise CassetteTooLargeError(
+                f"{self.path}: the recording is {len(content)} bytes, over the limit of"
+                f" {MAX_CASSETTE_BYTES} bytes ({MAX_CASSETTE_BYTES // MIB} MiB) of a cassette,"
+                " the largest one read back; it is not written. Make the conversation smaller"
+                " (fewer or shorter tool results and answers, output files without inline"
+                " content)."
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(self.path.name + ".tmp")
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_bytes(content)
         os.replace(temporary, self.path)
 
 

@@ -50,3 +50,7 @@ class UnusedInteractionsError(HarnessError):
 
 class CassetteFormatError(HarnessError):
     """A cassette file that cannot be read."""
+
+
+class CassetteTooLargeError(HarnessError):
+    """A recording over the size of a cassette that is read back: not written."""
