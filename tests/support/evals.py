@@ -377,12 +377,14 @@ def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
 class CommandAgent:
     """The backend of a :class:`LoopbackServer`: an agent that loads ``skill``, runs
     ``command`` with ``skill_run``, then answers ``final``; a grader that says every
-    expectation is met with ``evidence``."""
+    expectation is met (or, with ``passed`` false, unmet) with ``evidence``."""
 
     skill: str
     command: str
     final: str = "done"
     evidence: str = "the run ended"
+    #: What the grader says of every expectation.
+    passed: bool = True
     results: list[str] = field(default_factory=list)
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
@@ -391,7 +393,8 @@ class CommandAgent:
             asked = re.findall(r"^\d+\. (.*)$", content.split("== Transcript ==")[0], re.M)
             grading = {
                 "expectations": [
-                    {"text": text, "passed": True, "evidence": self.evidence} for text in asked
+                    {"text": text, "passed": self.passed, "evidence": self.evidence}
+                    for text in asked
                 ]
             }
             return self._reply(ModelTurn(text=json.dumps(grading)), body)
