@@ -19,6 +19,13 @@ it (1 request), and a grader (1 request a run).  Measured in one run:
    process, with every connection off loopback refused and counted.  Goal: <= 2 s, and none.
    Printed beside it: a process that only imports the libraries the replay needs, most of
    the time on a busy machine.
+4. *The sandbox's cost*: runs whose agent, once it loads the skill, runs one command
+   (``skill_run echo 42``) before it answers, on an endpoint that answers at once, ``--jobs
+   1``: the wall time per run with the commands in the sandbox (the default runtime) and on
+   the local runtime, round robin in the same run, and the sandbox's extra cost per command.
+
+Parts 1-3 use the default runtime (the sandbox where bubblewrap works); their runs run no
+command, so it is opened once per benchmark and never used.
 
     python bench/evals.py [--small]
 
@@ -91,8 +98,10 @@ sys.exit(main(sys.argv[1:]))
 class SlowEndpoint:
     """Answers every request after ``delay`` seconds (each connection has its thread)."""
 
-    def __init__(self, delay: float) -> None:
+    def __init__(self, delay: float, command: str = "") -> None:
         self.delay = delay
+        #: Run by the agent with skill_run once it loaded the skill ("": it answers at once).
+        self.command = command
         self.requests = 0
         self.lock = threading.Lock()
 
@@ -109,6 +118,9 @@ class SlowEndpoint:
         ):
             arguments = json.dumps({"skill_name": "bench-skill"})
             turn = ModelTurn(tool_calls=(ToolCall("call_1", "skill_load", arguments),))
+        elif self.command and sum(message["role"] == "tool" for message in messages) == 1:
+            arguments = json.dumps({"skill": "bench-skill", "command": self.command})
+            turn = ModelTurn(tool_calls=(ToolCall("call_2", "skill_run", arguments),))
         else:
             turn = ModelTurn(text="42")
         answer = completion_body(turn, str(body.get("model", "")), "chatcmpl-bench")
@@ -126,8 +138,11 @@ def make_skill(root: Path) -> Path:
     return skill
 
 
-def record(skill: Path, base_url: str, runs: int, jobs: int, cassettes: Path) -> float:
+def record(
+    skill: Path, base_url: str, runs: int, jobs: int, cassettes: Path, runtime: str | None = None
+) -> float:
     options = EvalOptions(
+        runtime=runtime,
         runs=runs,
         jobs=jobs,
         run=RunSettings(
@@ -309,7 +324,30 @@ def main() -> None:
             f" {elapsed:.2f} s (goal <= 2); connections off loopback: {blocked} (goal 0);"
             f" of it, a process importing openai, jsonschema and yaml alone: {imports:.2f} s"
         )
+        sandbox_cost(skill, root, 2 if small else 10, 1 if small else 3)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def sandbox_cost(skill: Path, root: Path, runs: int, rounds: int) -> None:
+    """Part 4: the same runs with their command in the sandbox and on the local runtime."""
+    endpoint = SlowEndpoint(0.0, command="echo 42")
+    times: dict[str, list[float]] = {"sandbox": [], "local": []}
+    with LoopbackServer(endpoint) as server:
+        record(skill, server.base_url, 1, 1, root / "cost-warm-up", "sandbox")
+        for number in range(rounds):  # round robin: a busy moment hits both alike
+            for runtime in times:
+                folder = root / f"cost-{runtime}-{number}"
+                times[runtime].append(record(skill, server.base_url, runs, 1, folder, runtime))
+    total = 2 * 2 * runs  # 2 evals x 2 configurations
+    commands = 2 * runs  # the runs with the skill run the command
+    sandbox, local = (statistics.median(times[name]) for name in ("sandbox", "local"))
+    print(
+        f"4. the sandbox's cost: {total} runs ({commands} with a command), --jobs 1, median of"
+        f" {rounds}: sandbox {sandbox / total * 1000:.1f} ms a run, local"
+        f" {local / total * 1000:.1f} ms a run; the sandbox's extra cost"
+        f" {(sandbox - local) / commands * 1000:.1f} ms a command ({sandbox / local:.2f}x the"
+        " local runtime's wall time)"
+    )
 
 
 if __name__ == "__main__":

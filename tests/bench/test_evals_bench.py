@@ -29,3 +29,7 @@ def test_the_evals_bench_runs_small() -> None:
     assert "raw openai client, the same runs 8 at once: " in concurrency[0]
     assert any(line.startswith("2. per request, one after the other") for line in lines)
     assert any("connections off loopback: 0 (goal 0);" in line for line in lines)
+    assert any(
+        line.startswith("4. the sandbox's cost: 8 runs (4 with a command), --jobs 1, median of 1:")
+        for line in lines
+    ), done.stdout
