@@ -12,13 +12,13 @@ The answers are the ones a CommonMark parser (markdown-it-py) gives:
 - link syntax inside code (fenced, indented or inline) or a comment is not a link;
 - a footnote (``[^1]: ...``) is not a reference definition.
 
-Parsing a long body costs milliseconds, more than the rest of validation, so a
-text is first scanned with string searches (:meth:`MarkdownText.references`).  The
-scan finds every reference the parser finds, and possibly more.  For a candidate
-it would report, :meth:`MarkdownText.verdict` says whether the parser reads it too,
-or that only the parser can tell (code, HTML, an escape or a Markdown example could
-be hiding it; fences that pair up plainly are followed without it).  For the
-others, :meth:`MarkdownText.exact_references` asks the parser, which reads the text
+The parser builds a token for every block and inline span of a body, where the references
+are a few plain strings, so a text is first scanned with string searches
+(:meth:`MarkdownText.references`).  The scan finds every reference the parser finds, and
+possibly more.  For a candidate it would report, :meth:`MarkdownText.verdict` says whether
+the parser reads it too, or that only the parser can tell (code, HTML, an escape or a
+Markdown example could be hiding it; fences that pair up plainly are followed without it).
+For the others, :meth:`MarkdownText.exact_references` asks the parser, which reads the text
 only up to the end of the last paragraph in question, and parses inline content only
 in the blocks in question.  tests/skill/test_bodyscan.py holds the scan to the parser on
 generated Markdown.
@@ -114,7 +114,8 @@ def occurrences(text: str, needle: str) -> list[int]:
 class Reference(NamedTuple):
     """A file a text refers to: ``kind`` is ``link`` (links and images), ``definition``
     (``[label]: path``) or ``path`` (a bare path).  (A named tuple: a long body has
-    thousands, and a frozen dataclass costs several times more to make.)"""
+    thousands, and a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``.)"""
 
     line: int
     target: str
@@ -127,7 +128,8 @@ class Reference(NamedTuple):
 
 class Directive(NamedTuple):
     """An ``<!-- agent-skills: ACTION RULE, ... -->`` comment.  (A named tuple, as
-    :class:`Reference`: a class made once per run, at a tenth of a dataclass's cost.)"""
+    :class:`Reference`: the class is made at import, where a dataclass would generate and
+    compile its methods.)"""
 
     #: The line of ``agent-skills:`` (where a problem with the directive is reported).
     line: int
@@ -401,7 +403,8 @@ class MarkdownText:
     @cached_property
     def _fence_offsets(self) -> tuple[int, ...]:
         text = self.text
-        tildes = occurrences(text, "~~~") if "~" in text else []  # '~' alone is a faster search
+        # Most texts have no '~' at all: one search for a character rules them out.
+        tildes = occurrences(text, "~~~") if "~" in text else []
         return tuple(sorted(occurrences(text, "```") + tildes))
 
     @cached_property

@@ -18,11 +18,12 @@ from typing import Any
 
 import yaml
 
-#: The C loader when PyYAML has it (much faster), else the pure-Python one; both safe.
+#: The C loader when PyYAML has it (its scanner and parser are compiled), else the
+#: pure-Python one; both safe.
 LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: The most values the aliases of one document may add once expanded: a hundred thousand
 #: (reusing a 50-value mapping in 2,000 places) is far beyond any real file, and still
-#: costs well under a second to walk.
+#: little enough to walk that a hostile file cannot stall validation.
 MAX_ALIAS_EXPANSION = 100_000
 
 
@@ -137,8 +138,9 @@ def _construct(loader: Any, node: yaml.Node, text: str) -> tuple[Any, list[tuple
 
     Front matter is mostly plain strings in string-keyed mappings: those are built
     directly while looking for repeated keys, in one pass; every other node goes through
-    PyYAML's constructor, as a whole document would.  (Profiled: PyYAML's per-node
-    constructor calls were a third of the time to validate a skill.)  Anything the fast
+    PyYAML's constructor, as a whole document would.  (PyYAML's constructor dispatches
+    every node through several method calls, and the front matter of every skill is read on
+    every run.)  Anything the fast
     pass cannot build alone falls back to the plain constructor for the whole document;
     tests/skill/test_parser_fuzz.py checks both give equal data.
     """

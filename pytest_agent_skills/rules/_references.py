@@ -36,8 +36,8 @@ from ._options import ValidationOptions
 STANDARD_FOLDERS = frozenset({"scripts", "references", "assets"})
 _FOLDER_NAME = re.compile(r"[\w-]+")
 _NO_FOLDERS: frozenset[str] = frozenset()
-#: ']' then '(' or ':': a doc without it links nothing. (One search: two ``in`` tests for a
-#: two-byte string cost five times more.)
+#: ']' then '(' or ':': a doc without it links nothing. (One search of the text, rather than
+#: an ``in`` test for each of the two pairs.)
 _LINK_SYNTAX = re.compile(rb"\][(:]")
 
 

@@ -19,9 +19,9 @@ from ..errors import AgentSkillsError
 
 T = TypeVar("T")
 
-#: Each process takes at least this many items: a fork and the way back of the results cost
-#: a millisecond or two, more than the checks of a few dozen skills.  (So fewer than twice as
-#: many items are worked through in one process.)
+#: Each process takes at least this many items: a fork and the way back of its results cost
+#: more than checking a few dozen skills where they are.  (So fewer than twice as many items
+#: are worked through in one process.)
 SHARE_AT_LEAST = 32
 _ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
 

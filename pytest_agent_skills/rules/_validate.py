@@ -129,8 +129,8 @@ def _check_outcomes(
     skills: Sequence[Skill], options: Sequence[ValidationOptions]
 ) -> list[list[_Outcome]]:
     """The outcome of each check (in :data:`CHECKS` order) for each skill, each check run over
-    every skill before the next: one check's code and tables then stay in the processor's
-    caches, which makes checking thousands of skills a tenth faster."""
+    every skill before the next, so that one check's code and tables stay in the processor's
+    caches while it runs over thousands of skills."""
     outcomes: list[list[_Outcome]] = [[] for _skill in skills]
     for check in CHECKS:
         for index, skill in enumerate(skills):
@@ -301,8 +301,8 @@ def _reports_shared_out(
         shared = Skill.load_all([folders[index] for index in share], listings)
         return _check_outcomes(shared, [chosen_options[index] for index in share])
 
-    # This process reads every skill besides checking its share: a share of seven tenths of a
-    # child's makes both end together (reading is about a third of a skill's time).
+    # This process reads every skill besides checking its share, so it takes a smaller share
+    # than a child, for both to end together.
     split = Split(len(folders), check_share, processes, own_weight=0.7)
     try:
         # Every skill is read here too: the reports carry them, and names clash across shares.
