@@ -54,7 +54,9 @@ _INI_TYPES: dict[str, str] = {
 }
 
 
-class Setting(NamedTuple):  # not a dataclass: a tenth of its cost, on every pytest run
+# A NamedTuple, not a dataclass: the class is made at every pytest start-up, and a dataclass
+# generates and compiles its methods then.
+class Setting(NamedTuple):
     """One configurable value with a flag, an environment variable, an ini twin and a default.
 
     ``env`` defaults to the ini name in capitals (``skills_coverage`` -> ``SKILLS_COVERAGE``).

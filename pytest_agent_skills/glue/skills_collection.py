@@ -338,8 +338,8 @@ class SkillItem(pytest.Item):
     @functools.cached_property
     def location(self) -> tuple[str, int | None, str]:
         """pytest's ``(path from the rootdir, line, description)`` of the item, the path made
-        relative by :func:`relative_to_root` (pytest's own way, Path objects for every item, is
-        a few percent of the time of a run over thousands of skills)."""
+        relative by :func:`relative_to_root` (pytest's own way makes Path objects for every
+        item, and a run over thousands of skills asks for every item's location)."""
         path, line, description = self.reportinfo()
         return relative_to_root(self.config, path), line, description
 
