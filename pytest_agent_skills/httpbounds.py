@@ -86,7 +86,8 @@ def client(
 
 @functools.cache
 def ssl_context() -> ssl.SSLContext:
-    """One verifying TLS context per process: loading the CA bundle costs ~70 ms each time."""
+    """One verifying TLS context per process: each new one loads and parses the whole CA
+    bundle again."""
     import httpx
 
     return httpx.create_ssl_context()
@@ -128,8 +129,8 @@ class Deadline:
     deadline.trace}``) are shut down: the blocked read returns at once, and whatever error the
     cut connection raises is the caller's to report as the total timeout when :attr:`expired`.
     The clock runs from entering the ``with`` block to leaving it.  One watchdog thread per
-    process keeps every deadline: a timer thread started per exchange held each recorded
-    request up until it ran, 1-2 ms on a busy 2-core machine (now ~0.07 ms).
+    process keeps every deadline, rather than a timer thread per exchange: a new thread holds
+    up the request it guards until the scheduler first runs it.
     """
 
     def __init__(self, seconds: float) -> None:
@@ -206,7 +207,8 @@ class _Watchdog:
             if self._thread is None:
                 if not self._reset_in_forked_children:
                     # Only once there is a thread to lose: a process holding an at-fork hook
-                    # took ~5 ms longer to end (every pytest run pays that; few record).
+                    # takes longer to end, and every pytest run would pay that, where few
+                    # record.
                     os.register_at_fork(after_in_child=self.reset)
                     self._reset_in_forked_children = True
                 self._thread = threading.Thread(

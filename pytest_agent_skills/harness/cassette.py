@@ -232,8 +232,8 @@ class Matcher:
     def same(self, live: Any, recorded: Any) -> bool:
         """``canonical(live) == canonical(recorded)``, without making the canonical form of
         the parts that are equal as they are: most of a request (its tools, the messages
-        before the last ones) is.  Making both whole for every request cost ~5 ms of a
-        10-turn replay."""
+        before the last ones) is, and making both whole for every request of a replay would
+        copy the whole conversation at every turn."""
         return self._same(None, live, recorded, self._current_substitutions())
 
     def _same(

@@ -87,8 +87,8 @@ class AgentLoop:
         for _ in range(self.max_turns):
             index = len(trajectory.turns)
             assembled = self.session.build_request(messages)
-            # Not to_openai_kwargs(): its deep copy costs ~1 ms a turn, and nothing here
-            # mutates a message once it is in the conversation.
+            # Not to_openai_kwargs(): it deep-copies the whole conversation at every turn,
+            # and nothing here mutates a message once it is in the conversation.
             body: dict[str, Any] = {"model": self.model_name, "messages": list(assembled.messages)}
             if assembled.tools:  # the OpenAI API rejects an empty tools list
                 body["tools"] = assembled.tools

@@ -239,8 +239,8 @@ _HTTP_CLIENTS: dict[int, Any] = {}
 
 
 def _loopback_http_client() -> Any:
-    """One HTTP client per process for every loopback server (building one costs ~40 ms of
-    certificate loading, which plain-HTTP loopback never uses).
+    """One HTTP client per process for every loopback server (building one loads the
+    certificate bundle, which plain-HTTP loopback never uses).
 
     Keyed by the ``openai`` module object: pytester may import a fresh copy, whose
     client class the cached instance would not satisfy.

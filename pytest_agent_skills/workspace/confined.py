@@ -153,9 +153,9 @@ def write_file_renamed(
     only missing for a moment.
 
     Not one ``rename`` over the old file: ext4 writes a file renamed over another to disk
-    at once (``auto_da_alloc``, its guard against empty files after a crash), which costs
-    ~0.1 ms, and as much again to free the block it took - for a file of a workspace that
-    lives as long as its conversation.
+    at once (``auto_da_alloc``, its guard against empty files after a crash), then frees the
+    block the old one took, a wait on the disk for a file of a workspace that lives only as
+    long as its conversation and needs no guard against a crash.
     """
     with open_folder(root, "", create=False) as folder:
         _write_new(folder, temporary, data, mode, None, f"{what} {temporary!r}")

@@ -20,7 +20,7 @@ point, an immutable file, a folder refilled meanwhile, ...) is raised at the end
 
 ``alongside`` names a big folder of the tree that a second thread removes at the same
 time, by the same steps: where freeing a folder's disk block waits for the device (ext4
-mounted with ``discard`` frees each one with a synchronous discard, ~70 us an ``rmdir``),
+mounted with ``discard`` frees each one with a synchronous discard at every ``rmdir``),
 two threads wait at once.  Both are done when :func:`remove_tree` returns.  Not on a file
 system in memory (tmpfs, ramfs), where nothing waits and the two threads only hand the GIL
 to each other at every system call: one thread removes it all there.
