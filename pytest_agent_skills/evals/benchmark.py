@@ -268,6 +268,24 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         )
     if overall.get("method"):
         lines += ["", f"Intervals: {overall['method']}."]
+    split = [
+        (verdict, item)
+        for verdict in document["evals"]
+        for item in verdict.get("grader_disagreements", [])
+    ]
+    if split:
+        lines += [
+            "",
+            "Grader disagreements (the gradings of one run split; never counted as a pass):",
+            "",
+            "| eval | configuration | run | expectation | gradings that passed it |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {verdict['eval_id']} | {item['configuration']} | {item['run_number']} |"
+            f" {_cell(item['text'])} | {item['passed']}/{item['gradings']} |"
+            for verdict, item in split
+        ]
     floor = document.get("calibration")
     if floor:
         lines += [

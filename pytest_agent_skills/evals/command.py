@@ -28,6 +28,7 @@ EVAL_FLAGS = {
     "skills_eval_min_pass_rate": "--min-pass-rate",
     "skills_eval_require": "--require",
     "skills_eval_models": "--model",
+    "skills_eval_grader_runs": "--grader-runs",
     "skills_eval_threshold": "--threshold",
     "skills_eval_cassettes": "--cassettes",
     "skills_eval_attempts": "--attempts",
@@ -96,6 +97,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
     parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
     parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
+    parser.add_argument(
+        "--grader-runs",
+        type=int,
+        metavar="K",
+        help="grade each transcript K times: the grader's agreement with itself (1)",
+    )
     parser.add_argument(
         "--regrade",
         action="store_true",

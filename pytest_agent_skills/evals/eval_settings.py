@@ -69,6 +69,15 @@ EVAL_SETTINGS = settings.declare(
         " of its delta above 0 (besides skills_eval_min_pass_rate)",
     ),
     Setting(
+        ini="skills_eval_grader_runs",
+        kind="int",
+        default=1,
+        metavar="K",
+        section="evals",
+        help="grade each run's transcript K times and report how often the grader agrees with"
+        " itself per expectation; an expectation the gradings disagree on is never a pass",
+    ),
+    Setting(
         ini="skills_eval_models",
         kind="list",
         default=[],

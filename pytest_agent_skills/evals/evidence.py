@@ -100,6 +100,7 @@ def eval_evidence(runs: Sequence[RunResult], configurations: Sequence[str]) -> d
         "verdict_note": note,
         "runs_for_0_10": stats.runs_for(rates[first], rates[second]),
         "flaky": flaky(runs, configurations),
+        "grader_disagreements": disagreements(runs),
     }
 
 
@@ -128,6 +129,23 @@ METHOD = (
     " delta by Welch's t (Welch-Satterthwaite df), Newcombe's hybrid score for pass/fail runs;"
     " pooled evals stratified by eval"
 )
+
+
+def disagreements(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """Expectations the gradings of one run disagreed on (``--grader-runs``)."""
+    return [
+        {
+            "text": item.text,
+            "configuration": run.key.configuration,
+            "run_number": run.key.run_number,
+            "passed": item.agreement["passed"],
+            "gradings": item.agreement["gradings"],
+        }
+        for run in runs
+        if is_counted(run)
+        for item in run.expectations
+        if item.agreement and 0 < item.agreement["passed"] < item.agreement["gradings"]
+    ]
 
 
 def flaky(runs: Sequence[RunResult], configurations: Sequence[str]) -> list[dict[str, Any]]:

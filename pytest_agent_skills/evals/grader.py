@@ -78,9 +78,14 @@ class Graded:
     text: str
     passed: bool
     evidence: str
+    #: With several gradings (``--grader-runs``): ``{passed, gradings, agreement}``.
+    agreement: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "passed": self.passed, "evidence": self.evidence}
+        found = {"text": self.text, "passed": self.passed, "evidence": self.evidence}
+        if self.agreement is not None:
+            found["grader_agreement"] = self.agreement
+        return found
 
 
 @dataclass(frozen=True)

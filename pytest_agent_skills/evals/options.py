@@ -107,6 +107,8 @@ class EvalOptions:
     max_run_tokens: int | None = None
     #: The tokens the whole eval may use (None: no budget); once spent, no run starts.
     max_tokens: int | None = None
+    #: Gradings of each run's transcript (several: the grader's agreement with itself).
+    grader_runs: int = 1
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
     #: Where the model's commands run: a runtime's name, or None for the first isolated one
@@ -181,6 +183,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         min_pass_rate=values("skills_eval_min_pass_rate"),
         require=values("skills_eval_require"),
         models=tuple(values("skills_eval_models") or ()),
+        grader_runs=_whole(values, "skills_eval_grader_runs"),
         threshold=values("skills_eval_threshold"),
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
         retry=RetryPolicy(attempts=attempts),

@@ -101,6 +101,19 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
     ]
     if not benchmark.verdicts.evals:
         return None
+    split = [
+        el(
+            "tr",
+            el("td", titles.get(eval_id, str(eval_id))),
+            el("td", f"{item.configuration} #{item.run_number}"),
+            el("td", item.text),
+            el("td", f"{item.passed}/{item.gradings}", class_="num"),
+            class_="split-row",
+            data_eval=eval_id,
+        )
+        for eval_id, evidence in sorted(benchmark.verdicts.evals.items())
+        for item in evidence.disagreements
+    ]
     head = el(
         "tr",
         [
@@ -120,6 +133,32 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
         if rows
         else el("p", "No expectation passed in some runs and failed in others.", class_="quiet"),
         el("table", el("thead", head), el("tbody", rows), class_="flaky") if rows else None,
+        el("h3", "Grader disagreements") if split else None,
+        el(
+            "p",
+            "The gradings of one run's transcript split on these (--grader-runs): never counted"
+            " as a pass.",
+            class_="quiet",
+        )
+        if split
+        else None,
+        el(
+            "table",
+            el(
+                "thead",
+                el(
+                    "tr",
+                    [
+                        el("th", label, scope="col")
+                        for label in ("Eval", "Run", "Expectation", "Gradings that passed it")
+                    ],
+                ),
+            ),
+            el("tbody", split),
+            class_="flaky grader-split",
+        )
+        if split
+        else None,
         id="flaky",
     )
 

@@ -151,6 +151,17 @@ class Flaky:
 
 
 @dataclass(frozen=True)
+class Disagreement:
+    """An expectation the gradings of one run split on (``--grader-runs``)."""
+
+    text: str
+    configuration: str
+    run_number: int
+    passed: int
+    gradings: int
+
+
+@dataclass(frozen=True)
 class EvalEvidence:
     """benchmark.json's evidence fields of one eval (``evals[i]``)."""
 
@@ -161,6 +172,7 @@ class EvalEvidence:
     runs_for_0_10: int | None
     flaky: tuple[Flaky, ...]
     noise_floor: Interval | None = None  # this eval's A/A delta interval, when calibrated
+    disagreements: tuple[Disagreement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -541,6 +553,20 @@ def _read_eval_evidence(node: _Node) -> EvalEvidence:
         node.child("runs_for_0_10").integer() if node.has("runs_for_0_10") else None,
         flaky,
         _read_interval(node, "noise_floor_ci95"),
+        tuple(
+            Disagreement(
+                item.obj().child("text").text(),
+                item.child("configuration").text(),
+                item.child("run_number").integer(),
+                item.child("passed").integer(),
+                item.child("gradings").integer(),
+            )
+            for item in (
+                node.child("grader_disagreements").items()
+                if node.has("grader_disagreements")
+                else ()
+            )
+        ),
     )
 
 

@@ -23,7 +23,8 @@ from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
 from .bounds import bounded_outputs, bounded_transcript
 from .budget import BUDGET
 from .conversation import ModelAccess, converse
-from .grader import Graded, GradingError, GradingRequest, files_text, grade, transcript_text
+from .grader import Graded, GradingError, GradingRequest, files_text, transcript_text
+from .grader_runs import grade_times
 from .results import RunError, RunKey, RunResult, metrics_json, transcript_json
 from .spec import EvalCase
 from .transport import StoppedError
@@ -100,7 +101,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
                 plan.grader_cassette,
             )
             try:
-                grading = grade(access, request)
+                grading = grade_times(access, request, access.options.grader_runs)
             except AgentSkillsError as failure:
                 error = _error(failure, grading=True)
                 grader_recorded = True

@@ -17,7 +17,9 @@ from tests.support.evals import (
     NOISY_EVALS,
     Behaviour,
     fake_endpoint,
+    grading_stream,
     recording,
+    replaying,
     simulated_pass_rates,
     write_eval_skill,
 )
@@ -224,3 +226,54 @@ def test_a_pytest_item_failing_require_better_prints_the_interval_and_the_hint(
     wrong.stderr.fnmatch_lines(
         ["*invalid choice 'best' for --skills-eval-require (choose from none, better)*"]
     )
+
+
+def test_grader_runs_report_the_graders_agreement_and_never_average_a_split(
+    tmp_path: Path,
+) -> None:
+    skill = write_eval_skill(tmp_path, evals=NOISY_EVALS)
+    behaviour = Behaviour(seed=11, grader_pass=0.6)
+    endpoint, outcome = _record(skill, behaviour, runs=3, jobs=1, only=(1,), grader_runs=3)
+    assert endpoint.grader_requests == 2 * 3 * 3  # every run of both configurations, 3 times
+    document = outcome.document
+    # The seeded grader's draws, one after the other: configuration, run, grading, expectation.
+    stream = grading_stream(behaviour, "Noisy question 1?")
+    draws = [[[[stream.random() < 0.6 for _ in EXPECTATIONS] for _ in range(3)] for _ in range(3)]
+             for _ in range(2)]  # fmt: skip
+    splits = []
+    for run in document["runs"]:
+        gradings = draws[("with_skill", "without_skill").index(run["configuration"])][
+            run["run_number"] - 1
+        ]
+        for index, item in enumerate(run["expectations"]):
+            passed = sum(grading[index] for grading in gradings)
+            assert item["grader_agreement"] == {
+                "passed": passed, "gradings": 3, "agreement": round(max(passed, 3 - passed) / 3, 4)
+            }  # fmt: skip
+            if 0 < passed < 3:
+                assert item["passed"] is False
+                assert item["evidence"].startswith(
+                    f"grader split: {passed} of 3 gradings passed it (a split is never a pass);"
+                )
+                splits.append(
+                    {"text": item["text"], "configuration": run["configuration"],
+                     "run_number": run["run_number"], "passed": passed, "gradings": 3}
+                )  # fmt: skip
+            else:
+                assert item["passed"] is (passed == 3)
+    assert splits and document["evals"][0]["grader_disagreements"] == splits
+    cassettes = tmp_path / "eval-cassettes" / "csv-stats" / "eval-1" / "with_skill"
+    assert {path.name for path in cassettes.glob("run-1.grader*.json")} == {
+        "run-1.grader.json", "run-1.grader-2.json", "run-1.grader-3.json"
+    }  # fmt: skip
+    text = benchmark_markdown(document)
+    assert "Grader disagreements (the gradings of one run split; never counted as a pass):" in text
+    replayed = run_benchmark(
+        EvalRequest(skill, replaying(tmp_path, runs=3, grader_runs=3), only=(1,))
+    )
+    assert {**replayed.document, "metadata": None} == {**document, "metadata": None}
+    from pytest_agent_skills.evals.outputs import write_benchmark, write_report
+
+    write_benchmark(tmp_path / "out", document, outcome.runs)
+    page = write_report(tmp_path / "out").read_text()
+    assert page.count('class="split-row"') == len(splits)

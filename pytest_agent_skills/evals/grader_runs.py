@@ -1,0 +1,64 @@
+"""``--grader-runs K``: each run's transcript graded K times, and how often the grader agrees
+with itself, per expectation.
+
+The first grading keeps its cassette (``run-<n>.grader.json``), the k-th has its own
+(``run-<n>.grader-<k>.json``). An expectation the gradings agree on keeps that verdict; one they
+disagree on is never a pass and says so in its evidence: a split is shown, never averaged
+away. Each expectation records ``grader_agreement``: ``{passed, gradings, agreement}``, the
+agreement being the share of gradings that gave the most common verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from .conversation import ModelAccess
+from .grader import Graded, Grading, GradingRequest, grade
+
+
+def nth_cassette(request: GradingRequest, number: int) -> GradingRequest:
+    """The request of the ``number``-th grading (from 1): its own cassette after the first."""
+    if number == 1:
+        return request
+    path = request.cassette
+    return dataclasses.replace(
+        request, cassette=path.with_name(f"{path.name.removesuffix('.json')}-{number}.json")
+    )
+
+
+def combined(gradings: Sequence[Sequence[Graded]]) -> list[Graded]:
+    """One verdict per expectation from several gradings of the same transcript."""
+    found = []
+    for verdicts in zip(*gradings, strict=True):
+        passed = sum(item.passed for item in verdicts)
+        count = len(verdicts)
+        agreement = {
+            "passed": passed,
+            "gradings": count,
+            "agreement": round(max(passed, count - passed) / count, 4),
+        }
+        first = verdicts[0]
+        if 0 < passed < count:
+            evidence = (
+                f"grader split: {passed} of {count} gradings passed it (a split is never a"
+                f" pass); first grading: {first.evidence}"
+            )
+            found.append(Graded(first.text, False, evidence, agreement))
+        else:
+            found.append(dataclasses.replace(first, agreement=agreement))
+    return found
+
+
+def grade_times(access: ModelAccess, request: GradingRequest, times: int) -> Grading:
+    """``request`` graded ``times`` times (once: :func:`grade` itself)."""
+    first = grade(access, request)
+    if times <= 1:
+        return first
+    others = [grade(access, nth_cassette(request, number)) for number in range(2, times + 1)]
+    every = [first, *others]
+    return Grading(
+        combined([grading.graded for grading in every]),
+        sum(grading.requests for grading in every),
+        first.output,
+    )
