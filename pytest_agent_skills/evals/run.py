@@ -21,7 +21,7 @@ from ..errors import AgentSkillsError
 from ..harness.conversation import Conversation
 from ..harness.errors import CassetteMissError, ModelError, NoCassetteError
 from .bounds import bounded_outputs, bounded_transcript
-from .budget import BUDGET
+from .budget import BUDGET, TURN_LIMIT
 from .conversation import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, transcript_text
 from .grader_runs import grade_times
@@ -140,7 +140,10 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     )
     stopped = conversed.stop_reason
     if stopped:
-        notes.insert(0, f"stopped ({stopped}): {conversed.stop_message}")
+        # The loop's message names the scenario key; an eval's flag is another.
+        hint = " An eval's turn limit is --max-turns (ini skills_eval_max_turns)."
+        shown = f"stopped ({stopped}): {conversed.stop_message}"
+        notes.insert(0, shown + (hint if stopped == TURN_LIMIT else ""))
     return RunResult(
         key=plan.key,
         eval_name=plan.case.title,

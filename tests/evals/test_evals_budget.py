@@ -55,6 +55,9 @@ def test_a_model_that_loops_ends_on_the_turn_limit_as_a_failed_run_graded_on_wha
         assert run["result"]["errors"] == 0 and run["result"]["pass_rate"] == 0.0
         assert run["result"]["tool_calls"] == 3
         assert run["notes"][0].startswith("stopped (turn_limit): turn limit: the model made 3")
+        assert run["notes"][0].endswith(
+            "An eval's turn limit is --max-turns (ini skills_eval_max_turns)."
+        )
         # The grader still judged the run: its evidence, not "not graded".
         graded = [item for item in run["expectations"] if not item["text"].startswith("{")]
         assert graded and all(item["evidence"].startswith("final answer:") for item in graded)
