@@ -30,8 +30,9 @@ from typing import Any, TextIO
 
 from ..errors import AgentSkillsError
 from .benchmark import WITH_SKILL
+from .budget import TokenBudget
 from .options import EvalOptions
-from .routing import RoutingBatch, RoutingRun, route_all
+from .routing import SKIPPED, RoutingBatch, RoutingRun, route_all
 from .runner import EvalSetupError, configure, skill_cassettes
 from .spec import TriggerQuery, load_triggers
 
@@ -166,6 +167,8 @@ class _Loop:
     errors_before: set[str]
     candidates: list[Candidate] = field(default_factory=list)
     interrupted: bool = False
+    #: The tokens of the whole loop (``--max-tokens``): its rounds and every candidate's runs.
+    budget: TokenBudget = field(default_factory=TokenBudget)
 
     def candidate_skill(self, number: int, description: str) -> tuple[Any, str]:
         """The skill with ``description`` (a copy of its folder), or None and why it is
@@ -205,9 +208,12 @@ class _Loop:
         ]
         repository = SkillRepository.from_skills([*self.others, skill])
         what = f"candidate {candidate.iteration} of {self.name}"
-        batch = RoutingBatch(repository, {}, runs, what, self.request.progress)
+        batch = RoutingBatch(repository, {}, runs, what, self.request.progress, self.budget)
         routed, stopped = route_all(options, batch)
         self.interrupted = self.interrupted or stopped
+        if any(each.error == SKIPPED for each in routed):
+            candidate.refused = f"not scored: {SKIPPED}"
+            return
         passed = {"train": 0, "test": 0}
         for number, item in enumerate(queries):
             mine = routed[number * options.runs : (number + 1) * options.runs]
@@ -255,6 +261,7 @@ class _Loop:
         finally:
             served.close()
             pool.close()
+            self.budget.spend(cassette.tokens)
         return parse_description(answer)
 
 
@@ -306,15 +313,18 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
         loop = _Loop(
             request, skills.name, skills.directory, others, train, test, cassettes,
             Path(scratch), _errors(skills.directory),
+            budget=TokenBudget(request.options.max_tokens),
         )  # fmt: skip
         first = Candidate(0, skills.description)
         loop.score(first, original)
         loop.candidates.append(first)
         body = original.body
         for number in range(1, request.iterations + 1):
-            current = next(item for item in reversed(loop.candidates) if item.train is not None)
-            if not current.failures or loop.interrupted:
+            scored = [item for item in loop.candidates if item.train is not None]
+            if not scored or not scored[-1].failures or loop.interrupted:
                 break  # nothing left to learn from the train queries
+            if not loop.budget.allows_start():
+                break  # --max-tokens: what is scored so far is the outcome
             description = loop.ask(number, body)
             candidate = Candidate(number, description)
             seen = next((item for item in loop.candidates if item.description == description), None)
@@ -326,6 +336,11 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
                     loop.score(candidate, skill)
             loop.candidates.append(candidate)
     scored = [item for item in loop.candidates if item.test is not None]
+    if not scored:
+        raise ImproveError(
+            f"the token budget ({loop.budget.describe()}, --max-tokens) was spent before the"
+            " original description was scored; give more tokens"
+        )
     best = min(scored, key=Candidate.rank)
     document = {
         "skill_name": skills.name,
@@ -340,5 +355,7 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
         "candidates": [item.to_json() for item in loop.candidates],
         "best": best.description,
         "best_iteration": best.iteration,
+        "tokens": loop.budget.spent,
+        "max_tokens": request.options.max_tokens,
     }
     return ImproveOutcome(document, best.description, loop.interrupted)

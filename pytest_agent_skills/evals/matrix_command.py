@@ -57,6 +57,11 @@ OPTIONS: dict[str, dict[str, Any]] = {
     },
     "--cassettes": {"metavar": "DIR", "help": "cassette folder"},
     "--attempts": {"type": int, "metavar": "N", "help": "upstream attempts (5)"},
+    "--max-tokens": {
+        "type": int,
+        "metavar": "N",
+        "help": "tokens it may use: no run starts after (runs going on finish)",
+    },
     "--runtime": {
         "choices": RUNTIME_NAMES,
         "help": "where the model's commands run (default: sandbox, else docker; local only when"

@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..harness.conversation import Conversation
+from .budget import TokenBudget
 from .conversation import ModelAccess, converse
 from .options import EvalOptions
 from .runner import Failures, Progress, run_all
 
 #: What a run loaded when the model loaded no skill.
 NONE = "none"
+#: The error of a run never started because the token budget was spent.
+SKIPPED = "skipped: the token budget (--max-tokens) was spent"
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class RoutingBatch:
     #: The progress lines' subject ("trigger matrix of 50 skills"); none without a stream.
     what: str = ""
     progress: TextIO | None = None
+    #: The tokens every batch of one command may spend together (default: one of
+    #: ``options.max_tokens`` for this batch alone).
+    budget: TokenBudget | None = None
 
 
 def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], bool]:
@@ -73,7 +79,7 @@ def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], 
         return Routed(NONE, f"{type(error).__name__}: {error}")
 
     def skipped(run: RoutingRun) -> Routed:
-        return Routed(NONE, "skipped: the token budget (--max-tokens) was spent")
+        return Routed(NONE, SKIPPED)
 
     progress = Progress(batch.progress, len(batch.runs), batch.what)
     return run_all(
@@ -82,4 +88,5 @@ def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], 
         one,
         Failures(stopped_before, broke, skipped),
         lambda routed: progress.done(not routed.error, routed.tokens),
+        batch.budget,
     )

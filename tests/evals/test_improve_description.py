@@ -129,3 +129,17 @@ def test_the_command_prints_the_best_and_writes_only_the_description(tmp_path: P
     old_line = f"description: {PLANTED}".encode()
     assert after.replace(after.split(b"\n")[2], old_line) == before
     assert document["best"] in after.decode()
+
+
+def test_the_token_budget_counts_every_exchange_of_the_loop(tmp_path: Path) -> None:
+    skills = write_repository(tmp_path, SKILLS)
+    with word_overlap_endpoint() as (_model, url):
+        whole = _improve(skills, recording(url, tmp_path, runs=2)).document
+    assert whole["tokens"] > 0 and whole["max_tokens"] is None
+    # Replayed answers count too: one token stops it after the first run.
+    with pytest.raises(ImproveError, match=r"the token budget \(\d+ of 1 tokens, --max-tokens\)"):
+        _improve(skills, replaying(tmp_path, runs=2, jobs=1, max_tokens=1))
+    assert _improve(skills, replaying(tmp_path, runs=2, max_tokens=whole["tokens"])).document == {
+        **whole,
+        "max_tokens": whole["tokens"],
+    }

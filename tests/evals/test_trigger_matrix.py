@@ -231,3 +231,10 @@ def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester
     off = pytester.runpytest_subprocess("skills", "-k", "matrix", "-p", "no:cacheprovider")
     off.stdout.fnmatch_lines(["*= 7 deselected in *"])  # the SKILL.md and triggers.json items
     assert "trigger matrix" not in off.stdout.str()
+
+
+def test_runs_past_the_token_budget_are_skipped_and_fail_the_matrix(skills: Path) -> None:
+    _record(skills)
+    options = replaying(skills.parent, runs=4, jobs=1, max_tokens=1)
+    summary = run_matrix(MatrixRequest((skills,), options)).document["summary"]
+    assert summary["errors"] == summary["runs"] - 1
