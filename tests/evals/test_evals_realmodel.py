@@ -21,6 +21,9 @@ from tests.support.realmodel import RealModel
 pytestmark = pytest.mark.realmodel
 REPO = Path(__file__).resolve().parents[2]
 SKILL = REPO / "example_suite" / ".claude" / "skills" / "invoice-totals"
+#: Seconds a recording from the real model may take: a 135M model on a busy 2-core machine
+#: evaluates a prompt of the example's tools and skills in seconds to a minute.
+REAL_TIMEOUT = 1800
 
 
 def _record_then_replay(
@@ -35,7 +38,7 @@ def _record_then_replay(
     params = real_model.param_flags(tool_choice="none")
     recorded = run_eval_command(
         *common, "--record", "all", "--upstream-url", real_model.base_url,
-        *params, "--out", "recorded", cwd=tmp_path,
+        *params, "--out", "recorded", cwd=tmp_path, timeout=REAL_TIMEOUT,
     )  # fmt: skip
     # 1: a bar not met (the model's doing, not the pipeline's); 2 or a crash would be ours.
     assert recorded.returncode in (0, 1), recorded.stdout + recorded.stderr
@@ -111,7 +114,7 @@ def test_a_scenario_recorded_from_a_real_server_replays_offline(
     def pytest_run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "pytest", "tests", "-q", *options, *args],
-            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+            cwd=tmp_path, capture_output=True, text=True, timeout=REAL_TIMEOUT,
         )  # fmt: skip
 
     recorded = pytest_run("--skills-record=once", f"--skills-upstream-url={real_model.base_url}")

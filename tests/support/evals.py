@@ -102,7 +102,9 @@ def write_eval_skill(
 REPO = Path(__file__).resolve().parents[2]
 
 
-def run_eval_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_eval_command(
+    *args: str, cwd: Path, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """``agent-skills eval ARGS`` as a user runs it (its own process, this checkout's package)."""
     return subprocess.run(
         [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args],
@@ -110,7 +112,7 @@ def run_eval_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
 
 
