@@ -174,6 +174,8 @@ def test_every_setting_takes_the_same_precedence(setting: settings.Setting) -> N
         cli, env, ini = (setting.choices * 3)[:3]
     elif setting.kind == "list":
         cli, env, ini = ["from-cli"], "from-env", ["from-file"]
+    elif setting.kind == "params":
+        cli, env, ini = ["seed=1"], "seed=2", ["seed=3"]
     else:
         cli, env, ini = "from-cli", "from-env", "from-file"
     environ = {setting.env_name: env}
@@ -182,7 +184,6 @@ def test_every_setting_takes_the_same_precedence(setting: settings.Setting) -> N
     assert settings.resolve(setting, None, ini, environ) == typed
     assert settings.resolve(setting, None, ini, {}) == settings.convert(setting, ini, "test")
     assert settings.resolve(setting, None, None, {}) == setting.default
-
 
 
 def test_a_list_of_lines_drops_blank_lines_and_padding() -> None:
