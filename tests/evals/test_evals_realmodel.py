@@ -68,6 +68,15 @@ def test_an_eval_recorded_from_a_real_server_measures_every_run_and_replays(
         item for run in runs for item in run["expectations"] if item["text"].startswith("The")
     ]
     assert len(graded) == len(runs) and all(isinstance(item["passed"], bool) for item in graded)
+    # The evidence on a real model's answers: each mean's interval, the delta's, a verdict.
+    (verdict,) = recorded["evals"]
+    assert verdict["verdict"] in ("better", "worse", "inconclusive")
+    for name in ("with_skill", "without_skill"):
+        assert recorded["run_summary"][name]["pass_rate"]["runs_counted"] == 2
+        low, high = verdict["pass_rate"][name]["ci95"]  # 2 graded runs: an interval
+        assert 0 <= low <= verdict["pass_rate"][name]["mean"] <= high <= 1
+    assert len(verdict["delta_ci95"]) == 2 and isinstance(verdict["runs_for_0_10"], int)
+    assert f"| {verdict['verdict']} |" in (tmp_path / "recorded" / "benchmark.md").read_text()
     # llama-cpp-python's server refuses a JSON schema: negotiated, named, noted.
     assert recorded["metadata"]["grader_output"] == "json_object"
     assert any("refused response_format json_schema" in note for note in recorded["notes"])
