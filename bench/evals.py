@@ -26,10 +26,16 @@ it (1 request), and a grader (1 request a run).  Measured in one run:
 
 Parts 1-3 use the default runtime (the sandbox where bubblewrap works); their runs run no
 command, so it is opened once per benchmark and never used.
+5. *A real model*: against llama.cpp's server serving SmolLM2-135M (the test suite's,
+   tests/support/realmodel.py), with temperature 0, a seed and a reply cap so that the answers
+   repeat, the harness's wall time per request recording an eval one request after the
+   other, over the raw ``openai`` client posting the same bodies right after it (round robin,
+   median of 3).  Goal: <= 1.05x.  Skipped, saying why, where the server cannot start.
 
-    python bench/evals.py [--small]
+    python bench/evals.py [--small] [--real-only]
 
-``--small`` (1 run, a 20 ms endpoint) checks that the script works; its figures mean nothing.
+``--small`` (1 run, a 20 ms endpoint, one round against the real model) checks that the
+script works; its figures mean nothing.  ``--real-only`` measures the fifth figure alone.
 Note the load average beside the figures: the machine's other work slows every path.
 """
 
@@ -43,6 +49,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,26 +146,52 @@ def make_skill(root: Path) -> Path:
 
 
 def record(
-    skill: Path, base_url: str, runs: int, jobs: int, cassettes: Path, runtime: str | None = None
+    skill: Path,
+    base_url: str,
+    runs: int,
+    jobs: int,
+    cassettes: Path,
+    runtime: str | None = None,
+    model: RealModelSpec | None = None,
+    only: tuple[int, ...] = (),
 ) -> float:
+    """The wall time of recording the benchmark; with ``model``, from a real model, whose
+    grading errors (a small model's answers) are not the bench's failures."""
     options = EvalOptions(
         runtime=runtime,
         runs=runs,
         jobs=jobs,
         run=RunSettings(
-            record_mode="all", upstream=Upstream(base_url, "sk-bench"), model_name="bench-model"
+            record_mode="all",
+            upstream=Upstream(base_url, "sk-bench"),
+            model_name=model.name if model else "bench-model",
+            model_params=model.params if model else {},
         ),
+        grader_params=model.grader_params if model else {},
         cassettes=cassettes,
         base_dir=skill.parent.parent,
         retry=RetryPolicy(attempts=1),
     )
     started = time.perf_counter()
-    outcome = run_benchmark(EvalRequest(skill, options))
+    outcome = run_benchmark(EvalRequest(skill, options, only=only))
     elapsed = time.perf_counter() - started
-    errors = [run["error"] for run in outcome.document["runs"] if run["error"]]
+    errors = [
+        run["error"]
+        for run in outcome.document["runs"]
+        if run["error"] and not (model and run["error"]["kind"] == "grading")
+    ]
     if errors:
         raise SystemExit(f"bench runs failed: {errors[0]}")
     return elapsed
+
+
+@dataclass(frozen=True)
+class RealModelSpec:
+    """A real model server's model name and the request fields that make its answers repeat."""
+
+    name: str
+    params: dict[str, Any]
+    grader_params: dict[str, Any]
 
 
 def recorded_bodies(cassettes: Path) -> list[dict[str, Any]]:
@@ -186,6 +219,88 @@ def recorded_runs(cassettes: Path) -> list[list[dict[str, Any]]]:
 def raw_client(base_url: str, bodies: list[dict[str, Any]]) -> float:
     """The floor: the raw openai client posting the same bodies one after the other."""
     return raw_runs(base_url, [bodies], 1)
+
+
+def raw_answers(base_url: str, bodies: list[dict[str, Any]]) -> tuple[float, list[Any]]:
+    """The raw openai client posting ``bodies`` one after the other: the wall time and each
+    answer's message (to check that the answers repeat the recorded ones)."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="sk-bench", max_retries=0, timeout=300)
+    messages = []
+    started = time.perf_counter()
+    for body in bodies:
+        messages.append(client.chat.completions.create(**body).choices[0].message)
+    elapsed = time.perf_counter() - started
+    client.close()
+    return elapsed, messages
+
+
+def recorded_answers(cassettes: Path) -> list[dict[str, Any]]:
+    """The answers' messages, in the order of :func:`recorded_bodies`."""
+    return [
+        interaction["response"]["body"]["choices"][0]["message"]
+        for path in sorted(cassettes.rglob("run-*.json"))
+        if not path.name.endswith((".run.json", ".grader.json"))
+        for cassette in (path, path.with_name(path.name.removesuffix(".json") + ".grader.json"))
+        for interaction in json.loads(cassette.read_text())["interactions"]
+    ]
+
+
+def real_model_figure(small: bool) -> str:
+    """4. Against a real model server (llama.cpp's, SmolLM2-135M; tests/support/realmodel.py),
+    temperature 0, a seed and a reply cap so that the answers repeat: the harness recording
+    an eval one request after the other, its wall time per request over the raw ``openai``
+    client posting the same bodies right after (round robin). Goal: <= 1.05x."""
+    from tests.support.realmodel import MODEL_PARAMS, start_server, stop_server, unavailable
+
+    reason = unavailable()
+    if reason is not None:
+        return f"5. real model: skipped ({reason})"
+    runs, rounds = (1, 1) if small else (1, 3)
+    with tempfile.TemporaryDirectory(prefix="bench-evals-real-") as folder:
+        root = Path(folder)
+        started = time.perf_counter()
+        server = start_server(root / "server.log")
+        start_seconds = time.perf_counter() - started
+        try:
+            skill = make_skill(root)
+            cap = 16 if small else 48
+            # No tools chosen: a 135M model offered them calls them turn after turn, and
+            # the figure is the time per request.
+            spec = RealModelSpec(
+                server.model,
+                {**MODEL_PARAMS, "max_tokens": cap, "tool_choice": "none"},
+                {"temperature": 0, "seed": 7, "max_tokens": 4 * cap},
+            )
+            ratios, harness, floor, repeated, requests = [], [], [], 0, 0
+            for number in range(rounds):
+                cassettes = root / f"real-{number}"
+                elapsed = record(
+                    skill, server.base_url, runs, 1, cassettes, "local", spec, only=(1,)
+                )
+                bodies = recorded_bodies(cassettes)
+                raw, answers = raw_answers(server.base_url, bodies)
+                recorded = recorded_answers(cassettes)
+                repeated += sum(
+                    (answer.content or "") == (again.get("content") or "")
+                    for answer, again in zip(answers, recorded, strict=True)
+                )
+                requests += len(bodies)
+                harness.append(elapsed / len(bodies))
+                floor.append(raw / len(bodies))
+                ratios.append(elapsed / raw)
+        finally:
+            stop_server(server)
+    ratio = statistics.median(ratios)
+    return (
+        f"5. real model (llama.cpp server, {server.model}, temperature 0, seed, max_tokens"
+        f" {cap}; started in {start_seconds:.1f} s): {requests // rounds} requests one after the"
+        f" other, median of {rounds}: harness {statistics.median(harness) * 1000:.0f} ms a"
+        f" request, raw openai client {statistics.median(floor) * 1000:.0f} ms; ratio"
+        f" {ratio:.3f} (goal <= 1.05; rounds {', '.join(f'{r:.3f}' for r in ratios)});"
+        f" answers repeated {repeated} of {requests}"
+    )
 
 
 def raw_runs(base_url: str, runs: list[list[dict[str, Any]]], jobs: int) -> float:
@@ -275,6 +390,9 @@ def main() -> None:
     delay = 0.02 if small else 0.2
     runs, rounds = (1, 1) if small else (5, 3)
     print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared)")
+    if "--real-only" in sys.argv:
+        print(real_model_figure(small))
+        return
     with tempfile.TemporaryDirectory(prefix="bench-evals-") as folder:
         root = Path(folder)
         skill = make_skill(root)
@@ -325,6 +443,7 @@ def main() -> None:
             f" of it, a process importing openai, jsonschema and yaml alone: {imports:.2f} s"
         )
         sandbox_cost(skill, root, 2 if small else 10, 1 if small else 3)
+    print(real_model_figure(small))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
