@@ -211,7 +211,7 @@ class _Loop:
         batch = RoutingBatch(repository, {}, runs, what, self.request.progress, self.budget)
         routed, stopped = route_all(options, batch)
         self.interrupted = self.interrupted or stopped
-        if any(each.error == SKIPPED for each in routed):
+        if any(each.skipped for each in routed):
             candidate.refused = f"not scored: {SKIPPED}"
             return
         passed = {"train": 0, "test": 0}

@@ -41,6 +41,8 @@ class Routed:
     #: Empty when the run went through; else why it did not (it then counts for no skill).
     error: str = ""
     tokens: int = 0
+    #: Never started: the token budget was spent (its error is :data:`SKIPPED`).
+    skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], 
         return Routed(NONE, f"{type(error).__name__}: {error}")
 
     def skipped(run: RoutingRun) -> Routed:
-        return Routed(NONE, SKIPPED)
+        return Routed(NONE, SKIPPED, skipped=True)
 
     progress = Progress(batch.progress, len(batch.runs), batch.what)
     return run_all(
