@@ -73,8 +73,14 @@ def bounded_transcript(document: dict[str, Any]) -> tuple[dict[str, Any], list[s
     return smaller, [note]
 
 
+def json_file_bytes(data: Any) -> bytes:
+    """The bytes of a JSON file of the output folder, as they are written (and measured)."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _size(document: Any) -> int:
-    return len(json.dumps(document, ensure_ascii=False).encode("utf-8"))
+    # Measured as written, so the bound is the size of the file on disk.
+    return len(json_file_bytes(document))
 
 
 def _cut_texts(value: Any, limit: int) -> Any:

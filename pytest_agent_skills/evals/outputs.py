@@ -8,7 +8,6 @@ folder is replaced as a whole, so no file of an earlier run survives in it.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .benchmark import benchmark_markdown
+from .bounds import json_file_bytes
 from .results import RunResult
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def write_json(path: Path, data: Any) -> None:
-    write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_bytes(path, json_file_bytes(data))
 
 
 def write_bytes(path: Path, content: bytes) -> None:
