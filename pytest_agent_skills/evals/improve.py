@@ -30,10 +30,10 @@ from typing import Any, TextIO
 
 from ..errors import AgentSkillsError
 from .benchmark import WITH_SKILL
-from .budget import TokenBudget
+from .budget import PlannedConversation, TokenBudget, dry_run_text
 from .options import EvalOptions
 from .routing import SKIPPED, RoutingBatch, RoutingRun, route_all
-from .runner import EvalSetupError, configure, skill_cassettes
+from .runner import EvalSetupError, configure, dry_run_notes, skill_cassettes
 from .spec import TriggerQuery, load_triggers
 
 #: The longest description the specification allows.
@@ -286,8 +286,21 @@ class ImproveOutcome:
     interrupted: bool
 
 
-def improve_description(request: ImproveRequest) -> ImproveOutcome:
-    """Run the loop; the document of description-candidates.json and the best description."""
+@dataclass(frozen=True)
+class _Setup:
+    """The skill, the split of its queries, the other skills offered, its cassette folder."""
+
+    skills: Any
+    original: Any
+    train: list[Numbered]
+    test: list[Numbered]
+    others: list[Any]
+    cassettes: Path
+
+
+def _setup(request: ImproveRequest) -> _Setup:
+    """What the loop works on; an :class:`ImproveError` for settings it cannot run with, an
+    :class:`EvalSetupError` for a skill too short of queries to split."""
     if not 0 < request.holdout < 1:
         raise ImproveError(f"--holdout is a share between 0 and 1, got {request.holdout!r}")
     if request.iterations < 1:
@@ -304,11 +317,64 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
         )
     from ..skill import Skill
 
-    original = Skill.load(skills.directory)
     others = [
         skill for skill in skills.repositories[WITH_SKILL].skills() if skill.name != skills.name
     ]
     cassettes = skill_cassettes(request.options, skills.name, skills.directory) / IMPROVE_CASSETTES
+    return _Setup(skills, Skill.load(skills.directory), train, test, others, cassettes)
+
+
+#: What a round's request asks, as a dry run shows it (its text depends on the runs before).
+ROUND_ASKS = "a new description from the current one, the body and the train failures"
+
+
+def improve_dry_run(request: ImproveRequest) -> str:
+    """What :func:`improve_description` may do at most, as text, without a request: the
+    split, then the original's trigger runs and, for each round, its request and its
+    candidate's runs on both parts (the loop stops earlier once the train part passes)."""
+    setup = _setup(request)
+    options = request.options
+    planned: list[PlannedConversation] = []
+    parts = (("train", setup.train), ("held-out", setup.test))
+    for iteration in range(request.iterations + 1):
+        if iteration:
+            round_file = setup.cassettes / f"round-{iteration}.json"
+            planned.append(PlannedConversation(f"round {iteration}", ROUND_ASKS, 1, (round_file,)))
+        folder = setup.cassettes / f"candidate-{iteration}"
+        planned.extend(
+            PlannedConversation(
+                f"candidate {iteration} {part} query {item.index} run {number}",
+                item.query.query,
+                options.max_turns,
+                (folder / f"query-{item.index}" / f"run-{number}.json",),
+            )
+            for part, items in parts
+            for item in items
+            for number in range(1, options.runs + 1)
+        )
+
+    def kinds(items: list[Numbered]) -> str:
+        should = sum(item.query.should_trigger for item in items)
+        return f"{should} should trigger, {len(items) - should} should not"
+
+    notes = [
+        f"split: {len(setup.train)} train queries ({kinds(setup.train)}), {len(setup.test)} held"
+        f" out ({kinds(setup.test)}); --holdout {request.holdout:g}, --seed {request.seed};"
+        " no held-out query is shown in a round's request",
+        f"rounds: at most {request.iterations} (--iterations), each 1 request and its"
+        f" candidate's {(len(setup.train) + len(setup.test)) * options.runs} trigger runs; the"
+        " loop stops early once the train part passes whole",
+        *dry_run_notes(options, graded=False),
+    ]
+    title = f"description loop of {setup.skills.name}"
+    return dry_run_text(title, planned, notes)
+
+
+def improve_description(request: ImproveRequest) -> ImproveOutcome:
+    """Run the loop; the document of description-candidates.json and the best description."""
+    setup = _setup(request)
+    skills, original, train, test = setup.skills, setup.original, setup.train, setup.test
+    others, cassettes = setup.others, setup.cassettes
     with tempfile.TemporaryDirectory(prefix="agent-skills-improve-") as scratch:
         loop = _Loop(
             request, skills.name, skills.directory, others, train, test, cassettes,

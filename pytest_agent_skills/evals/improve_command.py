@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config.locate import ConfigLocator
     from ..settings import load_all
     from .description_edit import replace_description
-    from .improve import CANDIDATES_FILE, ImproveRequest, improve_description
+    from .improve import CANDIDATES_FILE, ImproveRequest, improve_description, improve_dry_run
     from .options import eval_options
     from .outputs import write_bytes, write_json, write_report
 
@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
         iterations=args.iterations,
         progress=None if args.quiet else sys.stderr,
     )
+    if args.dry_run:
+        print(improve_dry_run(request))
+        return EXIT_OK
     outcome = improve_description(request)
     out: Path = args.out
     write_json(out / CANDIDATES_FILE, outcome.document)

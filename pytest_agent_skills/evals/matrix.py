@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from .budget import PlannedConversation, dry_run_text
 from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
 from .options import EvalOptions
 from .routing import RoutingBatch, RoutingRun, route_all
-from .runner import EvalSetupError, skill_cassettes
+from .runner import EvalSetupError, dry_run_notes, skill_cassettes
 from .spec import TRIGGERS_FILE, load_triggers
 
 #: The folder of a skill's cassettes holding its matrix runs.
@@ -122,15 +123,13 @@ def repository_skills(paths: Iterable[Path]) -> RepositorySkills:
     return RepositorySkills(repository, tuple(queries), roots)
 
 
-def run_matrix(request: MatrixRequest) -> MatrixOutcome:
-    """Every query's runs with the whole repository offered; the matrix document."""
-    options = request.options
-    found = repository_skills(request.paths)
-    skills = found.repository.skills()
+def _runs(options: EvalOptions, found: RepositorySkills) -> list[RoutingRun]:
+    """Every run of the matrix, each query's ``options.runs`` in a row, in query order."""
     folders = {
-        skill.name: skill_cassettes(options, skill.name, skill.directory) for skill in skills
+        skill.name: skill_cassettes(options, skill.name, skill.directory)
+        for skill in found.repository.skills()
     }
-    runs = [
+    return [
         RoutingRun(
             query.query,
             folders[query.owner] / MATRIX_CASSETTES / f"query-{query.index}" / f"run-{number}.json",
@@ -138,6 +137,33 @@ def run_matrix(request: MatrixRequest) -> MatrixOutcome:
         for query in found.queries
         for number in range(1, options.runs + 1)
     ]
+
+
+def matrix_dry_run(request: MatrixRequest) -> str:
+    """What :func:`run_matrix` would do, as text, without a request: every run (its owner,
+    query and run number, the most requests it may make, the tokens its recording used where
+    there is one), then the limits and budgets."""
+    options = request.options
+    found = repository_skills(request.paths)
+    labels = [
+        f"{query.owner} query {query.index} run {number}"
+        for query in found.queries
+        for number in range(1, options.runs + 1)
+    ]
+    planned = [
+        PlannedConversation(label, run.query, options.max_turns, (run.cassette,))
+        for label, run in zip(labels, _runs(options, found), strict=True)
+    ]
+    title = f"trigger matrix of {len(found.repository.skills())} skills"
+    return dry_run_text(title, planned, dry_run_notes(options, graded=False))
+
+
+def run_matrix(request: MatrixRequest) -> MatrixOutcome:
+    """Every query's runs with the whole repository offered; the matrix document."""
+    options = request.options
+    found = repository_skills(request.paths)
+    skills = found.repository.skills()
+    runs = _runs(options, found)
     batch = RoutingBatch(
         found.repository,
         found.roots,

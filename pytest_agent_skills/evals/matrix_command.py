@@ -31,6 +31,7 @@ SHARED_FLAGS = {
         "skills_eval_cassettes",
         "skills_eval_attempts",
         "skills_eval_runtime",
+        "skills_eval_max_tokens",
     )
 }
 #: Its own.
@@ -61,6 +62,10 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "type": int,
         "metavar": "N",
         "help": "tokens it may use: no run starts after (runs going on finish)",
+    },
+    "--dry-run": {
+        "action": "store_true",
+        "help": "print the runs and the most requests they may make, make none",
     },
     "--runtime": {
         "choices": RUNTIME_NAMES,
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..config.file_settings import FileSettings
     from ..config.locate import ConfigLocator
     from ..settings import load_all
-    from .matrix import MatrixRequest, run_matrix
+    from .matrix import MatrixRequest, matrix_dry_run, run_matrix
     from .options import eval_options
     from .outputs import write_json, write_report
     from .report_input import MATRIX_FILE
@@ -128,6 +133,9 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         matrix_bars(values),
         progress=None if args.quiet else sys.stderr,
     )
+    if args.dry_run:
+        print(matrix_dry_run(request))
+        return EXIT_OK
     outcome = run_matrix(request)
     out: Path = args.out
     write_json(out / MATRIX_FILE, outcome.document)

@@ -237,9 +237,16 @@ def dry_run(request: EvalRequest, triggers: bool = False) -> str:
                     (run.cassette(".json"), run.cassette(".grader.json")),
                 )
             )
-    notes = [
+    notes = dry_run_notes(options, graded=not triggers)
+    return dry_run_text(title, planned, notes)
+
+
+def dry_run_notes(options: EvalOptions, graded: bool) -> list[str]:
+    """The lines under a dry run's conversations: how many requests a run may make (with
+    ``graded``, its grader's too), the budgets, the record mode and the models."""
+    return [
         f"requests: at most {options.max_turns} model turns a run (--max-turns)"
-        + ("" if triggers else f", and {GRADER_REQUESTS} grader requests a graded run")
+        + (f", and {GRADER_REQUESTS} grader requests a graded run" if graded else "")
         + f"; each sent up to {options.retry.attempts} times when the endpoint asks again"
         " (--attempts)",
         "budgets: "
@@ -254,9 +261,8 @@ def dry_run(request: EvalRequest, triggers: bool = False) -> str:
             )
         ),
         f"record mode {options.record_mode}, model {options.model}"
-        + ("" if triggers else f", grader {options.grader}"),
+        + (f", grader {options.grader}" if graded else ""),
     ]
-    return dry_run_text(title, planned, notes)
 
 
 @dataclass(frozen=True)

@@ -143,3 +143,70 @@ def test_the_token_budget_counts_every_exchange_of_the_loop(tmp_path: Path) -> N
         **whole,
         "max_tokens": whole["tokens"],
     }
+
+
+def test_a_dry_run_prints_the_split_and_every_round_and_asks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    skills = write_repository(tmp_path, SKILLS)
+    before = {path: path.read_bytes() for path in skills.rglob("*") if path.is_file()}
+    with word_overlap_endpoint() as (model, url):
+        planned = agent_skills(
+            "improve-description",
+            "skills/csv-stats", "--dry-run", "--record", "all", "--upstream-url", url,
+            "--model", "m", "--runs", "1", "--seed", "1", "--iterations", "1",
+            "--max-tokens", "5000", "--write", cwd=tmp_path,
+        )  # fmt: skip
+    assert model.bodies == []
+    assert planned.returncode == 0, planned.stderr
+    # Seed 1 holds out queries 3 and 5 (should trigger), 9 and 10 (should not).
+    train, held_out = (1, 2, 4, 6, 7, 8), (3, 5, 9, 10)
+    queries = [query for query, _should in SKILLS["csv-stats"][1]]
+
+    def runs(candidate: int) -> list[str]:
+        return [
+            f"  candidate {candidate} {part} query {index} run 1: at most 30 request(s), not"
+            f" recorded: {queries[index - 1]}"
+            for part, indexes in (("train", train), ("held-out", held_out))
+            for index in indexes
+        ]
+
+    assert planned.stdout.splitlines() == [
+        "dry run: description loop of csv-stats: 21 conversation(s), no request made",
+        *runs(0),
+        "  round 1: at most 1 request(s), not recorded: a new description from the current one,"
+        " the body and the train failures",
+        *runs(1),
+        "at most 601 model request(s) in all; 0 of 21 conversation(s) recorded, 0 tokens",
+        "split: 6 train queries (4 should trigger, 2 should not), 4 held out (2 should trigger,"
+        " 2 should not); --holdout 0.4, --seed 1; no held-out query is shown in a round's"
+        " request",
+        "rounds: at most 1 (--iterations), each 1 request and its candidate's 10 trigger runs;"
+        " the loop stops early once the train part passes whole",
+        "requests: at most 30 model turns a run (--max-turns); each sent up to 5 times when the"
+        " endpoint asks again (--attempts)",
+        "budgets: no cap a run (--max-run-tokens), 5000 tokens in all (--max-tokens)",
+        "record mode all, model m",
+    ]
+    numbered = [
+        Numbered(index, TriggerQuery(query, should))
+        for index, (query, should) in enumerate(SKILLS["csv-stats"][1], 1)
+    ]
+    parts = split(numbered, 0.4, seed=1)
+    assert tuple(tuple(item.index for item in part) for part in parts) == (train, held_out)
+    after = {path: path.read_bytes() for path in skills.rglob("*") if path.is_file()}
+    assert after == before  # --write wrote nothing
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["skills"]
+
+
+def test_the_command_line_budget_bounds_the_loop(tmp_path: Path) -> None:
+    skills = write_repository(tmp_path, SKILLS)
+    with word_overlap_endpoint() as (_model, url):
+        _improve(skills, recording(url, tmp_path, runs=2))
+    cut = agent_skills(
+        "improve-description", "skills/csv-stats", "--runs", "2", "--seed", "1", "--jobs", "1",
+        "--max-tokens", "1", "--model", "fake-agent", "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert cut.returncode == 2
+    assert "the token budget (" in cut.stderr and "of 1 tokens, --max-tokens)" in cut.stderr

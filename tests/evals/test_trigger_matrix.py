@@ -238,3 +238,45 @@ def test_runs_past_the_token_budget_are_skipped_and_fail_the_matrix(skills: Path
     options = replaying(skills.parent, runs=4, jobs=1, max_tokens=1)
     summary = run_matrix(MatrixRequest((skills,), options)).document["summary"]
     assert summary["errors"] == summary["runs"] - 1
+
+
+def _listed(label: str, query: str, recorded: str = "not recorded") -> str:
+    return f"  {label}: at most 30 request(s), {recorded}: {query}"
+
+
+def test_a_dry_run_prints_every_run_and_asks_nothing(
+    skills: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with word_overlap_endpoint() as (model, url):
+        planned = agent_skills(
+            "triggers", "skills", "--dry-run", "--record", "all", "--upstream-url", url,
+            "--model", "fake-agent", "--runs", "2", "--max-tokens", "900", cwd=tmp_path,
+        )  # fmt: skip
+    assert model.bodies == []
+    assert planned.returncode == 0, planned.stderr
+    runs = [
+        _listed(f"{owner} query {index} run {number}", query)
+        for owner, (_text, queries) in SKILLS.items()
+        for index, (query, _should) in enumerate(queries, 1)
+        for number in (1, 2)
+    ]
+    assert planned.stdout.splitlines() == [
+        "dry run: trigger matrix of 4 skills: 18 conversation(s), no request made",
+        *runs,
+        "at most 540 model request(s) in all; 0 of 18 conversation(s) recorded, 0 tokens",
+        "requests: at most 30 model turns a run (--max-turns); each sent up to 5 times when the"
+        " endpoint asks again (--attempts)",
+        "budgets: no cap a run (--max-run-tokens), 900 tokens in all (--max-tokens)",
+        "record mode all, model fake-agent",
+    ]
+    assert runs[0] == _listed("csv-tools query 1 run 1", "compute statistics of my csv")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["skills"]  # nothing written
+
+    _record(skills)
+    replayable = agent_skills("triggers", "skills", "--dry-run", "--runs", "4", cwd=tmp_path)
+    assert replayable.returncode == 0, replayable.stderr
+    lines = replayable.stdout.splitlines()
+    assert lines[1].startswith("  csv-tools query 1 run 1: at most 30 request(s), recorded ")
+    assert "36 of 36 conversation(s) recorded" in lines[-4]
+    assert not (tmp_path / "triggers-out").exists()
