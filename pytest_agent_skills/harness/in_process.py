@@ -20,6 +20,10 @@ from .server import FRAMING_HEADERS
 if TYPE_CHECKING:
     from .server import LoopbackServer
 
+#: The origin of the clients answered in process: no address is ever connected to (the
+#: transport hands every request to the server), so the server need not listen.
+IN_PROCESS_ORIGIN = "http://in-process.invalid"
+
 _CLIENTS: dict[tuple[int, int], Any] = {}
 _LOCK = threading.Lock()
 

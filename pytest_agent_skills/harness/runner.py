@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 from .cassette import DEFAULT_IGNORED_FIELDS, CassetteBackend, Matcher
 from .conversation import Conversation
 from .errors import HarnessError
-from .in_process import in_process_http_client
+from .in_process import IN_PROCESS_ORIGIN, in_process_http_client
 from .loop import AgentLoop
 from .models import ChatModel, OpenAIClientModel, ScriptedModel
 from .outcome import CassetteUse, RunOutcome
 from .run_settings import TRANSPORTS, RunSettings
-from .server import ScriptedBackend, shared_server
+from .server import LoopbackServer, ScriptedBackend, shared_server
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -40,16 +40,24 @@ if TYPE_CHECKING:
 class ServedModel:
     """The ``openai`` client talking to the loopback server, which serves ``backend``: the
     server answers the client in the client's own thread, with no connection (see
-    :mod:`.in_process`), or with ``in_process=False`` through a connection of its socket."""
+    :mod:`.in_process`), or with ``in_process=False`` through a connection of its socket.
+    ``server``: another than the process's shared one."""
 
     def __init__(
-        self, backend: Any, *, model_name: str, stream: bool, in_process: bool = True
+        self,
+        backend: Any,
+        *,
+        model_name: str,
+        stream: bool,
+        in_process: bool = True,
+        server: LoopbackServer | None = None,
     ) -> None:
         self.backend = backend
-        self.server = shared_server()
+        self.server = server or shared_server()
         self.key = self.server.mount(backend)
+        origin = IN_PROCESS_ORIGIN if in_process else self.server.origin
         self.client = OpenAIClientModel.connect(
-            self.server.origin + self.key + "/v1",
+            origin + self.key + "/v1",
             model=model_name,
             stream=stream,
             # Not a lambda over self: that cycle left each conversation's client to the GC.

@@ -11,7 +11,9 @@ cassette miss) instead of a generic API error.
 
 The harness's own ``openai`` clients are answered in their thread, with no connection
 (:mod:`.in_process` calls :meth:`LoopbackServer.answer`); the socket serves every other client
-(a stand-in upstream in tests and benchmarks, a client given the server's ``base_url``).
+(a stand-in upstream in tests and benchmarks, a client given the server's ``base_url``).  It is
+opened when its address is first asked (:attr:`LoopbackServer.origin`): a process whose clients
+are all answered in process never listens, nor runs the accepting thread.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
+from .errors import HarnessError
 from .turns import completion_body, completion_events
 
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
@@ -59,7 +62,8 @@ class HttpAnswer:
 
 
 class LoopbackServer:
-    """Serve backends on ``127.0.0.1`` on a free port until :meth:`stop`.
+    """Serve backends on ``127.0.0.1`` on a free port (opened when :attr:`origin` is first
+    asked) until :meth:`stop`; :meth:`answer` serves them without a connection.
 
     The backend given to the constructor answers under ``/v1``; :meth:`mount`
     adds more under ``/m/<n>/v1``, so that one server (see :func:`shared_server`)
@@ -73,28 +77,50 @@ class LoopbackServer:
         #: TCP connections accepted so far (kept alive, one serves many requests).
         self.connections_opened = 0
         self._mounted = itertools.count(1)
-        self._http = _HttpServer((host, 0), _Handler)
-        self._http.loopback = self
-        self._address: tuple[str, int] = self._http.server_address[:2]  # type: ignore[assignment]
+        self._host = host
+        self._http: _HttpServer | None = None
+        self._address: tuple[str, int] | None = None
+        self._listen_lock = threading.Lock()
         self._stopping = False
-        self._thread = threading.Thread(
-            # How often the accepting thread looks whether stop() was asked: the longest wait
-            # of a stop().
-            target=self._http.serve_forever,
-            args=(0.05,),
-            name="agent-skills-loopback",
-            daemon=True,
-        )
-        self._thread.start()
+
+    @property
+    def listening(self) -> bool:
+        """Whether the socket is open (someone asked for the server's address)."""
+        return self._address is not None
 
     @property
     def origin(self) -> str:
-        host, port = self._address
+        """``http://127.0.0.1:<port>``; the socket is opened, and its accepting thread
+        started, on the first call."""
+        host, port = self._address or self._listen()
         return f"http://{host}:{port}"
 
     @property
     def base_url(self) -> str:
         return self.origin + "/v1"
+
+    def _listen(self) -> tuple[str, int]:
+        with self._listen_lock:
+            if self._stopping:
+                raise HarnessError(
+                    "the loopback server was stopped before it listened: it has no address;"
+                    " ask for its base_url before stop()"
+                )
+            if self._address is None:
+                http = _HttpServer((self._host, 0), _Handler)
+                http.loopback = self
+                threading.Thread(
+                    # How often the accepting thread looks whether stop() was asked: the
+                    # longest wait of a stop().
+                    target=http.serve_forever,
+                    args=(0.05,),
+                    name="agent-skills-loopback",
+                    daemon=True,
+                ).start()
+                self._http = http
+                host, port = http.server_address[:2]
+                self._address = (str(host), int(port))
+            return self._address
 
     def mount(self, backend: Backend) -> str:
         """Serve ``backend`` under a new prefix; returns the mount key."""
@@ -107,12 +133,16 @@ class LoopbackServer:
         self.errors.pop(key, None)
 
     def stop(self) -> None:
-        if self._stopping:
+        with self._listen_lock:
+            if self._stopping:
+                return
+            self._stopping = True
+        http = self._http
+        if http is None:  # never listened
             return
-        self._stopping = True
-        self._http.shutdown()
-        self._http.server_close()
-        for connection in list(self._http.connections):
+        http.shutdown()
+        http.server_close()
+        for connection in list(http.connections):
             with contextlib.suppress(OSError):  # already closed by the client
                 connection.shutdown(socket.SHUT_RDWR)  # ends the thread blocked on it
 

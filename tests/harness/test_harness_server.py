@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from typing import Any
 
 import httpx
@@ -54,6 +56,32 @@ def test_a_conversation_through_the_sdk_opens_no_connection(transport: str) -> N
     assert trajectory.final == "Done."
     assert server.requests - before[0] == 4
     assert server.connections_opened == before[1]
+
+
+LISTENING_AFTER_CONVERSATIONS = """
+import sys, threading
+from pytest_agent_skills.harness import run_conversation
+from pytest_agent_skills.harness.server import shared_server
+from pytest_agent_skills.repository import SkillRepository
+script = [{"call": "skill_list"}, {"say": "Done."}]
+for transport in ("sdk", "sdk-stream"):
+    run_conversation(SkillRepository([sys.argv[1]]), "Hi.", script=script, transport=transport)
+names = sorted(thread.name for thread in threading.enumerate())
+print(shared_server().listening, shared_server().requests, names)
+"""
+
+
+def test_a_process_whose_conversations_are_answered_in_process_never_listens() -> None:
+    """No socket, no accepting thread waking every 50 ms: a process of scenarios never asks
+    for the shared server's address."""
+    done = subprocess.run(
+        [sys.executable, "-c", LISTENING_AFTER_CONVERSATIONS, str(SKILLS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "False 4 ['MainThread']"
 
 
 def test_a_chunked_request_body_is_read_whole() -> None:

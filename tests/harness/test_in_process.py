@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pytest_agent_skills.harness.cassette import CassetteBackend
-from pytest_agent_skills.harness.errors import CassetteMissError
+from pytest_agent_skills.harness.errors import CassetteMissError, HarnessError
 from pytest_agent_skills.harness.runner import ServedModel
-from pytest_agent_skills.harness.server import Reply, shared_server
+from pytest_agent_skills.harness.server import LoopbackServer, Reply, shared_server
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 
 REQUEST = {
@@ -52,11 +52,12 @@ def converse(in_process: bool, stream: bool) -> tuple[Recorder, list[ModelTurn]]
 
 def _comparable(headers: dict[str, str]) -> dict[str, str]:
     """Request headers by lower-case name, the ones that name the request's own copy left out
-    (a retry count, a client's idempotency key)."""
+    (a retry count, a client's idempotency key), and ``Host``: the server's address, which a
+    client answered in process has none of."""
     return {
         name.lower(): value
         for name, value in headers.items()
-        if name.lower() not in ("x-stainless-retry-count", "idempotency-key")
+        if name.lower() not in ("x-stainless-retry-count", "idempotency-key", "host")
     }
 
 
@@ -84,6 +85,39 @@ def test_in_process_no_connection_is_made() -> None:
     converse(in_process=True, stream=False)
     assert server.requests - before[0] == 2
     assert server.connections_opened == before[1]
+
+
+def test_a_server_answering_in_process_only_never_listens() -> None:
+    server = LoopbackServer()
+    served = ServedModel(Recorder(), model_name="m", stream=False, server=server)
+    try:
+        turns = [served.complete(REQUEST), served.complete(REQUEST)]
+    finally:
+        served.close()
+        server.stop()
+    assert turns[1].text == "Done."
+    assert (server.requests, server.connections_opened, server.listening) == (2, 0, False)
+
+
+def test_the_socket_is_opened_when_the_address_is_asked() -> None:
+    with LoopbackServer() as server:
+        assert not server.listening
+        served = ServedModel(
+            Recorder(), model_name="m", stream=False, in_process=False, server=server
+        )
+        try:
+            assert served.complete(REQUEST).tool_calls[0].name == "skill_load"
+        finally:
+            served.close()
+        assert server.listening
+        assert server.connections_opened == 1
+
+
+def test_a_server_stopped_before_it_listened_has_no_address() -> None:
+    server = LoopbackServer()
+    server.stop()
+    with pytest.raises(HarnessError, match="stopped before it listened: it has no address"):
+        _ = server.base_url
 
 
 def test_in_process_a_backends_failure_is_raised_as_itself(tmp_path: Path) -> None:
