@@ -12,6 +12,7 @@ a cassette miss for all of them, as it changes what the model chose from.
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -160,6 +161,7 @@ def matrix_dry_run(request: MatrixRequest) -> str:
 
 def run_matrix(request: MatrixRequest) -> MatrixOutcome:
     """Every query's runs with the whole repository offered; the matrix document."""
+    clock = time.perf_counter()
     options = request.options
     found = repository_skills(request.paths)
     skills = found.repository.skills()
@@ -175,27 +177,35 @@ def run_matrix(request: MatrixRequest) -> MatrixOutcome:
     counts = []
     for number, query in enumerate(found.queries):
         mine = routed[number * options.runs : (number + 1) * options.runs]
-        failed = [each.error for each in mine if each.error]
+        made = [each for each in mine if not each.skipped]
+        failed = [each.error for each in made if each.error]
         counts.append(
             QueryCounts(
                 query.query,
                 query.owner,
                 query.should_trigger,
-                len(mine),
-                Counter(each.loaded for each in mine if not each.error),
+                len(made),
+                Counter(each.loaded for each in made if not each.error),
                 len(failed),
                 tuple(failed[:ERROR_MESSAGES_KEPT]),
+                len(mine) - len(made),
             )
         )
     names = [skill.name for skill in skills]
-    document = matrix_document(names, counts, options, request.bars)
+    wall = time.perf_counter() - clock
+    document = matrix_document(names, counts, options, request.bars, wall)
     return MatrixOutcome(document, document["summary"]["below_bar"], stopped)
 
 
 def matrix_document(
-    names: Sequence[str], counts: Sequence[QueryCounts], options: EvalOptions, bars: MatrixBars
+    names: Sequence[str],
+    counts: Sequence[QueryCounts],
+    options: EvalOptions,
+    bars: MatrixBars,
+    time_seconds: float | None = None,
 ) -> dict[str, Any]:
-    """triggers-matrix.json (docs/evals.md names every field)."""
+    """triggers-matrix.json (docs/evals.md names every field); ``time_seconds`` is the wall
+    time the matrix took (None for counts not measured by :func:`run_matrix`)."""
     scores = per_skill(names, counts)
     short = below_bars(scores, bars.min_recall, bars.min_precision)
     errors = sum(each.errors for each in counts)
@@ -213,6 +223,14 @@ def matrix_document(
             "queries": len(counts),
             "runs": sum(each.runs for each in counts),
             "errors": errors,
+            "runs_skipped": sum(each.skipped for each in counts),
             "below_bar": short,
+            "time_seconds": None if time_seconds is None else round(time_seconds, 3),
         },
     }
+
+
+def unmeasured(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The queries of a matrix document whose every run was skipped for the token budget:
+    measured by none (as a trigger query of ``eval --triggers`` with no run made, they fail)."""
+    return [query for query in document["queries"] if query["skipped"] and not query["runs"]]

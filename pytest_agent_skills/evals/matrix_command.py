@@ -115,7 +115,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..config.file_settings import FileSettings
     from ..config.locate import ConfigLocator
     from ..settings import load_all
-    from .matrix import MatrixRequest, matrix_dry_run, run_matrix
+    from .matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
     from .options import eval_options
     from .outputs import write_json, write_report
     from .report_input import MATRIX_FILE
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     if outcome.interrupted:
         print("interrupted: the runs that finished are written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    failed = outcome.document["summary"]["errors"]
+    failed = outcome.document["summary"]["errors"] or unmeasured(outcome.document)
     return EXIT_SHORT if outcome.short or failed else EXIT_OK
 
 
@@ -154,10 +154,14 @@ def _score(value: float | None) -> str:
 
 
 def print_matrix(document: dict[str, Any]) -> None:
-    """Each skill's scores (those below a bar marked), the worst collisions, the errors."""
+    """Each skill's scores (those below a bar marked), the worst collisions, the errors and
+    the runs skipped."""
+    from .matrix import unmeasured
+    from .matrix_scores import false_triggers_text
+
     short = document["summary"]["below_bar"]
     for name, score in document["per_skill"].items():
-        went = ", ".join(f"{other} {count}" for other, count in score["false_triggers"].items())
+        went = false_triggers_text(score)
         mark = "FAIL" if name in short else "ok  "
         print(
             f"{mark}  {name}: recall {_score(score['recall'])}"
@@ -178,6 +182,13 @@ def print_matrix(document: dict[str, Any]) -> None:
             f"{summary['errors']} of {summary['runs']} runs failed; first ({first['owner']}:"
             f" {first['query']!r}):\n{first['error_messages'][0]}",
             file=sys.stderr,
+        )
+    if summary["runs_skipped"]:
+        never = unmeasured(document)
+        print(
+            f"{summary['runs_skipped']} run(s) skipped: the token budget (--max-tokens) was"
+            " spent; neither judged nor errors"
+            + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
         )
     print(
         f"{summary['skills']} skills, {summary['queries']} queries, {summary['runs']} runs;"

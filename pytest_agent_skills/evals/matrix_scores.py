@@ -3,13 +3,15 @@ triggers, and the collisions between skills, from the count of runs that loaded 
 for each query (docs/evals.md, "Which skill fires").
 
 How a run is judged, for a query owned by skill ``O`` that loaded ``L`` (a skill or
-``none``); a run that failed (its ``errors``) is not judged at all:
+``none``); a run that failed (its ``errors``) or was never started for the token budget (its
+``skipped``) is not judged at all:
 
 - ``should_trigger: true``: right when ``L`` is ``O`` (a hit of ``O``); otherwise a miss of
   ``O``, and when ``L`` is another skill, a false trigger: ``L`` took ``O``'s query.
 - ``should_trigger: false``: wrong when ``L`` is ``O`` (a false trigger of ``O`` on its own
-  near miss); another skill or ``none`` is not judged (the query may well belong to another
-  skill, or to none).
+  near miss, counted in its ``own_false_triggers``, never as a false trigger "to" ``O``);
+  another skill or ``none`` is not judged (the query may well belong to another skill, or to
+  none).
 
 ``recall(S)`` is the hits of ``S`` over the runs of ``S``'s should-trigger queries;
 ``precision(S)`` the hits of ``S`` over the judged runs that loaded ``S`` (its hits, the
@@ -34,12 +36,14 @@ class QueryCounts:
     query: str
     owner: str
     should_trigger: bool
-    #: Runs made (those that failed included).
+    #: Runs made (those that failed included, those skipped not).
     runs: int
     #: Runs that loaded each skill, or ``none``; failed runs are not here.
     loaded: Mapping[str, int]
     errors: int = 0
     error_messages: tuple[str, ...] = ()
+    #: Runs never started: the token budget (``--max-tokens``) was spent.
+    skipped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,6 +54,7 @@ class QueryCounts:
             "loaded": dict(sorted(self.loaded.items())),
             "errors": self.errors,
             "error_messages": list(self.error_messages),
+            "skipped": self.skipped,
         }
 
 
@@ -58,10 +63,12 @@ class _Tally:
     hits: int = 0
     positives: int = 0
     wrong_loads: int = 0
-    #: Runs of this skill's queries that loaded a wrong skill, by that skill.
+    #: Runs of this skill's should-trigger queries that loaded another skill, by that skill.
     went_to: Counter[str] = field(default_factory=Counter)
-    #: Judged runs that loaded this skill wrongly, by the owner of their query.
+    #: Runs of another skill's should-trigger queries that loaded this one, by their owner.
     took_from: Counter[str] = field(default_factory=Counter)
+    #: Runs of this skill's should-not queries that loaded it.
+    own_false: int = 0
     misses_none: int = 0
 
 
@@ -71,8 +78,9 @@ def _ratio(part: int, whole: int) -> float | None:
 
 def per_skill(skills: Sequence[str], queries: Sequence[QueryCounts]) -> dict[str, Any]:
     """``per_skill`` of triggers-matrix.json: for each skill, ``precision``, ``recall``,
-    ``false_triggers`` (the runs of its queries that loaded a wrong skill, by the skill they
-    went to), and the counts behind them."""
+    ``false_triggers`` (the runs of its should-trigger queries that loaded another skill, by
+    the skill they went to), ``own_false_triggers`` (the runs of its should-not queries that
+    loaded it), and the counts behind them."""
     tallies = {name: _Tally() for name in skills}
     for counts in queries:
         owner = tallies[counts.owner]
@@ -89,14 +97,14 @@ def per_skill(skills: Sequence[str], queries: Sequence[QueryCounts]) -> dict[str
                         tallies[loaded].wrong_loads += number
                         tallies[loaded].took_from[counts.owner] += number
             elif loaded == counts.owner:
-                owner.went_to[loaded] += number
+                owner.own_false += number
                 owner.wrong_loads += number
-                owner.took_from[loaded] += number
     return {
         name: {
             "precision": _ratio(tally.hits, tally.hits + tally.wrong_loads),
             "recall": _ratio(tally.hits, tally.positives),
             "false_triggers": dict(sorted(tally.went_to.items())),
+            "own_false_triggers": tally.own_false,
             "hits": tally.hits,
             "should_trigger_runs": tally.positives,
             "missed_to_none": tally.misses_none,
@@ -154,3 +162,13 @@ def below_bars(
         if problems:
             short[name] = problems
     return short
+
+
+def false_triggers_text(score: Mapping[str, Any]) -> str:
+    """A skill's false triggers as a line shows them: the skills its queries went to, then
+    its own should-not queries it loaded (``csv-tools 4, its own should-not queries 2``);
+    empty when there is none."""
+    went = [f"{other} {count}" for other, count in score["false_triggers"].items()]
+    if score.get("own_false_triggers"):
+        went.append(f"its own should-not queries {score['own_false_triggers']}")
+    return ", ".join(went)

@@ -265,7 +265,8 @@ class SkillScore:
     name: str
     precision: float | None  # None: nothing to measure it on
     recall: float | None
-    false_triggers: dict[str, int]  # skill loaded wrongly -> runs of this skill's queries
+    false_triggers: dict[str, int]  # another skill -> runs of this skill's queries it took
+    own_false_triggers: int = 0  # runs of this skill's should-not queries that loaded it
 
 
 @dataclass(frozen=True)
@@ -290,6 +291,11 @@ class Matrix:
     min_recall: float | None
     min_precision: float | None
     below_bar: tuple[str, ...]
+    errors: int = 0
+    #: Runs never started: the token budget was spent (judged nowhere, not errors).
+    runs_skipped: int = 0
+    #: The wall time the matrix took (None in a file written before it was recorded).
+    time_seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -887,15 +893,7 @@ def _read_matrix(path: Path) -> Matrix:
     )
     per_skill = root.child("per_skill").obj()
     scores = tuple(
-        SkillScore(
-            name=str(name),
-            precision=_opt_rate(per_skill.child(str(name)).obj(), "precision"),
-            recall=_opt_rate(per_skill.child(str(name)), "recall"),
-            false_triggers=_counts(per_skill.child(str(name)).child("false_triggers"))
-            if per_skill.child(str(name)).has("false_triggers")
-            else {},
-        )
-        for name in per_skill.value
+        _skill_score(str(name), per_skill.child(str(name)).obj()) for name in per_skill.value
     )
     collisions = tuple(
         Collision(
@@ -919,6 +917,22 @@ def _read_matrix(path: Path) -> Matrix:
         min_recall=_opt_rate(root, "min_recall"),
         min_precision=_opt_rate(root, "min_precision"),
         below_bar=tuple(str(name) for name in below),
+        errors=summary.opt_int("errors") if summary else 0,
+        runs_skipped=summary.opt_int("runs_skipped") if summary else 0,
+        time_seconds=_opt_rate(summary, "time_seconds") if summary else None,
+    )
+
+
+def _skill_score(name: str, node: _Node) -> SkillScore:
+    went = _counts(node.child("false_triggers")) if node.has("false_triggers") else {}
+    # A file written before own_false_triggers listed them as false triggers "to" the skill.
+    own = node.opt_int("own_false_triggers") + went.pop(name, 0)
+    return SkillScore(
+        name=name,
+        precision=_opt_rate(node, "precision"),
+        recall=_opt_rate(node, "recall"),
+        false_triggers=went,
+        own_false_triggers=own,
     )
 
 

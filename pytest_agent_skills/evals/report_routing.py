@@ -115,15 +115,24 @@ def _rate(value: float | None, bar: float | None) -> Markup:
     return el("td", percent(value), class_="num" + (" below" if low else ""))
 
 
-def _score_row(score: SkillScore, matrix: Matrix) -> Markup:
+def _false_triggers(score: SkillScore) -> str:
+    """The skills its should-trigger queries went to, most first, then its own should-not
+    queries that loaded it (never listed as a false trigger "to" itself)."""
     went = sorted(score.false_triggers.items(), key=lambda item: (-item[1], item[0]))
+    shown = [f"to {other} ({count})" for other, count in went]
+    if score.own_false_triggers:
+        shown.append(f"on its own should-not queries ({score.own_false_triggers})")
+    return ", ".join(shown) or "-"
+
+
+def _score_row(score: SkillScore, matrix: Matrix) -> Markup:
     failing = score.name in matrix.below_bar
     return el(
         "tr",
         el("th", score.name, scope="row"),
         _rate(score.recall, matrix.min_recall),
         _rate(score.precision, matrix.min_precision),
-        el("td", ", ".join(f"{other} ({count})" for other, count in went) or "-"),
+        el("td", _false_triggers(score), class_="false-triggers"),
         el(
             "td",
             el("span", "below bar", class_="badge fail")
@@ -146,6 +155,16 @@ def matrix_section(matrix: Matrix) -> Markup:
         facts.append(f"{matrix.runs_per_query} runs each")
     if matrix.model:
         facts.append(matrix.model)
+    if matrix.time_seconds is not None:
+        facts.append(f"{matrix.time_seconds:.1f} s")
+    apart = []
+    if matrix.errors:
+        apart.append(f"{matrix.errors} runs failed (judged nowhere)")
+    if matrix.runs_skipped:
+        apart.append(
+            f"{matrix.runs_skipped} runs skipped: the token budget (--max-tokens) was spent"
+            " (neither judged nor errors)"
+        )
     scores = sorted(
         matrix.scores, key=lambda score: (score.name not in matrix.below_bar, score.name)
     )
@@ -161,6 +180,7 @@ def matrix_section(matrix: Matrix) -> Markup:
             ),
             f" ({', '.join(bars)}); {', '.join(facts)}.",
         ),
+        el("p", "; ".join(apart) + ".", class_="quiet", id="matrix-apart") if apart else None,
         el("h3", "Worst collisions"),
         el(
             "ol",
@@ -188,7 +208,7 @@ def matrix_section(matrix: Matrix) -> Markup:
         el("div", confusion_svg(matrix), class_="matrix-frame"),
         el("h3", "Per skill"),
         _table(
-            ("Skill", "Recall", "Precision", "False triggers to", ""),
+            ("Skill", "Recall", "Precision", "False triggers", ""),
             [_score_row(score, matrix) for score in scores],
             "skill-scores",
         ),

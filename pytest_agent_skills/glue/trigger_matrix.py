@@ -70,8 +70,9 @@ class TriggerMatrixItem(_EvalItem):
         self.skill_dirs = skill_dirs
 
     def runtest(self) -> None:
-        from ..evals.matrix import MatrixRequest, run_matrix
+        from ..evals.matrix import MatrixRequest, run_matrix, unmeasured
         from ..evals.matrix_command import matrix_bars
+        from ..evals.matrix_scores import false_triggers_text
         from ..evals.options import eval_options
 
         values = settings.PluginSettings(self.config)
@@ -83,18 +84,18 @@ class TriggerMatrixItem(_EvalItem):
             raise pytest.UsageError(str(error)) from None
         document = run_matrix(request).document
         short, summary = document["summary"]["below_bar"], document["summary"]
-        if not short and not summary["errors"]:
+        never = unmeasured(document)
+        if not short and not summary["errors"] and not never:
             return
         lines = [
             f"{len(short)} of {summary['skills']} skills below a bar (recall"
             f" {document['min_recall']:g}, precision {document['min_precision']:g}):"
         ]
         for name, problems in short.items():
-            went = document["per_skill"][name]["false_triggers"]
-            shown = ", ".join(f"{other} {count}" for other, count in went.items())
+            shown = false_triggers_text(document["per_skill"][name])
             lines.append(
                 f"- {name}: {'; '.join(problems)}"
-                + (f"; its queries went to {shown}" if shown else "")
+                + (f"; false triggers: {shown}" if shown else "")
             )
         lines.extend(
             f"collision: {item['a']} <-> {item['b']}: {item['count']} runs"
@@ -105,5 +106,11 @@ class TriggerMatrixItem(_EvalItem):
             lines.append(
                 f"{summary['errors']} of {summary['runs']} runs failed; first"
                 f" ({first['owner']}: {first['query']!r}): {first['error_messages'][0]}"
+            )
+        if never:
+            lines.append(
+                f"{len(never)} quer(ies) with no run made: the token budget (--max-tokens) was"
+                f" spent ({summary['runs_skipped']} run(s) skipped); first ({never[0]['owner']}:"
+                f" {never[0]['query']!r})"
             )
         raise MatrixFailed("\n".join(lines))

@@ -77,6 +77,15 @@ def test_a_fifty_skill_matrix_draws_every_count_and_the_worst_collisions(
     assert len(listed) == min(10, len(document["collisions"]))
     below = browser.find_elements(By.CSS_SELECTOR, "tr.skill-score.is-fail")
     assert len(below) == len(document["summary"]["below_bar"])
+    # A skill's own should-not queries that loaded it are its own false triggers, never
+    # false triggers "to" itself.
+    for row in browser.find_elements(By.CSS_SELECTOR, "tr.skill-score"):
+        name = row.find_element(By.CSS_SELECTOR, "th").text
+        shown = row.find_element(By.CSS_SELECTOR, "td.false-triggers").text
+        score = document["per_skill"][name]
+        assert f"to {name} (" not in shown
+        own = score["own_false_triggers"]
+        assert (f"on its own should-not queries ({own})" in shown) is (own > 0), (name, shown)
     picture = tmp_path / "triggers-matrix.png"
     browser.execute_script("document.getElementById('matrix').scrollIntoView()")
     assert browser.save_screenshot(str(picture))

@@ -5,6 +5,7 @@ and replayed offline, and ``agent-skills triggers`` as a user runs it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,17 +53,17 @@ SKILLS = {
 #   4 runs of sheet-tools' "open the csv tables" -> precision 6 / 10 = 0.6; of its queries, 2
 #   runs went to sheet-tools.
 # sheet-tools: 8 should-trigger runs, 4 hits -> recall 0.5; loads: 4 hits, 2 of csv-tools'
-#   tie, 4 of its own near miss -> precision 4 / 10 = 0.4; its queries went to csv-tools (4)
-#   and, the near miss, to itself (4).
+#   tie, 4 of its own near miss -> precision 4 / 10 = 0.4; its should-trigger queries went to
+#   csv-tools (4); its near miss loaded itself (4): its own false triggers, not ones "to" it.
 # pdf-tools: 8 runs, 4 hits -> recall 0.5; loaded only on its hits -> precision 1.0; 4 runs
 #   went to notes.
 # notes: no should-trigger query -> recall None; loaded wrongly on pdf-tools' query 4 times
 #   (its near miss "meeting notes please" is not judged) -> precision 0.0.
 HAND = {
-    "csv-tools": (0.6, 0.75, {"sheet-tools": 2}),
-    "sheet-tools": (0.4, 0.5, {"csv-tools": 4, "sheet-tools": 4}),
-    "pdf-tools": (1.0, 0.5, {"notes": 4}),
-    "notes": (0.0, None, {}),
+    "csv-tools": (0.6, 0.75, {"sheet-tools": 2}, 0),
+    "sheet-tools": (0.4, 0.5, {"csv-tools": 4}, 4),
+    "pdf-tools": (1.0, 0.5, {"notes": 4}, 0),
+    "notes": (0.0, None, {}, 0),
 }
 LOADED = [  # in the skills' order (by name), each skill's queries in its file's order
     {"csv-tools": 4},
@@ -75,6 +76,11 @@ LOADED = [  # in the skills' order (by name), each skill's queries in its file's
     {"csv-tools": 4},
     {"sheet-tools": 4},
 ]
+
+
+def _timeless(document: dict[str, Any]) -> dict[str, Any]:
+    """The document without the wall time the matrix took (the one field a replay changes)."""
+    return {**document, "summary": {**document["summary"], "time_seconds": None}}
 
 
 @pytest.fixture
@@ -99,13 +105,18 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
     assert [(query["owner"], query["should_trigger"]) for query in document["queries"]] == [
         (owner, should) for owner, (_text, queries) in SKILLS.items() for _query, should in queries
     ]
-    for name, (precision, recall, went) in HAND.items():
+    for name, (precision, recall, went, own) in HAND.items():
         score = document["per_skill"][name]
-        assert (score["precision"], score["recall"], score["false_triggers"]) == (
-            precision,
-            recall,
-            went,
-        ), name
+        assert (
+            score["precision"],
+            score["recall"],
+            score["false_triggers"],
+            score["own_false_triggers"],
+        ) == (precision, recall, went, own), name
+    assert document["per_skill"]["sheet-tools"]["took_from"] == {"csv-tools": 2}
+    assert document["summary"]["runs_skipped"] == 0 and document["summary"]["errors"] == 0
+    assert all(query["skipped"] == 0 and query["runs"] == 4 for query in document["queries"])
+    assert 0 < document["summary"]["time_seconds"] < 300
     assert document["collisions"] == [
         {"a": "csv-tools", "b": "sheet-tools", "count": 6, "a_took_b": 4, "b_took_a": 2},
         {"a": "notes", "b": "pdf-tools", "count": 4, "a_took_b": 4, "b_took_a": 0},
@@ -121,7 +132,7 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
     assert off_loopback == []
-    assert replayed.document == document
+    assert _timeless(replayed.document) == _timeless(document)
     cassette = skills.parent / "eval-cassettes" / "sheet-tools" / "triggers-matrix" / "query-2"
     assert sorted(path.name for path in cassette.iterdir()) == [
         f"run-{number}.json" for number in range(1, 5)
@@ -171,11 +182,21 @@ def test_the_command_records_replays_and_exits_by_the_bars(skills: Path, tmp_pat
     assert "[36/36] trigger matrix of 4 skills:" in recorded.stderr
     assert (
         "FAIL  sheet-tools: recall 0.50 (4/8), precision 0.40;"
-        " false triggers: csv-tools 4, sheet-tools 4"
+        " false triggers: csv-tools 4, its own should-not queries 4"
     ) in recorded.stdout
+    assert "36 runs; 2 skill(s) below a bar (recall 0.5, precision 0.5)" in recorded.stdout
     assert "collision: csv-tools <-> sheet-tools: 6 runs" in recorded.stdout
     document = json.loads((tmp_path / "recorded" / "triggers-matrix.json").read_text())
-    assert "Which skill fires" in (tmp_path / "recorded" / "report.html").read_text()
+    page = (tmp_path / "recorded" / "report.html").read_text()
+    assert "Which skill fires" in page
+    row = re.search(r'<tr class="skill-score[^"]*"><th scope="row">sheet-tools</th>.*?</tr>', page)
+    assert row is not None
+    assert (
+        '<td class="false-triggers">to csv-tools (4), on its own should-not queries (4)</td>'
+        in row.group(0)
+    )
+    assert re.search(r"4 skills, 9 queries, 4 runs each, fake-agent, \d+\.\d s\.", page)
+    assert "skipped" not in page
 
     # No path: what a bare pytest here collects (the skills folder).
     replayed = agent_skills(
@@ -215,7 +236,8 @@ def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester
             "*::skills trigger matrix FAILED*",
             "2 of 4 skills below a bar (recall 0.5, precision 0.5):",
             "- notes: precision 0.00 < 0.5",
-            "- sheet-tools: precision 0.40 < 0.5; its queries went to csv-tools 4, sheet-tools 4",
+            "- sheet-tools: precision 0.40 < 0.5; false triggers: csv-tools 4, its own should-not"
+            " queries 4",
             "collision: csv-tools <-> sheet-tools: 6 runs",
             "*1 failed, * deselected*",
         ]
@@ -233,11 +255,42 @@ def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester
     assert "trigger matrix" not in off.stdout.str()
 
 
-def test_runs_past_the_token_budget_are_skipped_and_fail_the_matrix(skills: Path) -> None:
+def test_runs_past_the_token_budget_are_skipped_apart_from_errors(skills: Path) -> None:
     _record(skills)
     options = replaying(skills.parent, runs=4, jobs=1, max_tokens=1)
-    summary = run_matrix(MatrixRequest((skills,), options)).document["summary"]
-    assert summary["errors"] == summary["runs"] - 1
+    document = run_matrix(MatrixRequest((skills,), options)).document
+    summary = document["summary"]
+    # One run is made, and its tokens spend the budget: the 35 others never start.
+    assert (summary["runs"], summary["errors"], summary["runs_skipped"]) == (1, 0, 35)
+    first, *others = document["queries"]
+    assert (first["runs"], first["skipped"], first["errors"], first["loaded"]) == (
+        1, 3, 0, {"csv-tools": 1},
+    )  # fmt: skip
+    assert first["error_messages"] == []
+    assert all((query["runs"], query["skipped"]) == (0, 4) for query in others)
+    assert document["per_skill"]["csv-tools"]["should_trigger_runs"] == 1
+
+
+def test_the_command_counts_skipped_runs_apart_and_fails_queries_never_measured(
+    skills: Path, tmp_path: Path
+) -> None:
+    _record(skills)
+    cut = agent_skills(
+        "triggers", "skills", "--runs", "4", "--jobs", "1", "--max-tokens", "1",
+        "--model", "fake-agent", "--min-recall", "0", "--min-precision", "0", "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert cut.returncode == 1, cut.stderr
+    assert (
+        "35 run(s) skipped: the token budget (--max-tokens) was spent; neither judged nor"
+        " errors; 8 quer(ies) with no run made fail"
+    ) in cut.stdout
+    assert "runs failed" not in cut.stdout + cut.stderr
+    page = (tmp_path / "triggers-out" / "report.html").read_text()
+    assert (
+        "35 runs skipped: the token budget (--max-tokens) was spent (neither judged nor"
+        " errors)." in page
+    )
 
 
 def _listed(label: str, query: str, recorded: str = "not recorded") -> str:
