@@ -19,10 +19,13 @@ from ..errors import AgentSkillsError
 
 T = TypeVar("T")
 
-#: Each process takes at least this many items: a fork and the way back of its results cost
-#: more than checking a few dozen skills where they are.  (So fewer than twice as many items
-#: are worked through in one process.)
-SHARE_AT_LEAST = 32
+#: Each process takes at least this many items (so fewer than twice as many are worked through
+#: in one process).  A fork is not free: the parent and the child each copy every page of the
+#: interpreter's memory they write to (reference counts are writes), the results come back
+#: pickled, and the parent still reads every skill; only the checks of the child's share are
+#: saved.  Below a few hundred skills that saving is smaller than the copying, and where no
+#: processor is idle the child only takes time from the parent.
+SHARE_AT_LEAST = 250
 _ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
 
 

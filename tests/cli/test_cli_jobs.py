@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,17 +11,20 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills.cli import main
+from pytest_agent_skills.rules._split import SHARE_AT_LEAST
 from tests.support.cli import failing_report
 from tests.support.corpus import CORPUS
 from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
+#: Copies of seven skills (``write_copies``) enough to be shared out to three processes.
+SHARED_OUT_COPIES = -(-3 * SHARE_AT_LEAST // 7)
 
 
 @pytest.mark.parametrize("form", FORMATS)
 def test_every_format_is_the_same_whatever_the_jobs(tmp_path: Path, form: str) -> None:
-    write_copies(tmp_path, 10)  # 70 skills: enough to be shared out
+    write_copies(tmp_path, SHARED_OUT_COPIES)
     alone = failing_report("--format", form, "--jobs", "1", ".", cwd=tmp_path)
     assert alone
     for jobs in ("2", "3", "auto"):
@@ -29,9 +33,12 @@ def test_every_format_is_the_same_whatever_the_jobs(tmp_path: Path, form: str) -
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the public corpus is not at {CORPUS}")
 @pytest.mark.parametrize("form", ["text", "sarif"])
-def test_the_corpus_report_is_the_same_whatever_the_jobs(form: str) -> None:
-    shared_out = failing_report("--format", form, "-j", "2", ".", cwd=CORPUS)
-    assert shared_out == failing_report("--format", form, "-j", "1", ".", cwd=CORPUS)
+def test_the_corpus_report_is_the_same_whatever_the_jobs(tmp_path: Path, form: str) -> None:
+    # Copies of the corpus, enough skills to be shared out (their names clash across copies).
+    for copy in range(-(-2 * SHARE_AT_LEAST // sum(1 for _ in CORPUS.rglob("SKILL.md")))):
+        shutil.copytree(CORPUS, tmp_path / f"copy-{copy}", symlinks=True)
+    shared_out = failing_report("--format", form, "-j", "2", ".", cwd=tmp_path)
+    assert shared_out == failing_report("--format", form, "-j", "1", ".", cwd=tmp_path)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", ""])
@@ -51,6 +58,7 @@ def test_a_jobs_value_that_is_no_positive_number_is_a_usage_error(
 AUTO = COUNT_FORKS + """
 import contextlib, io, sys
 from pytest_agent_skills.cli import main
+from pytest_agent_skills.rules._split import SHARE_AT_LEAST
 os.sched_setaffinity(0, {int(cpu) for cpu in sys.argv[2].split(",")})
 with contextlib.redirect_stdout(io.StringIO()):
     main(["validate", "--exit-zero", sys.argv[1]])
@@ -60,7 +68,7 @@ print(len(forked))
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auto forks on Linux only")
 def test_auto_forks_one_child_per_further_processor_this_process_may_use(tmp_path: Path) -> None:
-    write_copies(tmp_path, 10)
+    write_copies(tmp_path, SHARED_OUT_COPIES)
     usable = sorted(os.sched_getaffinity(0))
     for processors in sorted({1, len(usable)}):
         cpus = ",".join(str(cpu) for cpu in usable[:processors])

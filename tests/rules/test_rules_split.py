@@ -55,7 +55,8 @@ def counted(root: Path, jobs: int) -> dict[str, object]:
 
 
 def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None:
-    write_copies(tmp_path, 14)  # 98 skills: three shares of 32 at least
+    copies = -(-3 * SHARE_AT_LEAST // 7)  # seven skills a copy: three shares at least
+    write_copies(tmp_path, copies)
     alone = counted(tmp_path, 1)
     for jobs in (2, 3):
         shared = counted(tmp_path, jobs)
@@ -63,7 +64,7 @@ def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None
         assert shared["reports"] == alone["reports"]
     assert alone["forked"] == 0
     reports = alone["reports"]
-    assert isinstance(reports, list) and len(reports) == 98
+    assert isinstance(reports, list) and len(reports) == 7 * copies
     rules = {finding[0] for _file, findings, _suppressed in reports for finding in findings}
     # What must cross from the children intact: name clashes found across the shares, findings
     # kept and findings an ignore comment or a per-path ignore suppressed.
@@ -90,11 +91,13 @@ def test_with_another_thread_running_validation_stays_in_one_process() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_each_process_takes_a_few_dozen_skills_at_least() -> None:
+def test_each_process_takes_a_few_hundred_skills_at_least() -> None:
+    least = SHARE_AT_LEAST
+    counts = (2 * least - 1, 2 * least, 3 * least - 1, 3 * least, 31 * least + 5)
     script = (
         "from pytest_agent_skills.rules._split import processes_for\n"
-        "print([processes_for(count, 100) for count in (63, 64, 95, 96, 1000)],"
-        " [processes_for(1000, jobs) for jobs in (1, 2, 4)])\n"
+        f"print([processes_for(count, 100) for count in {counts}],"
+        f" [processes_for({10 * least}, jobs) for jobs in (1, 2, 4)])\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO
