@@ -7,7 +7,7 @@ start-up and imports included:
 
 * ours given every ``SKILL.md`` as one argument each (what pre-commit passes) and given the one
   folder holding them (what CI runs): ``agent-skills validate ...`` as a subprocess, with its
-  default ``--jobs auto`` (the skills shared out to one process per processor), and given the
+  default ``--jobs auto`` (the skills shared out to one process per idle processor), and given the
   folder with ``--jobs 1`` (every skill in one process: the CPU time a busy machine pays);
 * skills-ref's ``validate()`` called in one Python process over the same skill folders (found
   by a walk inside that process);

@@ -35,15 +35,31 @@ class WorkerFailed(AgentSkillsError):
 
 
 def default_jobs() -> int:
-    """``--jobs auto``: on Linux, one process per processor this one may run on (its
-    affinity); elsewhere 1, as where the system's own libraries may run threads that a fork
-    does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by default."""
+    """``--jobs auto``: on Linux, one process per idle processor this one may run on (its
+    affinity, less the share of the machine's processors that the load average says are
+    busy), 1 at least; elsewhere 1, as where the system's own libraries may run threads that
+    a fork does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by
+    default.
+
+    A child on a busy processor only takes time from the parent, which reads every skill
+    anyway: the work is the same, plus the fork's."""
     if not sys.platform.startswith("linux"):
         return 1
     try:
-        return len(os.sched_getaffinity(0))
+        processors = len(os.sched_getaffinity(0))
     except OSError:
-        return os.cpu_count() or 1
+        processors = os.cpu_count() or 1
+    return max(1, round(processors * (1 - _busy_share())))
+
+
+def _busy_share() -> float:
+    """The share of the machine's processors busy over the last minute (its load average over
+    their number, 1 at most); 0 where the system does not say."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return 0.0
+    return min(1.0, load / (os.cpu_count() or 1))
 
 
 def processes_for(count: int, jobs: int) -> int:

@@ -54,12 +54,13 @@ def test_a_jobs_value_that_is_no_positive_number_is_a_usage_error(
     )
 
 
-#: The CLI in a fresh interpreter, os.fork counted, on the processors given: prints the count.
+#: The CLI in a fresh interpreter, os.fork counted, on the processors given, the 1-minute load
+#: average as given: prints the count.
 AUTO = COUNT_FORKS + """
 import contextlib, io, sys
 from pytest_agent_skills.cli import main
-from pytest_agent_skills.rules._split import SHARE_AT_LEAST
 os.sched_setaffinity(0, {int(cpu) for cpu in sys.argv[2].split(",")})
+os.getloadavg = lambda: (float(sys.argv[3]),) * 3  # the machine as busy as the test says
 with contextlib.redirect_stdout(io.StringIO()):
     main(["validate", "--exit-zero", sys.argv[1]])
 print(len(forked))
@@ -67,13 +68,19 @@ print(len(forked))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="auto forks on Linux only")
-def test_auto_forks_one_child_per_further_processor_this_process_may_use(tmp_path: Path) -> None:
+def test_auto_forks_one_child_per_further_idle_processor_this_process_may_use(
+    tmp_path: Path,
+) -> None:
     write_copies(tmp_path, SHARED_OUT_COPIES)
     usable = sorted(os.sched_getaffinity(0))
-    for processors in sorted({1, len(usable)}):
+    machine = os.cpu_count() or 1
+    for processors in sorted({1, min(2, len(usable))}):
         cpus = ",".join(str(cpu) for cpu in usable[:processors])
-        done = subprocess.run(
-            [sys.executable, "-c", AUTO, str(tmp_path), cpus],
-            capture_output=True, text=True, check=True, timeout=120,
-        )
-        assert done.stdout == f"{processors - 1}\n", processors
+        # An idle machine: one child per further processor.  Every processor busy, or as many
+        # busy as would leave this process one: no child.
+        for load, children in ((0.0, processors - 1), (machine, 0), (machine / processors, 0)):
+            done = subprocess.run(
+                [sys.executable, "-c", AUTO, str(tmp_path), cpus, str(load)],
+                capture_output=True, text=True, check=True, timeout=120,
+            )
+            assert done.stdout == f"{children}\n", (processors, load)
