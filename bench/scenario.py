@@ -38,7 +38,10 @@ workspace (folders, staged copies, metadata made at the first ``skill_run`` and 
 the end), which costs what the file system of the temporary folder makes it cost.  So the
 protocol floor and the SDK path are also measured with the workspace on tmpfs
 (``/dev/shm``, when there is one): a diagnostic beside the goal, which stays measured
-where a run puts its workspaces by default.
+where a run puts its workspaces by default.  Beside it, what the file system charges for each
+folder of the workspace (an empty folder made and removed, in the temporary folder and on
+tmpfs), and how many folders the conversation's workspace holds: the workspace's layout, a copy
+of each skill a command runs in and a folder per run, each made and removed once.
 """
 
 from __future__ import annotations
@@ -164,15 +167,18 @@ def recorded_cassette(repository: SkillRepository, folder: Path) -> Path:
     return cassette
 
 
-def protocol_floor(repository: SkillRepository, work_root: Path | None = None) -> float:
-    """The same tool calls straight on a session: the protocol's own cost."""
+def protocol_floor(
+    repository: SkillRepository, work_root: Path | None = None, *, keep: bool = False
+) -> float:
+    """The same tool calls straight on a session: the protocol's own cost (``keep``: its
+    workspace is left in ``work_root``)."""
     pool = ToolPool()
     for name, spec in TOOLS.items():
         pool.stub(name, spec["description"], {"type": "object", "properties": {}}, spec["returns"])
     COMMANDS.take_ms()
     started = time.perf_counter()
     with (
-        local_runtime(work_root) as runtime,
+        local_runtime(work_root, keep=keep) as runtime,
         SkillSession(repository, tool_pool=pool, dynamic_tools=True, runtime=runtime) as session,
     ):
         messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather?"}]
@@ -184,14 +190,49 @@ def protocol_floor(repository: SkillRepository, work_root: Path | None = None) -
 
 
 @contextlib.contextmanager
-def local_runtime(work_root: Path | None) -> Iterator[Runtime | None]:
+def local_runtime(work_root: Path | None, *, keep: bool = False) -> Iterator[Runtime | None]:
     """A local runtime with its workspaces under ``work_root``, made and closed in the timed
     span as a session makes its own; None (the session makes its own) without one."""
     if work_root is None:
         yield None
         return
-    with create_runtime("local", work_root=work_root) as runtime:
+    with create_runtime("local", work_root=work_root, keep_workspaces=keep) as runtime:
         yield runtime
+
+
+def workspace_folders(repository: SkillRepository) -> int:
+    """How many folders the scenario's workspace holds when the conversation ends (its own
+    folder included): each is made, and removed, once per conversation."""
+    root = Path(tempfile.mkdtemp(prefix="bench-scenario-kept-"))
+    try:
+        protocol_floor(repository, root, keep=True)
+        return sum(
+            not os.path.islink(os.path.join(parent, name))  # the staged skills' links
+            for parent, folders, _ in os.walk(root)
+            for name in folders
+        )
+    finally:
+        for folder, _, _ in os.walk(root):
+            os.chmod(folder, 0o755)  # the staged copies are read-only
+        shutil.rmtree(root)
+
+
+def folder_cost_ms(parent: Path, count: int = 16, rounds: int = 5) -> float:
+    """What making and removing one empty folder costs under ``parent`` (median of ``rounds``
+    batches of ``count``, made then removed, as a workspace's are): the file system's own
+    price for each folder of a workspace."""
+    costs = []
+    for _ in range(rounds):
+        folders = [Path(tempfile.mkdtemp(prefix="bench-folder-", dir=parent))]
+        folders[0].rmdir()
+        started = time.perf_counter()
+        folders = [parent / f"{folders[0].name}-{index}" for index in range(count)]
+        for folder in folders:
+            folder.mkdir()
+        for folder in folders:
+            folder.rmdir()
+        costs.append((time.perf_counter() - started) * 1000 / count)
+    return statistics.median(costs)
 
 
 def tmpfs_root() -> Path | None:
@@ -423,16 +464,27 @@ def main() -> None:
     print(f"  replayed cassette / SDK floor x{replayed:.2f}")
     direct = per_round(lambda value, base: value / base, "direct", "protocol floor")
     print(f"  direct / protocol floor x{direct:.2f}")
+    folders = workspace_folders(repository)
+    here = Path(tempfile.gettempdir())
     if tmpfs is not None:
-        tmpfs.rmdir()
         print(
-            f"the workspace on tmpfs ({tmpfs.parent}) instead of {tempfile.gettempdir()}:"
+            f"the workspace on tmpfs ({tmpfs.parent}) instead of {here}:"
             f" protocol floor {median['protocol floor, tmpfs']:.1f} ms against"
             f" {median['protocol floor']:.1f} ms; sdk, tmpfs / SDK floor"
             f" x{median['sdk, tmpfs'] / median['SDK floor']:.2f}"
         )
+        print(
+            f"  a folder made and removed: {folder_cost_ms(here):.3f} ms in {here},"
+            f" {folder_cost_ms(tmpfs):.3f} ms on tmpfs; the conversation's workspace makes and"
+            f" removes {folders} folders"
+        )
+        tmpfs.rmdir()
     else:
         print("the workspace on tmpfs: not measured (no writable /dev/shm)")
+        print(
+            f"  a folder made and removed: {folder_cost_ms(here):.3f} ms in {here};"
+            f" the conversation's workspace makes and removes {folders} folders"
+        )
     for transport in ("sdk", "sdk-stream"):
         first, second = count_connections(repository, transport)
         print(

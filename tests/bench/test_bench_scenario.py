@@ -24,6 +24,8 @@ def test_one_round_prints_the_goal_ratios_and_every_path() -> None:
         rf"^  sdk-stream / SDK floor, streamed\s+x{N}\s+(met|not met)\s+",
         *(rf"^  {path}\s+{N}ms\s+{N}ms$" for path in PATHS),
         rf"^  direct / protocol floor x{N}$",
+        rf"^  a folder made and removed: {N} ms in .*; the conversation's workspace makes and"
+        rf" removes 15 folders$",
         rf"^TCP connections opened by sdk: {N} in a conversation, {N} in the next",
         rf"^TCP connections opened by sdk-stream: {N} in a conversation, {N} in the next",
     )
