@@ -24,8 +24,8 @@ if [ "$status" = "5" ]; then
     echo "pytest collected no tests" >&2
 fi
 
-# The pytest-facing checks again on the oldest supported pytest and on the newest, each in a
-# virtualenv of its own (noxfile.py). PYTEST_AGENT_SKILLS_NOX=0 leaves them out of a local run.
+# The checks that lean on pytest's and markdown-it-py's details again on the oldest supported
+# releases and on the newest, each in a virtualenv of its own (noxfile.py). PYTEST_AGENT_SKILLS_NOX=0 leaves them out of a local run.
 if [ "${PYTEST_AGENT_SKILLS_NOX:-1}" != "0" ]; then
     nox_status=0
     python3 -m nox || nox_status=$?

@@ -7,8 +7,8 @@ would no longer recognise them. Importing it here, once, keeps one ``yaml`` for 
 
 Two markers are set here by folder or fixture rather than in each module: ``bench`` on the
 smoke tests of ``bench/`` (``-m "not bench"`` leaves them out), ``pytest_facing`` on the tests
-that depend on pytest's own API, which the nox sessions (``noxfile.py``) run again on the oldest
-and the newest pytest.
+that depend on pytest's own API and ``markdown_facing`` on those of the body scan, which the nox
+sessions (``noxfile.py``) run again on the oldest and the newest pytest and markdown-it-py.
 """
 
 import pytest
@@ -20,6 +20,8 @@ pytest_plugins = ["tests.support.pytester_runs", "tests.support.sources", "tests
 
 #: Folders whose every test drives pytest: the plugin, collected skills, scenario items.
 PYTEST_FACING_FOLDERS = frozenset({"plugin", "collection", "scenario"})
+#: Folders whose tests read skill bodies through markdown-it-py: the body scan, the checks.
+MARKDOWN_FACING_FOLDERS = frozenset({"skill", "rules"})
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by these markers
@@ -30,3 +32,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.bench)
         if folder in PYTEST_FACING_FOLDERS or "pytester" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.pytest_facing)
+        if folder in MARKDOWN_FACING_FOLDERS:
+            item.add_marker(pytest.mark.markdown_facing)
