@@ -15,7 +15,7 @@ from pytest_agent_skills.evals.matrix import MatrixBars, MatrixRequest, run_matr
 from pytest_agent_skills.evals.runner import EvalSetupError
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
-from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository
+from tests.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository
 
 pytest_plugins = ["pytester"]
 
@@ -78,11 +78,6 @@ LOADED = [  # in the skills' order (by name), each skill's queries in its file's
 ]
 
 
-def _timeless(document: dict[str, Any]) -> dict[str, Any]:
-    """The document without the wall time the matrix took (the one field a replay changes)."""
-    return {**document, "summary": {**document["summary"], "time_seconds": None}}
-
-
 @pytest.fixture
 def skills(tmp_path: Path) -> Path:
     return write_repository(tmp_path, SKILLS)
@@ -132,7 +127,7 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
     assert off_loopback == []
-    assert _timeless(replayed.document) == _timeless(document)
+    assert timeless(replayed.document) == timeless(document)
     cassette = skills.parent / "eval-cassettes" / "sheet-tools" / "triggers-matrix" / "query-2"
     assert sorted(path.name for path in cassette.iterdir()) == [
         f"run-{number}.json" for number in range(1, 5)

@@ -130,6 +130,12 @@ def word_overlap_endpoint(seed: int = 3) -> Iterator[tuple[WordOverlapModel, str
         yield model, server.base_url
 
 
+def timeless(document: dict[str, Any]) -> dict[str, Any]:
+    """A triggers-matrix.json without the wall time the matrix took (the one field a replay
+    changes)."""
+    return {**document, "summary": {**document["summary"], "time_seconds": None}}
+
+
 def write_repository(root: Path, skills: dict[str, tuple[str, list[tuple[str, bool]]]]) -> Path:
     """``root/skills/<name>`` for each ``name: (description, [(query, should_trigger)])``
     (no ``triggers.json`` for an empty list); returns ``root/skills``."""
