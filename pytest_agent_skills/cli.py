@@ -467,13 +467,17 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, alone: bool = False) -> argparse.ArgumentParser:
     """The parser of every subcommand; with ``command``, only that one's arguments are added
-    (the others' would load what they describe: rule tables, the image builder)."""
+    (the others' would load what they describe: rule tables, the image builder), and with
+    ``alone`` no other subcommand at all (argv starts with ``command``: nothing can ask for
+    the list of subcommands)."""
     parser = argparse.ArgumentParser(prog="agent-skills", description="Tools for Agent Skills.")
     parser.add_argument("--version", action="version", version=f"agent-skills {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for each in COMMANDS:
+        if alone and each.name != command:
+            continue
         sub = subparsers.add_parser(each.name, help=each.help, description=each.help)
         if command is None or each.name == command:
             each.configure(sub)
@@ -494,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     command = _command_named(words)
     # No subcommand named (--help, --version, a typo): argparse answers from the names alone.
-    parser = build_parser(command) if command else build_parser("")
+    parser = build_parser(command, alone=words[0] == command) if command else build_parser("")
     args = parser.parse_args(words)
     program = argv is None and command == "validate"
     if program:
