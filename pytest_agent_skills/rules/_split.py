@@ -3,8 +3,9 @@
 Validating thousands of skills is pure Python over files: on a machine with more than one
 processor, forked children each take a share of the skills (spread along them, so that large
 and small skills even out) while the parent does its own.  A child reads and checks
-its skills itself: objects made before the fork are shared until written, and every object a
-child only reads still has its reference count written, which copies the page it lives on.
+its skills itself and sends them back: objects made before the fork are shared until written,
+and every object a child only reads still has its reference count written, which copies the
+page it lives on.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ T = TypeVar("T")
 
 #: Each process takes at least this many items (so fewer than twice as many are worked through
 #: in one process).  A fork is not free: the parent and the child each copy every page of the
-#: interpreter's memory they write to (reference counts are writes), the results come back
-#: pickled, and the parent still reads every skill; only the checks of the child's share are
-#: saved.  Below a few hundred skills that saving is smaller than the copying, and where no
-#: processor is idle the child only takes time from the parent.
+#: interpreter's memory they write to (reference counts are writes), and the results come back
+#: pickled, to be read by the parent.  Below a few hundred skills what a child saves is smaller
+#: than that, and where no processor is idle the child only takes time from the parent.
 SHARE_AT_LEAST = 250
 _ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
 
@@ -41,8 +41,8 @@ def default_jobs() -> int:
     a fork does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by
     default.
 
-    A child on a busy processor only takes time from the parent, which reads every skill
-    anyway: the work is the same, plus the fork's."""
+    A child on a busy processor only takes time from the parent: the work is the same, plus
+    the fork's."""
     if not sys.platform.startswith("linux"):
         return 1
     try:

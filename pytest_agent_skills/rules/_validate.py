@@ -12,7 +12,7 @@ from ..findings import Finding, Severity
 from ..links import SkippedLink
 from ..listings import FolderListings
 from ..repository import skill_folders
-from ..skill import Skill
+from ..skill import ParsedSkillFile, Skill, SkillNotFoundError
 from ._base import Hit, RuleFunction
 from ._body import check_body
 from ._catalogue import CHECKS, RULES
@@ -292,36 +292,68 @@ def _reports_shared_out(
     listings: FolderListings,
     processes: int,
 ) -> list[SkillReport]:
-    """The reports of the skills in ``folders``, their checks shared out to ``processes``
-    processes (this one and forked children): the same reports as in one process."""
+    """The reports of the skills in ``folders``, shared out to ``processes`` processes (this
+    one and forked children), each reading and checking its own share: the same reports as in
+    one process."""
 
-    def check_share(share: Sequence[int]) -> list[list[_Outcome]]:
-        # In a child: its skills read and checked there (none of the parent's parsed skills
-        # touched, which would copy the memory they live on).
-        shared = Skill.load_all([folders[index] for index in share], listings)
-        return _check_outcomes(shared, [chosen_options[index] for index in share])
+    def read_and_check(share: Sequence[int]) -> list[tuple[_Parsed, list[_Outcome]] | _Gone]:
+        # In a child: its skills read and checked there, sent back with their outcomes.
+        try:
+            shared = Skill.load_all([folders[index] for index in share], listings)
+        except SkillNotFoundError as error:  # a SKILL.md gone since the walk: raised below
+            return [_Gone(error.path, error.line, error.message)] * len(share)
+        outcomes = _check_outcomes(shared, [chosen_options[index] for index in share])
+        return [
+            ((skill.parsed, skill.extra_problems), checks)
+            for skill, checks in zip(shared, outcomes, strict=True)
+        ]
 
-    # This process reads every skill besides checking its share, so it takes a smaller share
-    # than a child, for both to end together.
-    split = Split(len(folders), check_share, processes, own_weight=0.7)
+    # A child pickles what it sends back, and its first writes copy the pages it shares with
+    # this process: it takes a smaller share, for both to end together.
+    split = Split(len(folders), read_and_check, processes, own_weight=_OWN_WEIGHT)
     try:
-        # Every skill is read here too: the reports carry them, and names clash across shares.
-        skills = Skill.load_all(folders, listings)
-        duplicates = _name_duplicates(skills, chosen_options)
-        own = _check_outcomes(
-            [skills[index] for index in split.own], [chosen_options[index] for index in split.own]
-        )
+        own = Skill.load_all([folders[index] for index in split.own], listings)
+        own_outcomes = _check_outcomes(own, [chosen_options[index] for index in split.own])
     except BaseException:
         split.abandon()
         raise
-    outcomes: list[Sequence[_Outcome]] = [()] * len(skills)
-    for share, results in [(split.own, own), *split.gather()]:
+    placed: list[Skill | None] = [None] * len(folders)
+    outcomes: list[Sequence[_Outcome]] = [()] * len(folders)
+    for index, skill, checks in zip(split.own, own, own_outcomes, strict=True):
+        placed[index] = skill
+        outcomes[index] = checks
+    for share, results in split.gather():
         for index, result in zip(share, results, strict=True):
-            outcomes[index] = result
+            if isinstance(result, _Gone):  # the error one process raises, not a failed worker
+                raise SkillNotFoundError(*result)
+            (parsed, extra_problems), checks = result
+            placed[index] = Skill(folders[index], parsed, extra_problems, listings)
+            outcomes[index] = checks
+    skills = [skill for skill in placed if skill is not None]  # every one: the shares cover all
+    # Names clash across the shares: weighed here, over every skill.
+    duplicates = _name_duplicates(skills, chosen_options)
     return [
         _report(skill, checks, name_clashes)
         for skill, checks, name_clashes in zip(skills, outcomes, duplicates, strict=True)
     ]
+
+
+#: This process's share against a child's (see :class:`Split`).
+_OWN_WEIGHT = 1.2
+
+#: What a child sends back of a skill it read: its parse and the problems met reading it.  The
+#: folder is the parent's, and so are the folder listings; what the skill caches (its reference
+#: reading, its Markdown) is made again where needed, which costs less than its unpickling.
+_Parsed = tuple[ParsedSkillFile, tuple[Finding, ...]]
+
+
+class _Gone(NamedTuple):
+    """A :class:`SkillNotFoundError` met in a child, sent back as its parts (the error itself
+    does not unpickle: its one argument is the whole message)."""
+
+    path: Path
+    line: int | None
+    message: str
 
 
 def _name_duplicates(

@@ -186,6 +186,20 @@ def test_a_lighter_own_share_is_spread_along_the_items(forked: list[int]) -> Non
     assert reaped(forked)
 
 
+def with_no_child_left(script: str, root: Path) -> str:
+    """What ``script`` prints, run in a fresh interpreter with ``root`` as its argument, then
+    ``no child left`` when it left no child process behind."""
+    ending = (
+        "try:\n    os.waitpid(-1, os.WNOHANG)\n"
+        "except ChildProcessError:\n    print('no child left')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script + ending, str(root)],
+        capture_output=True, text=True, check=True, timeout=120, cwd=REPO,
+    )
+    return done.stdout
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_when_this_process_fails_its_error_stands_and_no_child_is_left(tmp_path: Path) -> None:
     write_copies(tmp_path, 10)
@@ -203,16 +217,39 @@ def test_when_this_process_fails_its_error_stands_and_no_child_is_left(tmp_path:
         "    validate_paths([Path(sys.argv[1])], jobs=2)\n"
         "except RuntimeError as error:\n"
         "    print(error)\n"
+    )
+    printed = with_no_child_left(script, tmp_path)
+    assert printed == "the parent failed\nno child left\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_skill_gone_before_a_child_reads_it_is_the_error_of_one_process(tmp_path: Path) -> None:
+    write_copies(tmp_path, -(-2 * SHARE_AT_LEAST // 7))  # seven skills a copy: two shares
+    script = (
+        "import json, os, sys\n"
+        "from pathlib import Path\n"
+        "from pytest_agent_skills.rules import validate_paths\n"
+        "from pytest_agent_skills.skill import Skill, SkillNotFoundError\n"
+        "parent = os.getpid()\n"
+        "load_all = Skill.load_all\n"
+        "def removing_first(folders, listings=None):\n"
+        "    if os.getpid() != parent:  # in a child: its first SKILL.md removed since the walk\n"
+        "        (folders[0] / 'SKILL.md').unlink()\n"
+        "    return load_all(folders, listings)\n"
+        "Skill.load_all = removing_first\n"
+        "root = Path(sys.argv[1])\n"
         "try:\n"
-        "    os.waitpid(-1, os.WNOHANG)\n"
-        "except ChildProcessError:\n"
-        "    print('no child left')\n"
+        "    validate_paths([root], jobs=2)\n"
+        "except SkillNotFoundError as error:\n"
+        "    print(error)\n"
+        "print(json.dumps([str(folder) for folder in sorted(root.glob('*/*'))"
+        " if not (folder / 'SKILL.md').exists()]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True, text=True, check=True, timeout=120, cwd=REPO,
-    )
-    assert done.stdout == "the parent failed\nno child left\n"
+    printed = with_no_child_left(script, tmp_path)
+    error, gone, left = printed.splitlines()
+    [folder] = json.loads(gone)  # the one the child removed
+    assert error == f"{folder}: no SKILL.md in this folder (a skill is a folder holding SKILL.md)"
+    assert left == "no child left"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
