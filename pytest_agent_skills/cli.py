@@ -136,7 +136,7 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         type=_jobs,
         metavar="N",
         help="processes that check the skills, at most: a number, or auto (the default: on Linux"
-        " one per idle processor this process may use, from the load average, elsewhere 1);"
+        " one per idle processor this process may use, from the tasks runnable now, elsewhere 1);"
         " each takes 250 skills at least, so fewer than 500 are checked in this process, as"
         " with 1",
     )

@@ -36,10 +36,9 @@ class WorkerFailed(AgentSkillsError):
 
 def default_jobs() -> int:
     """``--jobs auto``: on Linux, one process per idle processor this one may run on (its
-    affinity, less the share of the machine's processors that the load average says are
-    busy), 1 at least; elsewhere 1, as where the system's own libraries may run threads that
-    a fork does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by
-    default.
+    affinity, less the share of the machine's processors busy now: see :func:`_busy_share`),
+    1 at least; elsewhere 1, as where the system's own libraries may run threads that a fork
+    does not carry (macOS: hence Python's ``spawn`` there), forking is not safe by default.
 
     A child on a busy processor only takes time from the parent: the work is the same, plus
     the fork's."""
@@ -52,14 +51,28 @@ def default_jobs() -> int:
     return max(1, round(processors * (1 - _busy_share())))
 
 
+#: The kernel's load figures: the load averages, then runnable / all scheduling entities.
+LOAD_FILE = "/proc/loadavg"
+
+
 def _busy_share() -> float:
-    """The share of the machine's processors busy over the last minute (its load average over
-    their number, 1 at most); 0 where the system does not say."""
+    """The share of the machine's processors busy (the busy ones over their number, 1 at
+    most); 0 where the system does not say.
+
+    Busy now, where the kernel says (:data:`LOAD_FILE`: the tasks runnable at this instant,
+    this process one of them), rather than over the last minute: a run that follows other
+    runs (a benchmark, a CI job's earlier steps) would count its predecessors, long ended.
+    Elsewhere, the 1-minute load average."""
     try:
-        load = os.getloadavg()[0]
-    except OSError:
-        return 0.0
-    return min(1.0, load / (os.cpu_count() or 1))
+        with open(LOAD_FILE, "rb") as stream:
+            runnable = stream.read().split()[3].split(b"/")[0]
+        busy = float(int(runnable) - 1)
+    except (OSError, IndexError, ValueError):
+        try:
+            busy = os.getloadavg()[0]
+        except OSError:
+            return 0.0
+    return min(1.0, max(0.0, busy) / (os.cpu_count() or 1))
 
 
 def processes_for(count: int, jobs: int) -> int:

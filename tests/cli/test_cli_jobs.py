@@ -54,13 +54,14 @@ def test_a_jobs_value_that_is_no_positive_number_is_a_usage_error(
     )
 
 
-#: The CLI in a fresh interpreter, os.fork counted, on the processors given, the 1-minute load
-#: average as given: prints the count.
+#: The CLI in a fresh interpreter, os.fork counted, on the processors given, the kernel's load
+#: figures read from the file given: prints the count.
 AUTO = COUNT_FORKS + """
 import contextlib, io, sys
 from pytest_agent_skills.cli import main
+from pytest_agent_skills.rules import _split
 os.sched_setaffinity(0, {int(cpu) for cpu in sys.argv[2].split(",")})
-os.getloadavg = lambda: (float(sys.argv[3]),) * 3  # the machine as busy as the test says
+_split.LOAD_FILE = sys.argv[3]  # the machine as busy as the test says
 with contextlib.redirect_stdout(io.StringIO()):
     main(["validate", "--exit-zero", sys.argv[1]])
 print(len(forked))
@@ -71,16 +72,20 @@ print(len(forked))
 def test_auto_forks_one_child_per_further_idle_processor_this_process_may_use(
     tmp_path: Path,
 ) -> None:
-    write_copies(tmp_path, SHARED_OUT_COPIES)
+    skills = tmp_path / "skills"
+    write_copies(skills, SHARED_OUT_COPIES)
+    load_file = tmp_path / "loadavg"
     usable = sorted(os.sched_getaffinity(0))
     machine = os.cpu_count() or 1
     for processors in sorted({1, min(2, len(usable))}):
         cpus = ",".join(str(cpu) for cpu in usable[:processors])
-        # An idle machine: one child per further processor.  Every processor busy, or as many
-        # busy as would leave this process one: no child.
-        for load, children in ((0.0, processors - 1), (machine, 0), (machine / processors, 0)):
+        # An idle machine (this process the one runnable task): one child per further
+        # processor, whatever the load average says of the last minute.  Every processor busy,
+        # or as many busy as would leave this process one: no child.
+        for busy, children in ((0, processors - 1), (machine, 0), (machine // processors, 0)):
+            load_file.write_text(f"{machine:.2f} {machine:.2f} 0.00 {busy + 1}/180 4242\n")
             done = subprocess.run(
-                [sys.executable, "-c", AUTO, str(tmp_path), cpus, str(load)],
+                [sys.executable, "-c", AUTO, str(skills), cpus, str(load_file)],
                 capture_output=True, text=True, check=True, timeout=120,
             )
-            assert done.stdout == f"{children}\n", (processors, load)
+            assert done.stdout == f"{children}\n", (processors, busy)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agent_skills.rules import WorkerFailed
+from pytest_agent_skills.rules import WorkerFailed, _split
 from pytest_agent_skills.rules._split import SHARE_AT_LEAST, Split, processes_for
 from tests.support.forks import COUNT_FORKS
 from tests.support.skill_files import write_copies, write_skill
@@ -88,6 +88,39 @@ def test_with_another_thread_running_validation_stays_in_one_process() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+@pytest.mark.parametrize(
+    ("load_figures", "busy"),
+    [
+        ("3.90 3.10 2.00 1/212 5151", 0.0),  # this process alone runnable, after a busy minute
+        ("0.00 0.00 0.00 2/212 5151", 0.25),  # one other task runnable now
+        ("0.10 0.00 0.00 3/212 5151", 0.5),
+        ("0.00 0.00 0.00 9/212 5151", 1.0),  # more runnable than processors: all busy
+    ],
+)
+def test_how_busy_the_machine_is_counts_the_tasks_runnable_now_besides_this_one(
+    load_figures: str, busy: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_file = tmp_path / "loadavg"
+    load_file.write_text(load_figures + "\n")
+    monkeypatch.setattr(_split, "LOAD_FILE", str(load_file))
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 3.0, 3.0))
+    assert _split._busy_share() == busy
+
+
+@pytest.mark.parametrize("load_figures", [None, "0.00 0.00 0.00\n", "garbled\n"])
+def test_without_the_kernel_s_runnable_count_the_load_average_says(
+    load_figures: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_file = tmp_path / "loadavg"  # absent (not Linux), or without its fourth field
+    if load_figures is not None:
+        load_file.write_text(load_figures)
+    monkeypatch.setattr(_split, "LOAD_FILE", str(load_file))
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.0, 1.0, 1.0))
+    assert _split._busy_share() == 0.75
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
