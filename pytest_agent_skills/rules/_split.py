@@ -108,14 +108,14 @@ class Split(Generic[T]):
         self._children: list[tuple[Sequence[int], int, int]] = []
         for share in shares[1:]:
             try:
-                pid, read_end = _fork(work, share)
+                pid, results = _fork(work, share)
             except OSError as error:  # e.g. the limit of processes reached
                 self.abandon()
                 raise WorkerFailed(
                     f"cannot start a validation worker process ({error.strerror or error});"
                     f" {_ONE_PROCESS}"
                 ) from None
-            self._children.append((share, pid, read_end))
+            self._children.append((share, pid, results))
 
     def gather(self) -> list[tuple[Sequence[int], list[T]]]:
         """Each child's share and results; :class:`WorkerFailed` when one failed (raised once
@@ -132,7 +132,7 @@ class Split(Generic[T]):
 
     def _wait(self) -> list[tuple[Sequence[int], list[object] | WorkerFailed]]:
         children, self._children = self._children, []
-        return [(share, _gather(pid, read_end)) for share, pid, read_end in children]
+        return [(share, _gather(pid, results)) for share, pid, results in children]
 
 
 def _shares(count: int, weights: Sequence[float]) -> list[list[int]]:
@@ -155,13 +155,30 @@ def _shares(count: int, weights: Sequence[float]) -> list[list[int]]:
 
 
 def _fork(work: Callable[[Sequence[int]], list[T]], share: Sequence[int]) -> tuple[int, int]:
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    """The pid of a child forked to run ``work(share)`` and the file it writes its results to."""
+    results = _results_file()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(results)
+        raise
     if pid == 0:
-        os.close(read_end)
-        _run_child(work, share, write_end)
-    os.close(write_end)
-    return pid, read_end
+        _run_child(work, share, results)
+    return pid, results
+
+
+def _results_file() -> int:
+    """A file of its own for a child's results: the child writes them whole and ends without
+    waiting for this process to read them (a pipe holds 64 KiB: the rest would wait until this
+    process ends its own share, then cross a pipe's worth at a time).  In memory where the
+    system makes such files, else an unnamed temporary file."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("agent-skills-results", os.MFD_CLOEXEC)
+    import tempfile
+
+    descriptor, path = tempfile.mkstemp(prefix="agent-skills-results-")
+    os.unlink(path)
+    return descriptor
 
 
 def _run_child(
@@ -185,15 +202,16 @@ def _run_child(
         os._exit(status)
 
 
-def _gather(pid: int, read_end: int) -> list[object] | WorkerFailed:
+def _gather(pid: int, results: int) -> list[object] | WorkerFailed:
     import pickle
 
-    with open(read_end, "rb") as stream:
-        data = stream.read()
     _pid, status = os.waitpid(pid, 0)
+    with open(results, "rb") as stream:
+        stream.seek(0)  # (the child's writing moved the offset the two share)
+        data = stream.read()
     try:
         ok, value = pickle.loads(data)
-    except (EOFError, pickle.UnpicklingError):  # nothing, or a part: it ended while sending
+    except (EOFError, pickle.UnpicklingError):  # nothing, or a part: it ended while writing
         return WorkerFailed(
             f"a validation worker process (pid {pid}) {_how_it_ended(status)} before sending"
             f" its results; {_ONE_PROCESS}"

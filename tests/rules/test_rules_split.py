@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -206,6 +207,23 @@ def test_the_shares_interleave_and_come_back_in_order(forked: list[int]) -> None
     assert split.own == [0, 3, 6, 9]
     assert split.gather() == [([1, 4, 7, 10], [1, 16, 49, 100]), ([2, 5, 8], [4, 25, 64])]
     assert reaped(forked)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_without_files_in_memory_the_results_come_through_a_temporary_file_left_nowhere(
+    forked: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
+    big = "x" * 200_000  # more than a pipe holds
+    split = Split(4, lambda share: [big + str(index) for index in share], 2)
+    if Path("/proc/self/fd").is_dir():  # the child's file: in tmp_path, already unlinked
+        held = {os.readlink(link) for link in Path("/proc/self/fd").iterdir() if link.is_symlink()}
+        assert any(path.startswith(f"{tmp_path}/agent-skills-results-") for path in held)
+    assert split.gather() == [([1, 3], [big + "1", big + "3"])]
+    assert reaped(forked)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
