@@ -137,7 +137,7 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="processes that check the skills, at most: a number, or auto (the default: on Linux"
         " one per idle processor this process may use, from the tasks runnable now, elsewhere 1);"
-        " each takes 250 skills at least, so fewer than 500 are checked in this process, as"
+        " each takes 70 skills at least, so fewer than 140 are checked in this process, as"
         " with 1",
     )
 

@@ -23,9 +23,10 @@ T = TypeVar("T")
 #: Each process takes at least this many items (so fewer than twice as many are worked through
 #: in one process).  A fork is not free: the parent and the child each copy every page of the
 #: interpreter's memory they write to (reference counts are writes), and the results come back
-#: pickled, to be read by the parent.  Below a few hundred skills what a child saves is smaller
-#: than that, and where no processor is idle the child only takes time from the parent.
-SHARE_AT_LEAST = 250
+#: pickled, to be read by the parent.  Below several dozen skills (small ones; fewer large ones)
+#: what a child saves is smaller than that, and where no processor is idle the child only takes
+#: time from the parent.
+SHARE_AT_LEAST = 70
 _ONE_PROCESS = "run with --jobs 1 to validate every skill in one process"
 
 

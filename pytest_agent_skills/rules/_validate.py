@@ -267,7 +267,7 @@ def validate_paths(
     second way to a folder walked already) are added to ``skipped`` when given.  Folders are
     listed through ``listings`` (a run's shared listings, e.g. those the configuration was
     located with; new ones when None).  With ``jobs`` above 1, the skills are shared out to up
-    to that many processes, 250 skills each at least (see :mod:`._split`); the reports are the
+    to that many processes, 70 skills each at least (see :mod:`._split`); the reports are the
     same.
     """
     # Each folder listed once in this run: by the walk, for the rules.
