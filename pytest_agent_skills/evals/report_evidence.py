@@ -5,7 +5,7 @@ without them shows none of this."""
 from __future__ import annotations
 
 from .report_input import Benchmark, EvalEvidence, Interval, ModelFigures, ModelsOverview
-from .report_markup import Markup, el
+from .report_markup import Markup, column_heads, el
 
 
 def interval_text(interval: Interval | None, signed: bool = False) -> str:
@@ -114,13 +114,7 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
         for eval_id, evidence in sorted(benchmark.verdicts.evals.items())
         for item in evidence.disagreements
     ]
-    head = el(
-        "tr",
-        [
-            el("th", label, scope="col")
-            for label in ("Eval", "Configuration", "Expectation", "Passed", "Share")
-        ],
-    )
+    head = column_heads(("Eval", "Configuration", "Expectation", "Passed", "Share"))
     return el(
         "section",
         el("h2", "Flaky expectations"),
@@ -146,13 +140,7 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
             "table",
             el(
                 "thead",
-                el(
-                    "tr",
-                    [
-                        el("th", label, scope="col")
-                        for label in ("Eval", "Run", "Expectation", "Gradings that passed it")
-                    ],
-                ),
+                column_heads(("Eval", "Run", "Expectation", "Gradings that passed it")),
             ),
             el("tbody", split),
             class_="flaky grader-split",
@@ -204,22 +192,18 @@ def models_section(overview: ModelsOverview) -> Markup:
                     data_group=title,
                 )
             )
-    head = el(
-        "tr",
-        [
-            el("th", label, scope="col")
-            for label in (
-                "Eval",
-                "Model",
-                "With skill",
-                "95% interval",
-                "Δ pass rate",
-                "Δ 95% interval",
-                "Verdict",
-                "Tokens (with skill)",
-                "Time (with skill)",
-            )
-        ],
+    head = column_heads(
+        (
+            "Eval",
+            "Model",
+            "With skill",
+            "95% interval",
+            "Δ pass rate",
+            "Δ 95% interval",
+            "Verdict",
+            "Tokens (with skill)",
+            "Time (with skill)",
+        )
     )
     return el(
         "section",

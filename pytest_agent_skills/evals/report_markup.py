@@ -52,3 +52,8 @@ def el(tag: str, *children: Child, **attributes: AttributeValue) -> Markup:
     if tag in _VOID:
         return Markup(opening)
     return Markup(f"{opening}{render(children)}</{tag}>")
+
+
+def column_heads(labels: Iterable[str]) -> Markup:
+    """A table's heading row: one ``<th scope="col">`` per label."""
+    return el("tr", [el("th", label, scope="col") for label in labels])

@@ -36,7 +36,7 @@ from .report_input import (
     Transcript,
     Triggers,
 )
-from .report_markup import Child, Markup, el
+from .report_markup import Child, Markup, column_heads, el
 from .report_routing import candidates_section, matrix_section
 from .report_view import BenchmarkView, Cell, FailingExpectation, delta, view_of
 
@@ -274,23 +274,19 @@ def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
                     class_="eval-row" + (" group-start" if position == 0 else ""),
                 )
             )
-    head = el(
-        "tr",
-        [
-            el("th", label, scope="col")
-            for label in (
-                "Eval",
-                "Configuration",
-                "Pass rate (mean ± sd)",
-                "95% interval" if any(group.evidence for group in view.evals) else "Min-max",
-                "All expectations met",
-                "Errors",
-                "Time",
-                "Tokens",
-                f"Δ ({first} − this)",
-                "",
-            )
-        ],
+    head = column_heads(
+        (
+            "Eval",
+            "Configuration",
+            "Pass rate (mean ± sd)",
+            "95% interval" if any(group.evidence for group in view.evals) else "Min-max",
+            "All expectations met",
+            "Errors",
+            "Time",
+            "Tokens",
+            f"Δ ({first} − this)",
+            "",
+        )
     )
     return el("table", el("thead", head), el("tbody", rows), class_="evals", id="eval-table")
 
@@ -429,7 +425,7 @@ def _errors(view: BenchmarkView) -> Markup:
         )
         for run in view.errored
     ]
-    head = el("tr", [el("th", label, scope="col") for label in ("Eval", "Run", "Kind", "Message")])
+    head = column_heads(("Eval", "Run", "Kind", "Message"))
     return el(
         "section",
         el("h2", f"Errors ({len(view.errored)})"),
@@ -692,13 +688,7 @@ def _triggers(triggers: Triggers) -> Markup:
         )
         for result in triggers.results
     ]
-    head = el(
-        "tr",
-        [
-            el("th", label, scope="col")
-            for label in ("Query", "Should trigger", "Triggered", "Errors", "Trigger rate", "")
-        ],
-    )
+    head = column_heads(("Query", "Should trigger", "Triggered", "Errors", "Trigger rate", ""))
     facts = [triggers.model] if triggers.model else []
     if triggers.threshold is not None:
         facts.append(f"threshold {triggers.threshold:g}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .report_chart import percent
 from .report_input import Candidates, Matrix, SkillScore
-from .report_markup import Markup, el
+from .report_markup import Markup, column_heads, el
 
 #: A cell's side, in pixels.
 CELL = 14
@@ -24,7 +24,7 @@ NONE = "none"
 
 
 def _table(labels: tuple[str, ...], rows: list[Markup], kind: str) -> Markup:
-    head = el("thead", el("tr", [el("th", label, scope="col") for label in labels]))
+    head = el("thead", column_heads(labels))
     return el("table", head, el("tbody", rows), class_=kind)
 
 
