@@ -33,7 +33,13 @@ from .benchmark import WITH_SKILL
 from .budget import PlannedConversation, TokenBudget, dry_run_text
 from .options import EvalOptions
 from .routing import SKIPPED, RoutingBatch, RoutingRun, route_all
-from .runner import EvalSetupError, configure, dry_run_notes, skill_cassettes
+from .runner import (
+    EvalSetupError,
+    configure,
+    dry_run_notes,
+    query_run_cassette,
+    skill_cassettes,
+)
 from .spec import TriggerQuery, load_triggers
 
 #: The longest description the specification allows.
@@ -200,9 +206,11 @@ class _Loop:
 
         options = self.request.options
         queries = [*self.train, *self.test]
-        folder = self.cassettes / f"candidate-{candidate.iteration}"
         runs = [
-            RoutingRun(item.query.query, folder / f"query-{item.index}" / f"run-{number}.json")
+            RoutingRun(
+                item.query.query,
+                candidate_cassette(self.cassettes, candidate.iteration, item.index, number),
+            )
             for item in queries
             for number in range(1, options.runs + 1)
         ]
@@ -250,7 +258,7 @@ class _Loop:
         }
         pool = UpstreamPool(options.upstream, jobs=1, retry=options.retry)
         access = ModelAccess(options, pool)
-        cassette = access.cassette(self.cassettes / f"round-{number}.json", {})
+        cassette = access.cassette(round_cassette(self.cassettes, number), {})
         served = ServedModel(cassette, model_name=options.model, stream=False, in_process=True)
         try:
             answer = served.complete(request).text or ""
@@ -324,6 +332,17 @@ def _setup(request: ImproveRequest) -> _Setup:
     return _Setup(skills, Skill.load(skills.directory), train, test, others, cassettes)
 
 
+def round_cassette(cassettes: Path, number: int) -> Path:
+    """The recording of round ``number``'s request for a new description."""
+    return cassettes / f"round-{number}.json"
+
+
+def candidate_cassette(cassettes: Path, iteration: int, index: int, number: int) -> Path:
+    """The recording of run ``number`` of query ``index`` (its place in triggers.json) scoring
+    the candidate of round ``iteration`` (0: the original description)."""
+    return query_run_cassette(cassettes / f"candidate-{iteration}", index, number)
+
+
 #: What a round's request asks, as a dry run shows it (its text depends on the runs before).
 ROUND_ASKS = "a new description from the current one, the body and the train failures"
 
@@ -338,15 +357,14 @@ def improve_dry_run(request: ImproveRequest) -> str:
     parts = (("train", setup.train), ("held-out", setup.test))
     for iteration in range(request.iterations + 1):
         if iteration:
-            round_file = setup.cassettes / f"round-{iteration}.json"
+            round_file = round_cassette(setup.cassettes, iteration)
             planned.append(PlannedConversation(f"round {iteration}", ROUND_ASKS, 1, (round_file,)))
-        folder = setup.cassettes / f"candidate-{iteration}"
         planned.extend(
             PlannedConversation(
                 f"candidate {iteration} {part} query {item.index} run {number}",
                 item.query.query,
                 options.max_turns,
-                (folder / f"query-{item.index}" / f"run-{number}.json",),
+                (candidate_cassette(setup.cassettes, iteration, item.index, number),),
             )
             for part, items in parts
             for item in items

@@ -23,7 +23,7 @@ from .budget import PlannedConversation, dry_run_text
 from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
 from .options import EvalOptions
 from .routing import RoutingBatch, RoutingRun, route_all
-from .runner import EvalSetupError, dry_run_notes, skill_cassettes
+from .runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
 from .spec import TRIGGERS_FILE, load_triggers
 
 #: The folder of a skill's cassettes holding its matrix runs.
@@ -124,16 +124,20 @@ def repository_skills(paths: Iterable[Path]) -> RepositorySkills:
     return RepositorySkills(repository, tuple(queries), roots)
 
 
-def _runs(options: EvalOptions, found: RepositorySkills) -> list[RoutingRun]:
-    """Every run of the matrix, each query's ``options.runs`` in a row, in query order."""
+def _runs(options: EvalOptions, found: RepositorySkills) -> list[tuple[str, RoutingRun]]:
+    """Every run of the matrix, each query's ``options.runs`` in a row, in query order, each
+    with its label ("<owner> query <index> run <number>")."""
     folders = {
         skill.name: skill_cassettes(options, skill.name, skill.directory)
         for skill in found.repository.skills()
     }
     return [
-        RoutingRun(
-            query.query,
-            folders[query.owner] / MATRIX_CASSETTES / f"query-{query.index}" / f"run-{number}.json",
+        (
+            f"{query.owner} query {query.index} run {number}",
+            RoutingRun(
+                query.query,
+                query_run_cassette(folders[query.owner] / MATRIX_CASSETTES, query.index, number),
+            ),
         )
         for query in found.queries
         for number in range(1, options.runs + 1)
@@ -146,14 +150,9 @@ def matrix_dry_run(request: MatrixRequest) -> str:
     there is one), then the limits and budgets."""
     options = request.options
     found = repository_skills(request.paths)
-    labels = [
-        f"{query.owner} query {query.index} run {number}"
-        for query in found.queries
-        for number in range(1, options.runs + 1)
-    ]
     planned = [
         PlannedConversation(label, run.query, options.max_turns, (run.cassette,))
-        for label, run in zip(labels, _runs(options, found), strict=True)
+        for label, run in _runs(options, found)
     ]
     title = f"trigger matrix of {len(found.repository.skills())} skills"
     return dry_run_text(title, planned, dry_run_notes(options, graded=False))
@@ -165,7 +164,7 @@ def run_matrix(request: MatrixRequest) -> MatrixOutcome:
     options = request.options
     found = repository_skills(request.paths)
     skills = found.repository.skills()
-    runs = _runs(options, found)
+    runs = [run for _label, run in _runs(options, found)]
     batch = RoutingBatch(
         found.repository,
         found.roots,

@@ -221,7 +221,7 @@ def dry_run(request: EvalRequest, triggers: bool = False) -> str:
                     f"query {plan.index} run {plan.run_number}",
                     plan.query,
                     options.max_turns,
-                    (cassettes / f"query-{plan.index}" / f"run-{plan.run_number}.json",),
+                    (query_run_cassette(cassettes, plan.index, plan.run_number),),
                 )
             )
     else:
@@ -306,7 +306,7 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
         conversation = Conversation(
             skills.repositories[WITH_SKILL],
             plan.query,
-            cassette=cassettes / f"query-{plan.index}" / f"run-{plan.run_number}.json",
+            cassette=query_run_cassette(cassettes, plan.index, plan.run_number),
             max_turns=access.options.max_turns,
         )
         conversed = converse(access, conversation, skills.roots, stop_on_load=skills.name)
@@ -536,6 +536,12 @@ def skill_cassettes(options: EvalOptions, name: str, directory: Path) -> Path:
             " --cassettes, to another folder)"
         )
     return folder
+
+
+def query_run_cassette(folder: Path, index: int, run_number: int) -> Path:
+    """The recording of run ``run_number`` of the trigger query ``index`` (its place in
+    triggers.json, from 1) under ``folder``."""
+    return folder / f"query-{index}" / f"run-{run_number}.json"
 
 
 def _shown_path(path: Path) -> str:
