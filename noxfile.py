@@ -19,41 +19,38 @@ from __future__ import annotations
 
 import nox
 
-#: The lower bounds in pyproject.toml's dependencies, and pip's newest releases under the upper
-#: bounds. Each end names the version prefix ``--version`` must show.
-RANGE_ENDS = {
-    "oldest": {"pytest": "8.4.", "markdown-it-py": "3.0."},
-    "newest": {"pytest": "", "markdown-it-py": ""},
-}
+#: The dependencies whose details the package leans on, each with its lower bound in
+#: pyproject.toml's dependencies (the oldest end runs that release) and its upper bound (the
+#: newest end runs pip's newest release under it).
+LOWER_BOUNDS = {"pytest": "8.4", "markdown-it-py": "3.0"}
 UPPER_BOUNDS = {"pytest": "", "markdown-it-py": "<5"}
+ENDS = ("oldest", "newest")
+#: Prints the installed version of each distribution named in its arguments.
+SHOW_VERSIONS = "import importlib.metadata as m, sys; print(*map(m.version, sys.argv[1:]))"
 
 nox.options.sessions = ["range_ends"]
 nox.options.error_on_missing_interpreters = True
 
 
 @nox.session
-@nox.parametrize("end", list(RANGE_ENDS), ids=list(RANGE_ENDS))
+@nox.parametrize("end", list(ENDS), ids=list(ENDS))
 def range_ends(session: nox.Session, end: str) -> None:
-    wanted = RANGE_ENDS[end]
-    pins = [
-        f"{name}=={prefix}*" if prefix else f"{name}{UPPER_BOUNDS[name]}"
-        for name, prefix in wanted.items()
-    ]
+    if end == "oldest":
+        pins = [f"{name}=={lower}.*" for name, lower in LOWER_BOUNDS.items()]
+    else:
+        pins = [f"{name}{upper}" for name, upper in UPPER_BOUNDS.items()]
     # Editable, so that the code checked is this checkout's.
     session.install("-e", ".[test]", *pins)
-    shown = session.run(
-        "python",
-        "-c",
-        "import importlib.metadata as m; print(m.version('pytest'), m.version('markdown-it-py'))",
-        silent=True,
-    )
+    names = list(LOWER_BOUNDS)
+    shown = session.run("python", "-c", SHOW_VERSIONS, *names, silent=True)
     if shown is None:  # nox --install-only
         return
-    versions = dict(zip(wanted, str(shown).split(), strict=True))
+    versions = dict(zip(names, str(shown).split(), strict=True))
     session.log(f"{end} end of the range: {versions}")
-    for name, prefix in wanted.items():
-        if not versions[name].startswith(prefix):
-            session.error(f"the {end} end runs {name} {versions[name]}, not {prefix}*")
+    if end == "oldest":
+        for name, lower in LOWER_BOUNDS.items():
+            if not versions[name].startswith(f"{lower}."):
+                session.error(f"the {end} end runs {name} {versions[name]}, not {lower}.*")
     session.run("python", "-m", "mypy", "--strict", "pytest_agent_skills")
     # The real model server is built into the system's python only, and says nothing of
     # either dependency.

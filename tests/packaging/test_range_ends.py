@@ -30,10 +30,10 @@ def _declared() -> dict[str, Requirement]:
 def test_the_oldest_end_is_each_lower_bound_and_the_newest_keeps_the_upper() -> None:
     noxfile = _noxfile()
     declared = _declared()
-    for name, prefix in noxfile.RANGE_ENDS["oldest"].items():
+    assert set(noxfile.LOWER_BOUNDS) == set(noxfile.UPPER_BOUNDS)
+    for name, bound in noxfile.LOWER_BOUNDS.items():
         lower = [spec.version for spec in declared[name].specifier if spec.operator == ">="]
-        assert lower == [prefix.rstrip(".")], (name, lower, prefix)
+        assert lower == [bound], (name, lower, bound)
     for name, bound in noxfile.UPPER_BOUNDS.items():
         upper = {str(spec) for spec in declared[name].specifier if spec.operator == "<"}
         assert upper == ({bound} if bound else set()), (name, upper)
-    assert noxfile.RANGE_ENDS["newest"] == dict.fromkeys(noxfile.RANGE_ENDS["oldest"], "")
