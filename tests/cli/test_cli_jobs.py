@@ -15,11 +15,11 @@ from pytest_agent_skills.rules._split import SHARE_AT_LEAST
 from tests.support.cli import failing_report
 from tests.support.corpus import CORPUS
 from tests.support.forks import COUNT_FORKS
-from tests.support.skill_files import write_copies
+from tests.support.skill_files import copies_for_shares, write_copies
 
 FORMATS = ("text", "json", "sarif", "github", "junit")
 #: Copies of seven skills (``write_copies``) enough to be shared out to three processes.
-SHARED_OUT_COPIES = -(-3 * SHARE_AT_LEAST // 7)
+SHARED_OUT_COPIES = copies_for_shares(3)
 
 
 @pytest.mark.parametrize("form", FORMATS)

@@ -21,7 +21,7 @@ import pytest
 from pytest_agent_skills.rules import WorkerFailed, _split
 from pytest_agent_skills.rules._split import SHARE_AT_LEAST, Split, processes_for
 from tests.support.forks import COUNT_FORKS
-from tests.support.skill_files import write_copies, write_skill
+from tests.support.skill_files import copies_for_shares, write_copies, write_skill
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,7 +56,7 @@ def counted(root: Path, jobs: int) -> dict[str, object]:
 
 
 def test_shared_out_the_reports_are_those_of_one_process(tmp_path: Path) -> None:
-    copies = -(-3 * SHARE_AT_LEAST // 7)  # seven skills a copy: three shares at least
+    copies = copies_for_shares(3)
     write_copies(tmp_path, copies)
     alone = counted(tmp_path, 1)
     for jobs in (2, 3):
@@ -125,7 +125,7 @@ def test_without_the_kernel_s_runnable_count_the_load_average_says(
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_each_process_takes_a_few_hundred_skills_at_least() -> None:
+def test_each_process_takes_its_least_share_of_skills() -> None:
     least = SHARE_AT_LEAST
     counts = (2 * least - 1, 2 * least, 3 * least - 1, 3 * least, 31 * least + 5)
     script = (
@@ -253,8 +253,8 @@ def with_no_child_left(script: str, root: Path) -> str:
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_when_this_process_fails_its_error_stands_and_no_child_is_left(tmp_path: Path) -> None:
-    write_copies(tmp_path, 10)
-    script = (
+    write_copies(tmp_path, copies_for_shares(2))
+    script = COUNT_FORKS + (
         "import os, sys\n"
         "from pathlib import Path\n"
         "from pytest_agent_skills.rules import _validate, validate_paths\n"
@@ -268,14 +268,15 @@ def test_when_this_process_fails_its_error_stands_and_no_child_is_left(tmp_path:
         "    validate_paths([Path(sys.argv[1])], jobs=2)\n"
         "except RuntimeError as error:\n"
         "    print(error)\n"
+        "print(len(forked), 'forked')\n"
     )
     printed = with_no_child_left(script, tmp_path)
-    assert printed == "the parent failed\nno child left\n"
+    assert printed == "the parent failed\n1 forked\nno child left\n"
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_skill_gone_before_a_child_reads_it_is_the_error_of_one_process(tmp_path: Path) -> None:
-    write_copies(tmp_path, -(-2 * SHARE_AT_LEAST // 7))  # seven skills a copy: two shares
+    write_copies(tmp_path, copies_for_shares(2))
     script = (
         "import json, os, sys\n"
         "from pathlib import Path\n"

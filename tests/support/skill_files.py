@@ -64,6 +64,14 @@ def write_linked_repository(root: Path) -> None:
     (plugins / "pdf").symlink_to("../.vendor/pdf", target_is_directory=True)
 
 
+def copies_for_shares(shares: int) -> int:
+    """How many :func:`write_copies` copies (seven skills each) give ``shares`` processes of a
+    forked validation their least share of skills each."""
+    from pytest_agent_skills.rules._split import SHARE_AT_LEAST
+
+    return -(-shares * SHARE_AT_LEAST // 7)
+
+
 def write_copies(root: Path, copies: int) -> None:
     """``copies`` folders of seven skills each: clean, badly named, with unknown fields (ignored
     by a per-path ignore in ``copy-1``), with missing references and an example path, with an
