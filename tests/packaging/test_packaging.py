@@ -22,6 +22,7 @@ from tests.support.skill_files import write_skill
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = (
     "pytest_agent_skills/schemas/scenario.schema.json",
+    "pytest_agent_skills/schemas/audit.schema.json",
     "pytest_agent_skills/rules/rules.md",
     "pytest_agent_skills/evals/report.css",
     "pytest_agent_skills/evals/report.js",
