@@ -34,6 +34,7 @@ from .filenames import SKILL_FILE
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
     from .links import SkippedLink
+    from .listings import FolderListings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -67,6 +68,7 @@ VALIDATE_FLAGS = {
     "skills_rule_severity": "rule_severity",
     "skills_per_path_ignores": "per_path_ignore",
     "skills_refresh": "refresh",
+    "skills_changed_since": "changed_since",
 }
 
 
@@ -125,6 +127,12 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         help="download URL roots again instead of using the cache",
     )
     parser.add_argument(
+        "--changed-since",
+        metavar="REF",
+        help="check only the skills with a file that differs from this git ref (committed,"
+        " staged, unstaged or untracked), e.g. HEAD~1; says how many it left out",
+    )
+    parser.add_argument(
         "--exit-zero",
         action="store_true",
         help="exit 0 even when errors are found (report only)",
@@ -170,12 +178,15 @@ def _run_validate(args: argparse.Namespace) -> int:
     scopes = Scopes(_validate_flags(args), listings=listings)
     skipped: list[SkippedLink] = []  # linked folders the walks did not enter
     targets = _targets(args.paths, scopes, skipped)
+    ref = scopes.for_path(".").settings("skills_changed_since")
+    if ref:
+        targets = changed_targets(targets, ref, listings)
     options = {path: scope.validation for path, scope in targets.items()}
     jobs = args.jobs or default_jobs()
     reports = validate_paths(targets, options.__getitem__, skipped, listings, jobs)
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")
-    if not reports:
+    if not reports and not ref:
         from .redaction import mask_urls  # (an error's import: a run with skills needs none)
 
         specs = args.paths or [".", *scopes.for_path(".").settings("skills_roots")]
@@ -276,6 +287,25 @@ def _selected_targets(scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, 
         else:
             raise UsageError(f"{config.path}: skills_roots: {spec}: no such folder")
     return targets
+
+
+def changed_targets(
+    targets: dict[Path, Scope], ref: str, listings: FolderListings | None = None
+) -> dict[Path, Scope]:
+    """The SKILL.md files of the skills under ``targets`` with a file that differs from the git
+    ``ref`` (each with its target's scope); what was kept and left out is said on stderr."""
+    from .changes import changed_skills
+    from .rules import skill_dirs
+
+    scope_of: dict[Path, Scope] = {}
+    for path, scope in targets.items():
+        for folder in skill_dirs(path, listings):
+            scope_of.setdefault(folder, scope)
+    folders = list(scope_of)
+    where = folders[0] if folders else Path.cwd()  # git is asked in the first skill's work tree
+    split = changed_skills(folders, ref, where, f"--changed-since {ref}")
+    sys.stderr.write(f"agent-skills: {split.summary()}\n")
+    return {folder / SKILL_FILE: scope_of[folder] for folder in split.kept}
 
 
 def _repository_root(scopes: Scopes) -> Path:

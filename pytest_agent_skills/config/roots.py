@@ -1,5 +1,5 @@
-"""The settings every concern shares: the extra skill roots and whether URL roots are
-downloaded again."""
+"""The settings every concern shares: the extra skill roots, whether URL roots are
+downloaded again, and the git ref that limits a run to the skills changed since."""
 
 from __future__ import annotations
 
@@ -22,5 +22,12 @@ ROOT_SETTINGS = settings.declare(
         kind="bool",
         default=False,
         help="download URL skill roots again instead of using the cache",
+    ),
+    Setting(
+        ini="skills_changed_since",
+        metavar="REF",
+        help="only the skills with a file that differs from this git ref (committed, staged,"
+        " unstaged or untracked), e.g. HEAD~1 or origin/main; how many were left out is"
+        " reported",
     ),
 )

@@ -42,6 +42,7 @@ _OPTIONS_KEY = pytest.StashKey["ValidationOptions"]()
 _SKILL_FILES_KEY = pytest.StashKey[list["SkillFile"]]()
 _DUPLICATES_KEY = pytest.StashKey[dict[Path, tuple[list["Finding"], Any]]]()
 _LINKS_KEY = pytest.StashKey["CollectionLinks"]()
+_CHANGED_KEY = pytest.StashKey[str]()
 
 #: The name of the one item of a skill (``skills/pdf/SKILL.md::validate``).
 SKILL_ITEM_NAME = "validate"
@@ -173,7 +174,34 @@ def pytest_collection_modifyitems(
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
         files = [node for node in files if node.path not in left_out]
-    config.stash[_SKILL_FILES_KEY] = files
+    config.stash[_SKILL_FILES_KEY] = files  # all of them: a name taken by a skill left out counts
+    ref = settings.value(config, "skills_changed_since")
+    if ref:
+        _keep_changed(config, items, [node.path.parent for node in files], ref)
+
+
+def _keep_changed(
+    config: pytest.Config, items: list[pytest.Item], folders: list[Path], ref: str
+) -> None:
+    """Deselect the items of the skills with no file that differs from the git ``ref``; the
+    line saying how many were left out is shown after collection."""
+    from ..changes import changed_skills
+
+    where = folders[0] if folders else config.rootpath
+    try:
+        split = changed_skills(folders, ref, where, f"--skills-changed-since {ref}")
+    except AgentSkillsError as error:
+        raise pytest.UsageError(str(error)) from None
+    unchanged = set(split.unchanged)
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        skill_item = isinstance(item, SkillItem) and item.path.parent in unchanged
+        (dropped if skill_item else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    config.stash[_CHANGED_KEY] = f"agent-skills: {split.summary()}"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -182,7 +210,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
-    return config.stash[_LINKS_KEY].report_lines() if _LINKS_KEY in config.stash else []
+    lines = config.stash[_LINKS_KEY].report_lines() if _LINKS_KEY in config.stash else []
+    return [*lines, config.stash[_CHANGED_KEY]] if _CHANGED_KEY in config.stash else lines
 
 
 @pytest.hookimpl(trylast=True)
