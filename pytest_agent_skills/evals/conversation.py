@@ -181,9 +181,6 @@ def converse(
                 replay_only,
                 cap=access.options.max_run_tokens,
             )
-            if conversation.inputs:
-                # Staged before the first model turn, as a skill-creator executor sees them.
-                session._ensure_workspace()
             served = ServedModel(cassette, model_name=name, stream=False, in_process=True)
             stack.callback(served.close)
             model: ServedModel | _LoadWatch = served

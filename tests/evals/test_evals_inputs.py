@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_agent_skills.config.runtimes import RuntimeOptions
 from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark
 from pytest_agent_skills.evals.spec import EvalFileError, load_evals
 from tests.support.evals import REPO, CommandAgent, command_agent, recording, write_eval_skill
@@ -83,6 +84,29 @@ def test_an_input_linked_inside_the_skill_is_staged(tmp_path: Path) -> None:
     assert run.error is None
     call = next(call for call in run.transcript["tool_calls"] if call["name"] == "skill_run")
     assert json.loads(call["result"])["stdout"] == "value\n7\n8\n"
+
+
+@pytest.mark.parametrize("command", ["", "cat work/inputs/data.csv"], ids=["none", "one"])
+def test_a_run_makes_its_workspace_at_its_first_command_only(tmp_path: Path, command: str) -> None:
+    """The inputs are staged when a command first needs the workspace: a run whose agent runs
+    no command makes no workspace (kept workspaces show every one that was made)."""
+    skill = write_eval_skill(tmp_path)
+    work_root = tmp_path / "workspaces"
+    kept = RuntimeOptions(work_root=work_root, keep_workspaces=True)
+    with command_agent(CommandAgent("csv-stats", command)) as url:
+        options = recording(url, tmp_path, runs=1, workspaces=kept)
+        outcome = run_benchmark(EvalRequest(skill, options, only=(1,)))
+    [run] = [run for run in outcome.runs if run.key.configuration == "with_skill"]
+    assert run.error is None
+    made = sorted(path.name for path in work_root.iterdir()) if work_root.exists() else []
+    if not command:
+        assert made == []
+        assert [call["name"] for call in run.transcript["tool_calls"]] == ["skill_load"]
+    else:
+        [workspace] = made  # the run's own: the baseline run does not load the skill's command
+        assert (work_root / workspace / "work" / "inputs" / "data.csv").read_bytes() == (
+            skill / DATA
+        ).read_bytes()
 
 
 def _load_within(skill: Path, seconds: float) -> BaseException | None:

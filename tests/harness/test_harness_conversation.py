@@ -262,3 +262,36 @@ def test_a_whole_conversation_takes_no_fields_beside_it() -> None:
 def test_the_keyword_fields_are_the_conversations_fields() -> None:
     fields = {field.name for field in dataclasses.fields(Conversation)}
     assert set(ConversationFields.__annotations__) == fields - {"repository", "user"}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_a_conversation_that_runs_no_command_makes_no_workspace(tmp_path, transport) -> None:
+    """Loading, listing and selecting docs need no workspace: none is made, inputs or not (the
+    runtime keeps every workspace it makes, so one made and removed would still be there)."""
+    from pytest_agent_skills.workspace import create_runtime
+
+    select = {"skill_name": "notes", "docs": ["docs/glossary.md"], "mode": "add"}
+    turns = [LOAD_NOTES, LIST_DOCS, {"call": "skill_select_docs", "args": select}]
+    done = {"say": "Done."}
+    with create_runtime("local", work_root=tmp_path, keep_workspaces=True) as runtime:
+        outcome = run_conversation(
+            REPOSITORY,
+            "Notes in house style, please.",
+            script=[*turns, done],
+            inputs={"draft.txt": "notes"},
+            transport=transport,
+            settings=RunSettings(runtime=runtime),
+        )
+        assert [call.is_error for call in outcome.trajectory.calls] == [False] * 3
+        assert outcome.trajectory.workspace is None
+        assert list(tmp_path.iterdir()) == []
+        ran = run_conversation(
+            REPOSITORY,
+            "Count the notes.",
+            script=[{"call": "skill_run", "args": {"skill": "notes", "command": "true"}}, done],
+            inputs={"draft.txt": "notes"},
+            transport=transport,
+            settings=RunSettings(runtime=runtime),
+        )
+        assert ran.trajectory.files["work/inputs/draft.txt"] == b"notes"
+        assert [path.name for path in tmp_path.iterdir()] == [ran.trajectory.workspace.name]

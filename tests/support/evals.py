@@ -378,8 +378,8 @@ def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
 @dataclass
 class CommandAgent:
     """The backend of a :class:`LoopbackServer`: an agent that loads ``skill``, runs
-    ``command`` with ``skill_run``, then answers ``final``; a grader that says every
-    expectation is met (or, with ``passed`` false, unmet) with ``evidence``."""
+    ``command`` with ``skill_run`` (none when it is empty), then answers ``final``; a grader
+    that says every expectation is met (or, with ``passed`` false, unmet) with ``evidence``."""
 
     skill: str
     command: str
@@ -404,7 +404,7 @@ class CommandAgent:
         if not tools_done:
             call = ToolCall("c1", "skill_load", json.dumps({"skill_name": self.skill}))
             return self._reply(ModelTurn(tool_calls=(call,)), body)
-        if len(tools_done) == 1:
+        if len(tools_done) == 1 and self.command:
             arguments = json.dumps({"skill": self.skill, "command": self.command})
             call = ToolCall("c2", "skill_run", arguments)
             return self._reply(ModelTurn(tool_calls=(call,)), body)
