@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs and starts the services the workspace tests need, on a fresh Debian 12 machine, as root:
-#   - packages docker.io, bubblewrap, debootstrap, and chromium with chromium-driver for the
+#   - packages docker.io, bubblewrap, debootstrap, strace, iptables, iproute2, and chromium with chromium-driver for the
 #     headless-browser tests of the HTML reports (each skipped when already installed);
 #   - dockerd (started in the background when `docker info` does not answer);
 #   - the offline Docker test image, by `agent-skills docker-image` (debootstrap minbase + python3,
@@ -24,6 +24,11 @@ missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)  # a docker client alone (no engine) is not enough
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+# The detonation run of 'agent-skills audit --dynamic': strace records a run's file opens and
+# writes, iptables sends its every connection to the sink, ip routes it there.
+command -v strace >/dev/null 2>&1 || missing+=(strace)
+[ -x /usr/sbin/iptables ] || missing+=(iptables)
+[ -x /usr/sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 if [ "${#missing[@]}" -gt 0 ]; then

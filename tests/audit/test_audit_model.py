@@ -56,7 +56,13 @@ def test_a_written_document_has_the_fixed_shape_and_validates_against_the_schema
     (skill,) = data["skills"]
     assert list(skill) == ["name", "path", "findings", "not_analyzed"]
     assert list(skill["findings"][0]) == [
-        "rule", "severity", "analysis", "file", "line", "message", "evidence"
+        "rule",
+        "severity",
+        "analysis",
+        "file",
+        "line",
+        "message",
+        "evidence",
     ]
     assert data["summary"] == {
         "skills": 1,
@@ -90,6 +96,8 @@ def test_a_severity_outside_the_five_is_refused() -> None:
         )
 
 
-def test_dynamic_analysis_refuses_until_it_is_built_never_passing_silently() -> None:
-    with pytest.raises(DynamicUnavailableError, match="--dynamic: the detonation run is not"):
-        start_dynamic(DynamicOptions())
+def test_dynamic_analysis_refuses_the_host_never_passing_silently() -> None:
+    with pytest.raises(
+        DynamicUnavailableError, match="a detonation run never executes on the host"
+    ):
+        start_dynamic(DynamicOptions(runtime="local"))

@@ -1,0 +1,249 @@
+"""What one detonation run did, read from its supervisor's report, as dynamic findings.
+
+Rules (``analysis: "dynamic"``):
+
+- ``dynamic-exfiltration`` (critical): a canary left the run in a connection's bytes;
+- ``dynamic-honeytoken-read`` (high): a honeytoken of the fake HOME was read;
+- ``dynamic-canary-output`` (high): a canary in the command's output or in a file it wrote;
+- ``dynamic-persistence`` (high): a write (done or refused) to a shell rc file or another
+  HOME dotfile, an agent memory file (CLAUDE.md, AGENTS.md, ...), or a system folder;
+- ``dynamic-process-left`` (high): a process still running when the command's shell ended;
+- ``dynamic-egress`` (medium): a connection attempt or a name lookup (every route leads to
+  the sink: none of it leaves the machine);
+- ``dynamic-temp-write`` (low): a file left in ``/tmp``, ``/var/tmp``, ``/run`` or a
+  HOME cache folder.
+
+A run cut by its time or output bound, or one that could not be set up, is a
+``not_analyzed`` entry: what it would have done after is not known.
+"""
+
+from __future__ import annotations
+
+import base64
+import posixpath
+from typing import Any
+
+from .honeytokens import HOME, Bait
+from .isolation import CONTROL, SCRATCH, TRACE_FOLDER, WORKSPACE
+from .model import AuditFinding, NotAnalyzed, Severity
+from .runs import PlannedRun
+from .trace import file_calls, is_under
+
+MEMORY_FILES = frozenset(
+    {"claude.md", "agents.md", "gemini.md", ".cursorrules", "copilot-instructions.md"}
+)
+#: Writes here are the run's own business (or the kernel's pseudo files).
+ALLOWED_WRITES = (
+    WORKSPACE,
+    HOME,
+    *SCRATCH,
+    TRACE_FOLDER,
+    "/dev",
+    "/proc/self",
+    "/proc/thread-self",
+)
+#: HOME folders a tool fills on its own (a cache is not persistence).
+HOME_CACHES = (
+    f"{HOME}/.cache",
+    f"{HOME}/.local/share",
+    f"{HOME}/.npm",
+    f"{HOME}/.config/matplotlib",
+    f"{HOME}/.local/lib",
+)
+EVIDENCE_CHARS = 300
+
+
+class RunReading:
+    """The findings of one run (``planned``) from its report, the bait it carried known."""
+
+    def __init__(self, planned: PlannedRun, report: dict[str, Any], bait: Bait, cwd: str) -> None:
+        self.planned, self.report, self.bait, self.cwd = planned, report, bait, cwd
+        self.variants = bait.variants()
+        self.findings: list[AuditFinding] = []
+        self.not_analyzed: list[NotAnalyzed] = []
+
+    def add(self, rule: str, severity: Severity, message: str, evidence: str) -> None:
+        origin = f"{self.planned.origin} `{_short(self.planned.command)}`"
+        finding = AuditFinding(
+            rule=rule,
+            severity=severity,
+            analysis="dynamic",
+            file=self.planned.file,
+            line=self.planned.line,
+            message=f"{message} (when run: {origin})",
+            evidence=evidence[:EVIDENCE_CHARS],
+        )
+        if finding not in self.findings:
+            self.findings.append(finding)
+
+    def read(self) -> RunReading:
+        report = self.report
+        errors = report.get("setup_errors") or []
+        if errors:
+            reason = "; ".join(str(error) for error in errors)
+            self.skip(f"the detonation run could not be set up: {reason}")
+            if "exit_code" not in report:
+                return self
+        if report.get("timed_out"):
+            self.skip("the run was cut at its time bound: what it does after is not known")
+        if report.get("output_cut"):
+            self.skip("the run's output passed its bound: the rest was not searched")
+        self._egress()
+        self._honeytokens()
+        self._outputs()
+        self._writes()
+        for process in report.get("left_running") or []:
+            self.add(
+                "dynamic-process-left",
+                "high",
+                "a process was still running after the command ended (a daemon, a dropper,"
+                " a reverse shell waiting)",
+                str(process.get("command", "")),
+            )
+        return self
+
+    def skip(self, reason: str) -> None:
+        self.not_analyzed.append(
+            NotAnalyzed(file=self.planned.file, reason=f"{reason} ({_short(self.planned.command)})")
+        )
+
+    def _egress(self) -> None:
+        named = set()
+        for connection in self.report.get("connections") or []:
+            target = (
+                f"{connection.get('name') or connection.get('address')}:{connection.get('port')}"
+            )
+            named.add(connection.get("name"))
+            payload = base64.b64decode(str(connection.get("payload") or "")).decode("latin-1")
+            leaked = self._canaries_in(payload)
+            if leaked:
+                self.add(
+                    "dynamic-exfiltration",
+                    "critical",
+                    f"sent {', '.join(leaked)} to {target} ({connection.get('protocol')})",
+                    _printable(payload),
+                )
+            self.add(
+                "dynamic-egress",
+                "medium",
+                f"connected to {target} ({connection.get('protocol')}, {connection.get('size')}"
+                " bytes sent to the sink)",
+                _printable(payload),
+            )
+        # Each name once, in the order looked up (A and AAAA queries come in pairs).
+        lookups = list(
+            dict.fromkeys(str(item.get("name")) for item in self.report.get("lookups") or [])
+        )
+        # A name carries ~60 characters a label: a secret is spread over several lookups.
+        leaked = self._canaries_in(_leading_labels(lookups))
+        if leaked:
+            self.add(
+                "dynamic-exfiltration",
+                "critical",
+                f"sent {', '.join(leaked)} out inside the DNS names it looked up",
+                " ".join(lookups),
+            )
+        for name in lookups:
+            if name not in named:
+                self.add("dynamic-egress", "medium", f"looked up {name}", name)
+
+    def _honeytokens(self) -> None:
+        read = set(self.report.get("honeytokens_read") or [])
+        planted = {f"{HOME}/{relative}" for relative in self.bait.files}
+        for call in file_calls(str(self.report.get("trace") or ""), self.cwd):
+            if call.path in planted and not call.result.startswith("-1"):
+                read.add(call.path)
+        for path in sorted(read):
+            self.add(
+                "dynamic-honeytoken-read",
+                "high",
+                f"read the credentials file ~/{posixpath.relpath(path, HOME)} of the fake HOME",
+                path,
+            )
+
+    def _outputs(self) -> None:
+        for stream in ("stdout", "stderr"):
+            text = base64.b64decode(str(self.report.get(stream) or "")).decode("latin-1")
+            leaked = self._canaries_in(text)
+            if leaked:
+                self.add(
+                    "dynamic-canary-output",
+                    "high",
+                    f"wrote {', '.join(leaked)} to its {stream}",
+                    _printable(text),
+                )
+        for found in self.report.get("canary_files") or []:
+            canary = str(found.get("canary"))
+            self.add(
+                "dynamic-canary-output",
+                "high",
+                f"wrote the secret of {self.bait.canaries.get(canary, 'a honeytoken')} into"
+                f" {found.get('path')}",
+                str(found.get("path")),
+            )
+
+    def _writes(self) -> None:
+        for change in self.report.get("changes") or []:
+            path = str(change.get("path"))
+            self._write(path, str(change.get("change")))
+        for call in file_calls(str(self.report.get("trace") or ""), self.cwd):
+            if call.writes and not is_under(call.path, ALLOWED_WRITES):
+                self.add(
+                    "dynamic-persistence",
+                    "high",
+                    f"tried to write {call.path} outside the workspace ({call.call}:"
+                    f" {call.result or 'unfinished'})",
+                    call.path,
+                )
+            elif call.writes and posixpath.basename(call.path).lower() in MEMORY_FILES:
+                self._write(call.path, "written")
+
+    def _write(self, path: str, what: str) -> None:
+        name = posixpath.basename(path).lower()
+        if name in MEMORY_FILES:
+            self.add(
+                "dynamic-persistence",
+                "high",
+                f"wrote the agent memory file {path} ({what}): instructions every later session"
+                " loads",
+                path,
+            )
+        elif is_under(path, (HOME,)) and not is_under(path, HOME_CACHES):
+            self.add("dynamic-persistence", "high", f"changed {path} in HOME ({what})", path)
+        elif not is_under(path, (WORKSPACE, CONTROL)):
+            self.add("dynamic-temp-write", "low", f"left {path} outside the workspace", path)
+
+    def _canaries_in(self, text: str) -> list[str]:
+        """Where the canaries in ``text`` were planted (an encoder's line breaks ignored)."""
+        found = []
+        joined = "".join(text.split())
+        for variant, canary in self.variants.items():
+            place = self.bait.canaries.get(canary, "a canary")
+            if (variant in text or variant in joined) and f"the secret of {place}" not in found:
+                found.append(f"the secret of {place}")
+        return found
+
+
+def _leading_labels(names: list[str]) -> str:
+    """The labels of ``names`` before the domain they share (where data rides in a lookup),
+    joined: a secret spread over several lookups reads whole again."""
+    split = [name.split(".") for name in names]
+    shared = 2
+    if len(split) > 1:
+        shared = 0
+        while all(len(labels) > shared + 1 for labels in split) and (
+            len({labels[-1 - shared] for labels in split}) == 1
+        ):
+            shared += 1
+    return "".join("".join(labels[: len(labels) - shared]) for labels in split)
+
+
+def _short(command: str) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= 80 else line[:77] + "..."
+
+
+def _printable(text: str) -> str:
+    return "".join(
+        char if char.isprintable() else f"\\x{ord(char):02x}" for char in text[:EVIDENCE_CHARS]
+    )

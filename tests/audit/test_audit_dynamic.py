@@ -1,0 +1,179 @@
+"""The detonation run (``--dynamic``) on the audit corpus, in the real bubblewrap sandbox (and
+Docker): every runtime-only malicious skill is caught, no benign skill is flagged high, a run
+cut by its bound is listed as not analysed, recorded commands are run too, and no runtime
+means a refusal with the reason."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_agent_skills.audit.detonation import Detonator
+from pytest_agent_skills.audit.dynamic_types import DynamicTarget
+from pytest_agent_skills.audit.model import rank
+from pytest_agent_skills.audit.runs import PlannedRun
+from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+from tests.support.detonation import corpus, expectation, runtime_only, started
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[Detonator]:
+    yield from started("sandbox")
+
+
+def _target(skill: Path) -> DynamicTarget:
+    return DynamicTarget(skill.name, skill)
+
+
+@pytest.mark.parametrize("skill", runtime_only(), ids=lambda path: path.name)
+def test_the_detonation_run_catches_each_malicious_skill(sandbox: Detonator, skill: Path) -> None:
+    result = sandbox.analyze(_target(skill))
+
+    found = {finding.rule for finding in result.findings}
+    assert set(expectation(skill)["dynamic"]) <= found, result.findings
+    assert {finding.analysis for finding in result.findings} == {"dynamic"}
+    assert any(rank(finding.severity) <= rank("high") for finding in result.findings)
+    assert result.runs >= 1 and result.not_analyzed == []
+
+
+def test_the_corpus_has_six_skills_harmful_only_at_run_time() -> None:
+    only_dynamic = [skill for skill in runtime_only() if not expectation(skill)["static"]]
+    assert len(only_dynamic) >= 6, only_dynamic
+
+
+@pytest.mark.parametrize("skill", corpus("benign"), ids=lambda path: path.name)
+def test_a_benign_skill_gets_no_high_dynamic_finding(sandbox: Detonator, skill: Path) -> None:
+    result = sandbox.analyze(_target(skill))
+
+    assert [f for f in result.findings if rank(f.severity) <= rank("high")] == []
+
+
+def test_a_finding_names_the_file_the_line_and_what_happened(sandbox: Detonator) -> None:
+    skill = corpus("malicious")[0].parent / "cloud-sync"
+
+    result = sandbox.analyze(_target(skill))
+
+    block = [
+        f for f in result.findings if f.file == "SKILL.md" and f.rule == "dynamic-exfiltration"
+    ]
+    assert [(f.line, f.severity) for f in block] == [(8, "critical")]
+    assert block[0].message == (
+        "sent the secret of ~/.aws/credentials to notes.backup-sync.invalid:80 (tcp)"
+        " (when run: shell block `python3 scripts/sync.py`)"
+    )
+    assert block[0].evidence.startswith("POST /put HTTP/1.1")
+
+
+def test_a_run_cut_by_its_time_bound_is_not_analyzed(sandbox: Detonator, tmp_path: Path) -> None:
+    sandbox.seconds = 1.0
+    try:
+        reading = sandbox.detonate(
+            PlannedRun("sleep 30; cat ~/.netrc", "scripts/slow.sh", None, "script"),
+            tmp_path,
+            "/workspace/skills/slow",
+        )
+    finally:
+        sandbox.seconds = 20.0
+
+    assert reading.findings == []
+    assert [entry.reason for entry in reading.not_analyzed] == [
+        "the run was cut at its time bound: what it does after is not known"
+        " (sleep 30; cat ~/.netrc)"
+    ]
+
+
+def test_a_run_whose_output_passes_its_bound_is_not_analyzed(
+    sandbox: Detonator, tmp_path: Path
+) -> None:
+    reading = sandbox.detonate(
+        PlannedRun("head -c 3000000 /dev/zero", "SKILL.md", 4, "shell block"),
+        tmp_path,
+        "/workspace/skills/loud",
+    )
+
+    assert [entry.reason for entry in reading.not_analyzed] == [
+        "the run's output passed its bound: the rest was not searched (head -c 3000000 /dev/zero)"
+    ]
+
+
+def test_the_recorded_skill_run_commands_are_detonated_too(tmp_path: Path) -> None:
+    skill = tmp_path / "notes"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: notes\ndescription: Keeps notes. Use when the user takes notes.\n---\n\n"
+        "# Notes\n\nWrite the note with echo.\n",
+        encoding="utf-8",
+    )
+    call = {
+        "name": "skill_run",
+        "arguments": json.dumps({"skill": "notes", "command": "cat ~/.netrc"}),
+    }
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+    }
+    cassettes = tmp_path / "cassettes"
+    cassettes.mkdir()
+    cassette = cassettes / "run-1.json"
+    cassette.write_text(
+        json.dumps(
+            {
+                "format": "pytest-agent-skills cassette",
+                "version": 1,
+                "interactions": [
+                    {
+                        "request": {},
+                        "response": {"status": 200, "body": {"choices": [{"message": message}]}},
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    for analysis in started("sandbox", cassettes=cassettes):
+        result = analysis.analyze(_target(skill))
+
+    assert result.runs == 1
+    assert {(f.rule, f.file) for f in result.findings} >= {
+        ("dynamic-honeytoken-read", str(cassette)),
+        ("dynamic-canary-output", str(cassette)),
+    }
+
+
+def test_the_docker_isolation_sees_what_the_sandbox_sees() -> None:
+    skill = corpus("malicious")[0].parent / "usage-metrics"
+    for analysis in started("docker"):
+        result = analysis.analyze(_target(skill))
+
+    assert set(expectation(skill)["dynamic"]) <= {finding.rule for finding in result.findings}
+
+
+def test_the_host_is_refused_with_the_reason() -> None:
+    with pytest.raises(DynamicUnavailableError) as raised:
+        start_dynamic(DynamicOptions(runtime="local"))
+
+    assert str(raised.value) == (
+        "--dynamic runs skills in the isolated runtimes only ('sandbox' or 'docker'), not"
+        " 'local': a detonation run never executes on the host"
+    )
+
+
+def test_no_isolated_runtime_is_a_refusal_naming_each_reason(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+
+    with pytest.raises(DynamicUnavailableError) as raised:
+        start_dynamic(DynamicOptions())
+
+    message = str(raised.value)
+    assert message.startswith(
+        "--dynamic needs an isolated runtime and found none; it never runs a skill on the host."
+        " sandbox: the sandbox runtime needs bubblewrap ('bwrap'), not found on PATH"
+    )
+    assert " | docker: cannot reach the Docker engine" in message
