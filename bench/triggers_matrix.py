@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pytest_agent_skills.evals.matrix import MatrixRequest, run_matrix  # noqa: E402
+from pytest_agent_skills.evals.triggers.matrix import MatrixRequest, run_matrix  # noqa: E402
 from tests.support.evals import recording  # noqa: E402
 from tests.support.routing import many_skills, word_overlap_endpoint, write_repository  # noqa: E402
 

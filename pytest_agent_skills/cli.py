@@ -421,26 +421,26 @@ def _run_docker_image(args: argparse.Namespace) -> int:
 
 
 def _configure_eval(parser: argparse.ArgumentParser) -> None:
-    from .evals.command import configure
+    from .evals.commands.command import configure
 
     configure(parser)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    from .evals.command import run
+    from .evals.commands.command import run
 
     return run(args)
 
 
 def _configure_triggers(parser: argparse.ArgumentParser) -> None:
-    from .evals.matrix_command import configure
+    from .evals.commands.matrix_command import configure
 
     configure(parser)
 
 
 def _run_triggers(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
-    from .evals.matrix_command import run
+    from .evals.commands.matrix_command import run
     from .listings import FolderListings
 
     # The skills validate would check here.
@@ -449,13 +449,13 @@ def _run_triggers(args: argparse.Namespace) -> int:
 
 
 def _configure_improve(parser: argparse.ArgumentParser) -> None:
-    from .evals.improve_command import configure
+    from .evals.commands.improve_command import configure
 
     configure(parser)
 
 
 def _run_improve(args: argparse.Namespace) -> int:
-    from .evals.improve_command import run
+    from .evals.commands.improve_command import run
 
     return run(args)
 

@@ -1,7 +1,7 @@
 """pytest glue of the trigger matrix: with ``skills_trigger_matrix = true``, one item runs
 every trigger query of the skills the session collected, with all of those skills offered,
 replayed from the eval cassettes, and fails when a skill is below the recall or precision
-bar (the library is :mod:`pytest_agent_skills.evals.matrix`)."""
+bar (the library is :mod:`pytest_agent_skills.evals.triggers.matrix`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
-from ..evals.trigger_settings import TRIGGER_SETTINGS
+from ..evals.triggers.trigger_settings import TRIGGER_SETTINGS
 from ..filenames import SKILL_FILE
 from .evals import _EvalItem  # the eval items' failure text and report line
 
@@ -70,10 +70,10 @@ class TriggerMatrixItem(_EvalItem):
         self.skill_dirs = skill_dirs
 
     def runtest(self) -> None:
-        from ..evals.matrix import MatrixRequest, run_matrix, unmeasured
-        from ..evals.matrix_command import matrix_bars
-        from ..evals.matrix_scores import false_triggers_text
-        from ..evals.options import eval_options
+        from ..evals.commands.matrix_command import matrix_bars
+        from ..evals.setup.options import eval_options
+        from ..evals.triggers.matrix import MatrixRequest, run_matrix, unmeasured
+        from ..evals.triggers.matrix_scores import false_triggers_text
 
         values = settings.PluginSettings(self.config)
         try:

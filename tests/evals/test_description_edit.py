@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_agent_skills.evals.description_edit import DescriptionEditError, replace_description
+from pytest_agent_skills.evals.triggers.description_edit import (
+    DescriptionEditError,
+    replace_description,
+)
 
 NEW = "Computes CSV statistics. Use when asked for a mean, a median or a spread."
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.evals.bounds import TRANSCRIPT_CAP_BYTES
-from pytest_agent_skills.evals.outputs import write_benchmark
-from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.run.bounds import TRANSCRIPT_CAP_BYTES
+from pytest_agent_skills.evals.suite.outputs import write_benchmark
+from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
 from pytest_agent_skills.harness import Upstream
 from pytest_agent_skills.harness.cassette import MAX_CASSETTE_BYTES
 from tests.support.evals import CommandAgent, command_agent, recording, write_eval_skill

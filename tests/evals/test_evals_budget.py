@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.benchmark import benchmark_markdown
-from pytest_agent_skills.evals.budget import TokenBudget
-from pytest_agent_skills.evals.outputs import write_benchmark, write_report
-from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark, run_triggers
+from pytest_agent_skills.evals.setup.budget import TokenBudget
+from pytest_agent_skills.evals.suite.outputs import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark, run_triggers
+from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
 from tests.support.evals import (
     Behaviour,
     fake_endpoint,

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_agent_skills.evals import stats
+from pytest_agent_skills.evals.verdicts import stats
 from tests.support.evals import NOISY_EVALS, Behaviour, fake_endpoint, write_eval_skill
 
 REPO = Path(__file__).resolve().parents[2]

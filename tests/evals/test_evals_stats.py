@@ -12,7 +12,7 @@ import statistics
 import pytest
 from scipy import stats as oracle
 
-from pytest_agent_skills.evals import stats
+from pytest_agent_skills.evals.verdicts import stats
 from tests.support.evals import Behaviour, simulated_pass_rates
 
 

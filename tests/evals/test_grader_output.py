@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.grader import json_object_in, parse_grading
-from pytest_agent_skills.evals.grader_output import NEGOTIATED
-from pytest_agent_skills.evals.outputs import write_benchmark, write_report
-from pytest_agent_skills.evals.runner import EvalRequest, run_benchmark
-from pytest_agent_skills.evals.transport import final_rejection
+from pytest_agent_skills.evals.run.grader import json_object_in, parse_grading
+from pytest_agent_skills.evals.run.grader_output import NEGOTIATED
+from pytest_agent_skills.evals.run.transport import final_rejection
+from pytest_agent_skills.evals.suite.outputs import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
 from pytest_agent_skills.harness import Upstream
 from tests.support.evals import (
     REFUSALS,

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.improve import (
+from pytest_agent_skills.evals.setup.spec import TriggerQuery
+from pytest_agent_skills.evals.triggers.improve import (
     ImproveError,
     ImproveRequest,
     Numbered,
     improve_description,
     split,
 )
-from pytest_agent_skills.evals.spec import TriggerQuery
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
 from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.matrix import MatrixBars, matrix_document
-from pytest_agent_skills.evals.outputs import write_json
+from pytest_agent_skills.evals.suite.outputs import write_json
+from pytest_agent_skills.evals.triggers.matrix import MatrixBars, matrix_document
 from tests.support.browser import browser, open_report  # noqa: F401
 from tests.support.evals import replaying
 from tests.support.routing import many_skills, planned_counts

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.improve import ImproveRequest, improve_description
-from pytest_agent_skills.evals.matrix import MatrixBars, MatrixRequest, run_matrix
+from pytest_agent_skills.evals.triggers.improve import ImproveRequest, improve_description
+from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from pytest_agent_skills.harness import RunSettings, Upstream
 from tests.support.evals import replaying
 from tests.support.harness import only_loopback

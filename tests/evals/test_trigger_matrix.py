@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.matrix import MatrixBars, MatrixRequest, run_matrix
-from pytest_agent_skills.evals.runner import EvalSetupError
+from pytest_agent_skills.evals.suite.runner import EvalSetupError
+from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
 from tests.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository

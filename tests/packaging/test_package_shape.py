@@ -182,10 +182,11 @@ def test_no_function_takes_more_than_a_handful_of_parameters() -> None:
     )
 
 
-def layers() -> list[tuple[str, set[str]]]:
-    """The layers of docs/architecture.md, from the ground up: (name, top-level modules)."""
+def layers(table_name: str = "layers") -> list[tuple[str, set[str]]]:
+    """A table of docs/architecture.md, from the ground up: (name, modules). ``layers`` names
+    the package's top-level modules, ``evals-floors`` the subpackages of ``evals``."""
     text = ARCHITECTURE.read_text(encoding="utf-8")
-    table = text[text.index("<!-- layers:begin") : text.index("<!-- layers:end -->")]
+    table = text[text.index(f"<!-- {table_name}:begin") : text.index(f"<!-- {table_name}:end -->")]
     rows = [line.strip("|").split(" | ") for line in table.splitlines() if line.startswith("| ")]
     return [
         (layer.strip(), {name.strip(" `") for name in names.split(",")})
@@ -233,3 +234,36 @@ def test_below_the_front_layer_no_module_imports_pytest_as_it_loads() -> None:
                 if any(n.split(".")[0] in ("pytest", "_pytest") for n in names):
                     loading.append(name)
     assert loading == []
+
+
+def _floor(module: str) -> str | None:
+    """The floor (subpackage of ``evals``) ``module`` stands in, None outside ``evals``."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "evals" and len(parts) > 1 else None
+
+
+def test_evals_is_subpackages_not_a_flat_list() -> None:
+    known = modules()
+    flat = sorted(
+        name for name, path in known.items()
+        if _floor(name) is not None and path.parent == PACKAGE / "evals"
+    )
+    assert flat == [], "a module directly in evals/: place it in a floor (docs/architecture.md)"
+    named = [name for _, names in layers("evals-floors") for name in names]
+    floors = {_floor(name) for name in known} - {None}
+    assert sorted(floors - set(named)) == [], "name these in the floors of docs/architecture.md"
+    assert sorted(set(named) - floors) == [], "docs/architecture.md names floors that do not exist"
+
+
+def test_no_evals_module_imports_one_of_a_higher_floor() -> None:
+    floors = layers("evals-floors")
+    level = {name: index for index, (_, names) in enumerate(floors) for name in names}
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items()
+        for target in targets
+        if (here := _floor(module)) is not None
+        and (there := _floor(target)) is not None
+        and level[there] > level[here]
+    )
+    assert upward == [], "imports of a higher floor of evals (see docs/architecture.md)"

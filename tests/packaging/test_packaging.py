@@ -24,8 +24,8 @@ PACKAGED = (
     "pytest_agent_skills/schemas/scenario.schema.json",
     "pytest_agent_skills/schemas/audit.schema.json",
     "pytest_agent_skills/rules/rules.md",
-    "pytest_agent_skills/evals/report.css",
-    "pytest_agent_skills/evals/report.js",
+    "pytest_agent_skills/evals/report/report.css",
+    "pytest_agent_skills/evals/report/report.js",
 )
 
 

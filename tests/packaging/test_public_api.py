@@ -98,8 +98,10 @@ START_UP_MODULES = [
     "pytest_agent_skills.config.validation",
     "pytest_agent_skills.errors",
     "pytest_agent_skills.evals",
-    "pytest_agent_skills.evals.eval_settings",  # the eval settings, declared; no options made
-    "pytest_agent_skills.evals.trigger_settings",  # the trigger matrix's, likewise
+    "pytest_agent_skills.evals.setup",
+    "pytest_agent_skills.evals.setup.eval_settings",  # the eval settings, declared; no options made
+    "pytest_agent_skills.evals.triggers",
+    "pytest_agent_skills.evals.triggers.trigger_settings",  # the trigger matrix's, likewise
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",
     "pytest_agent_skills.glue.evals",

@@ -187,7 +187,7 @@ def planned_counts(
 ) -> list[Any]:
     """The counts the word-overlap model gives ``runs`` runs of each query of ``skills``
     (with every skill offered), without a server: for the report's tests."""
-    from pytest_agent_skills.evals.matrix_scores import QueryCounts
+    from pytest_agent_skills.evals.triggers.matrix_scores import QueryCounts
 
     offered = {name: description for name, (description, _queries) in skills.items()}
     counts = []

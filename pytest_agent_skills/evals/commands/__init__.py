@@ -1,0 +1,1 @@
+"""``agent-skills eval``, ``triggers`` and ``improve-description``."""

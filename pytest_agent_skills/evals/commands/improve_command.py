@@ -1,0 +1,89 @@
+"""``agent-skills improve-description SKILL_DIR``: the description loop of :mod:`.improve`,
+its candidates written to ``--out`` (description-candidates.json and report.html), the best
+printed, and with ``--write`` put into SKILL.md (nothing else changed).  Exit 0 when it ran
+(whether or not it beat the original), 2 on usage errors, 130 when stopped by Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK
+from .matrix_command import OPTIONS, SHARED_FLAGS
+
+#: The settings it shares with ``eval`` (ini name -> flag).
+FLAGS = {**SHARED_FLAGS, "skills_eval_threshold": EVAL_FLAGS["skills_eval_threshold"]}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
+    parser.add_argument("--out", type=Path, default=Path("improve-out"), help="output folder")
+    parser.add_argument(
+        "--holdout", type=float, default=0.4, metavar="SHARE", help="queries held out (0.4)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the split (0)")
+    parser.add_argument("--iterations", type=int, default=5, metavar="N", help="rounds at most (5)")
+    parser.add_argument(
+        "--write", action="store_true", help="put the best description into SKILL.md"
+    )
+    for flag, keywords in OPTIONS.items():
+        if flag not in ("--min-recall", "--min-precision"):
+            parser.add_argument(flag, **keywords)
+    parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ...config.file_settings import FileSettings
+    from ...config.locate import ConfigLocator
+    from ...settings import load_all
+    from ..setup.options import eval_options
+    from ..suite.outputs import write_bytes, write_json, write_report
+    from ..triggers.description_edit import replace_description
+    from ..triggers.improve import (
+        CANDIDATES_FILE,
+        ImproveRequest,
+        improve_description,
+        improve_dry_run,
+    )
+
+    load_all()
+    flags: dict[str, Any] = {
+        ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in FLAGS.items()
+    }
+    values = FileSettings(ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=FLAGS)
+    request = ImproveRequest(
+        args.skill_dir,
+        eval_options(values),
+        holdout=args.holdout,
+        seed=args.seed,
+        iterations=args.iterations,
+        progress=None if args.quiet else sys.stderr,
+    )
+    if args.dry_run:
+        print(improve_dry_run(request))
+        return EXIT_OK
+    outcome = improve_description(request)
+    out: Path = args.out
+    write_json(out / CANDIDATES_FILE, outcome.document)
+    write_report(out)
+    for item in outcome.document["candidates"]:
+        scores = (
+            f"train {item['train']['passed']}/{item['train']['total']},"
+            f" held out {item['test']['passed']}/{item['test']['total']}"
+            if item["test"]
+            else f"refused: {item['refused']}"
+        )
+        print(f"candidate {item['iteration']}: {scores}")
+    print(f"best (candidate {outcome.document['best_iteration']}):\n{outcome.best}")
+    if args.write and outcome.document["best_iteration"] != 0:
+        skill_file = Path(args.skill_dir) / "SKILL.md"
+        text = skill_file.read_bytes().decode("utf-8")
+        write_bytes(skill_file, replace_description(text, outcome.best).encode("utf-8"))
+        print(f"wrote the description into {skill_file}")
+    elif args.write:
+        print("the original description is the best: SKILL.md is unchanged")
+    print(f"wrote {out / CANDIDATES_FILE}")
+    return EXIT_INTERRUPTED if outcome.interrupted else EXIT_OK

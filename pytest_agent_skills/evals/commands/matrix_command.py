@@ -1,0 +1,197 @@
+"""``agent-skills triggers [PATH...]``: the trigger matrix of the skills under the paths (found
+as ``validate`` and pytest find them), written to ``--out``; exit 0 when every skill meets
+the recall and precision bars, 1 when one falls short or a run failed, 2 on usage errors,
+130 when stopped by Ctrl-C (what finished is written)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ... import settings
+from ...errors import ConfigurationError
+from ...settings import SettingValues
+from ...workspace.names import RUNTIME_NAMES
+from .command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT
+
+#: The settings the triggers command shares with ``eval`` (how runs are made and recorded):
+#: ini name -> flag.
+SHARED_FLAGS = {
+    ini: EVAL_FLAGS[ini]
+    for ini in (
+        "skills_eval_runs",
+        "skills_eval_jobs",
+        "skills_record",
+        "skills_upstream_url",
+        "skills_model",
+        "skills_model_params",
+        "skills_eval_cassettes",
+        "skills_eval_attempts",
+        "skills_eval_runtime",
+        "skills_eval_max_tokens",
+    )
+}
+#: Its own.
+TRIGGER_FLAGS = {
+    "skills_trigger_min_recall": "--min-recall",
+    "skills_trigger_min_precision": "--min-precision",
+}
+#: Collisions printed (all of them are in triggers-matrix.json and the report).
+COLLISIONS_SHOWN = 5
+#: The options besides the paths and --out: flag -> argparse keywords.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--runs": {"type": int, "metavar": "N", "help": "runs per query (3)"},
+    "--jobs": {"type": int, "metavar": "J", "help": "runs at once (4)"},
+    "--record": {
+        "choices": ("none", "once", "new", "all"),
+        "help": "cassette record mode (none: replay offline, the default)",
+    },
+    "--upstream-url": {"metavar": "BASE_URL", "help": "endpoint to record from"},
+    "--model": {"help": "model name of the agent"},
+    "--model-param": {
+        "action": "append",
+        "metavar": "NAME=JSON",
+        "help": "a field added to every request (repeatable): temperature=0, seed=7",
+    },
+    "--cassettes": {"metavar": "DIR", "help": "cassette folder"},
+    "--attempts": {"type": int, "metavar": "N", "help": "upstream attempts (5)"},
+    "--max-tokens": {
+        "type": int,
+        "metavar": "N",
+        "help": "tokens it may use: no run starts after (runs going on finish)",
+    },
+    "--dry-run": {
+        "action": "store_true",
+        "help": "print the runs and the most requests they may make, make none",
+    },
+    "--runtime": {
+        "choices": RUNTIME_NAMES,
+        "help": "where the model's commands run (default: sandbox, else docker; local only when"
+        " asked: it runs them on this machine)",
+    },
+    "--min-recall": {"type": float, "metavar": "RATE", "help": "recall every skill reaches (0.5)"},
+    "--min-precision": {
+        "type": float,
+        "metavar": "RATE",
+        "help": "precision every skill reaches (0.5)",
+    },
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="skill folders, SKILL.md files or roots of many skills (default: what `pytest`"
+        " here collects, then skills_roots)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("triggers-out"), help="output folder")
+    for flag, keywords in OPTIONS.items():
+        parser.add_argument(flag, **keywords)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def matrix_bars(values: SettingValues) -> Any:
+    """The :class:`~.matrix.MatrixBars` of resolved settings; a rate outside 0..1 is a
+    :class:`ConfigurationError` naming where it was set."""
+    from ..triggers.matrix import MatrixBars
+
+    for ini in TRIGGER_FLAGS:
+        rate = values(ini)
+        if not 0 <= rate <= 1:
+            raise ConfigurationError(
+                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
+                f" 1, got {rate!r}"
+            )
+    return MatrixBars(values("skills_trigger_min_recall"), values("skills_trigger_min_precision"))
+
+
+def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
+    """Run the matrix of the skills under ``targets`` (the paths as ``validate`` chose them)."""
+    from ...config.file_settings import FileSettings
+    from ...config.locate import ConfigLocator
+    from ...settings import load_all
+    from ..report.report_input import MATRIX_FILE
+    from ..setup.options import eval_options
+    from ..suite.outputs import write_json, write_report
+    from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
+
+    load_all()
+    names = {**SHARED_FLAGS, **TRIGGER_FLAGS}
+    flags: dict[str, Any] = {
+        ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in names.items()
+    }
+    start = targets[0] if targets else Path.cwd()
+    values = FileSettings(ConfigLocator(Path.cwd()).locate(start), flags, flag_names=names)
+    request = MatrixRequest(
+        tuple(targets),
+        eval_options(values),
+        matrix_bars(values),
+        progress=None if args.quiet else sys.stderr,
+    )
+    if args.dry_run:
+        print(matrix_dry_run(request))
+        return EXIT_OK
+    outcome = run_matrix(request)
+    out: Path = args.out
+    write_json(out / MATRIX_FILE, outcome.document)
+    write_report(out)
+    print_matrix(outcome.document)
+    print(f"wrote {out / MATRIX_FILE}")
+    if outcome.interrupted:
+        print("interrupted: the runs that finished are written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    failed = outcome.document["summary"]["errors"] or unmeasured(outcome.document)
+    return EXIT_SHORT if outcome.short or failed else EXIT_OK
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def print_matrix(document: dict[str, Any]) -> None:
+    """Each skill's scores (those below a bar marked), the worst collisions, the errors and
+    the runs skipped."""
+    from ..triggers.matrix import unmeasured
+    from ..triggers.matrix_scores import false_triggers_text
+
+    short = document["summary"]["below_bar"]
+    for name, score in document["per_skill"].items():
+        went = false_triggers_text(score)
+        mark = "FAIL" if name in short else "ok  "
+        print(
+            f"{mark}  {name}: recall {_score(score['recall'])}"
+            f" ({score['hits']}/{score['should_trigger_runs']}),"
+            f" precision {_score(score['precision'])}"
+            + (f"; false triggers: {went}" if went else "")
+        )
+    for collision in document["collisions"][:COLLISIONS_SHOWN]:
+        print(
+            f"collision: {collision['a']} <-> {collision['b']}: {collision['count']} runs"
+            f" ({collision['a']} took {collision['a_took_b']}, {collision['b']} took"
+            f" {collision['b_took_a']})"
+        )
+    summary = document["summary"]
+    if summary["errors"]:
+        first = next(query for query in document["queries"] if query["errors"])
+        print(
+            f"{summary['errors']} of {summary['runs']} runs failed; first ({first['owner']}:"
+            f" {first['query']!r}):\n{first['error_messages'][0]}",
+            file=sys.stderr,
+        )
+    if summary["runs_skipped"]:
+        never = unmeasured(document)
+        print(
+            f"{summary['runs_skipped']} run(s) skipped: the token budget (--max-tokens) was"
+            " spent; neither judged nor errors"
+            + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
+        )
+    print(
+        f"{summary['skills']} skills, {summary['queries']} queries, {summary['runs']} runs;"
+        f" {len(short)} skill(s) below a bar (recall {document['min_recall']:g}, precision"
+        f" {document['min_precision']:g})"
+    )

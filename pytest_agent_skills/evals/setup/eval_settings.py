@@ -1,0 +1,150 @@
+"""The settings of skill evals, declared at pytest's start-up: this module makes nothing
+else (the options they build live in :mod:`~pytest_agent_skills.evals.setup.options`, imported when
+evals run)."""
+
+from __future__ import annotations
+
+from ... import settings
+from ...settings import Setting
+from ...workspace.names import RUNTIME_NAMES
+
+#: Requests made at most for one upstream answer (see ``RetryPolicy``).
+DEFAULT_ATTEMPTS = 5
+#: Model turns one eval run may take.
+DEFAULT_MAX_TURNS = 30
+
+EVAL_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_eval_runs",
+        kind="int",
+        default=3,
+        metavar="N",
+        section="evals",
+        help="runs of each eval per configuration (with and without the skill)",
+    ),
+    Setting(
+        ini="skills_eval_jobs",
+        kind="int",
+        default=4,
+        metavar="J",
+        section="evals",
+        help="eval runs (conversations) going on at once",
+    ),
+    Setting(
+        ini="skills_grader_model",
+        env="SKILLS_GRADER_MODEL",
+        metavar="MODEL",
+        section="evals",
+        help="model grading the string expectations of evals (default: skills_model), on the"
+        " same endpoint",
+    ),
+    Setting(
+        ini="skills_grader_params",
+        env="SKILLS_GRADER_PARAMS",
+        kind="params",
+        default={},
+        flag="--skills-grader-param",
+        metavar="NAME=JSON",
+        section="evals",
+        help="a field added to every request of the grader (repeatable; e.g. temperature=0,"
+        " max_tokens=1024); recorded in the grader cassettes and matched; ini: one NAME=JSON a"
+        " line; env: a JSON object or NAME=JSON lines",
+    ),
+    Setting(
+        ini="skills_eval_min_pass_rate",
+        kind="float",
+        default=1.0,
+        metavar="RATE",
+        section="evals",
+        help="the mean pass rate with the skill every eval must reach",
+    ),
+    Setting(
+        ini="skills_eval_require",
+        kind="choice",
+        choices=("none", "better"),
+        default="none",
+        metavar="VERDICT",
+        section="evals",
+        help="better: an eval passes only when its verdict is better, the 95 percent interval"
+        " of its delta above 0 (besides skills_eval_min_pass_rate)",
+    ),
+    Setting(
+        ini="skills_eval_grader_runs",
+        kind="int",
+        default=1,
+        metavar="K",
+        section="evals",
+        help="grade each run's transcript K times and report how often the grader agrees with"
+        " itself per expectation; an expectation the gradings disagree on is never a pass",
+    ),
+    Setting(
+        ini="skills_eval_models",
+        kind="list",
+        default=[],
+        metavar="MODEL",
+        section="evals",
+        help="run the evals on each of these agent models (instead of skills_model): one output"
+        " folder DIR/<model>/ each and DIR/models.json, the overview (command line: --model"
+        " repeated)",
+    ),
+    Setting(
+        ini="skills_eval_threshold",
+        kind="float",
+        default=0.5,
+        metavar="RATE",
+        section="evals",
+        help="trigger rate from which a trigger query counts as triggering the skill",
+    ),
+    Setting(
+        ini="skills_eval_cassettes",
+        metavar="DIR",
+        section="evals",
+        help="folder of the eval cassettes, a subfolder per skill (default: eval-cassettes in the"
+        " folder of the configuration file); never inside a skill folder",
+    ),
+    Setting(
+        ini="skills_eval_attempts",
+        kind="int",
+        default=DEFAULT_ATTEMPTS,
+        metavar="N",
+        section="evals",
+        help="requests made at most for one upstream answer while recording (HTTP 429 and 5xx"
+        " are asked again after a backoff honouring Retry-After)",
+    ),
+    Setting(
+        ini="skills_eval_runtime",
+        kind="choice",
+        choices=RUNTIME_NAMES,
+        env="SKILLS_EVAL_RUNTIME",
+        section="evals",
+        help="where the commands the model chooses run: sandbox (bubblewrap) or docker, without"
+        " network; local runs them on this machine and is only ever asked for (default: sandbox"
+        " when bubblewrap works, else docker when its engine and image are there, else the eval"
+        " refuses to run)",
+    ),
+    Setting(
+        ini="skills_eval_max_turns",
+        kind="int",
+        default=DEFAULT_MAX_TURNS,
+        metavar="N",
+        section="evals",
+        help="model turns one eval run may take; a run stopped there is a failed run"
+        " (stop_reason turn_limit), graded on what it did",
+    ),
+    Setting(
+        ini="skills_eval_max_run_tokens",
+        kind="int",
+        metavar="N",
+        section="evals",
+        help="tokens (usage.total_tokens) one eval run's requests may use; past them the run"
+        " stops, a failed run (stop_reason run_tokens) graded on what it did (default: no cap)",
+    ),
+    Setting(
+        ini="skills_eval_max_tokens",
+        kind="int",
+        metavar="N",
+        section="evals",
+        help="tokens the whole eval may use, grader included; once spent no run starts (the"
+        " runs not started are skipped, stop_reason budget) (default: no budget)",
+    ),
+)

@@ -1,0 +1,2 @@
+"""A skill's evals run many times in each configuration: the output folder, calibration,
+several models."""

@@ -1,0 +1,112 @@
+"""Calibration: the with-skill configuration run twice (``with_skill`` and
+``with_skill_repeat``), an A/A test of the skill, model and grader.
+
+Nothing differs between the two, so every difference is noise: the share of expectation
+verdicts that flip between run ``n`` of one and run ``n`` of the other, and the interval of
+their delta, which should contain 0. ``calibration.json`` in the output folder keeps that
+noise floor; a later benchmark written to the same folder with the same skill, models and
+runs carries it as ``calibration`` and the report states it beside every delta.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..run.results import RunResult
+from ..verdicts import stats
+from ..verdicts.benchmark import WITH_SKILL
+from ..verdicts.benchmark import WITH_SKILL_REPEAT as REPEAT
+from ..verdicts.evidence import is_counted, verdict_of
+
+CALIBRATION_NAME = "calibration.json"
+#: The metadata a benchmark shares with a calibration whose floor it may show.
+SAME_SETTINGS = ("skill_name", "executor_model", "grader_model", "runs_per_configuration")
+
+
+def _flips(runs: Sequence[RunResult]) -> tuple[int, int]:
+    """Expectation verdicts that differ between run n of each configuration, and pairs."""
+    by_key = {
+        (run.key.eval_id, run.key.configuration, run.key.run_number): run
+        for run in runs
+        if is_counted(run)
+    }
+    flipped = compared = 0
+    for (eval_id, configuration, number), run in by_key.items():
+        other = by_key.get((eval_id, REPEAT, number))
+        if configuration != WITH_SKILL or other is None:
+            continue
+        theirs = {item.text: item.passed for item in other.expectations}
+        for item in run.expectations:
+            if item.text in theirs:
+                compared += 1
+                flipped += item.passed != theirs[item.text]
+    return flipped, compared
+
+
+def calibration_summary(document: dict[str, Any], runs: Sequence[RunResult]) -> dict[str, Any]:
+    """calibration.json of an A/A benchmark: its settings, the share of expectation verdicts
+    that flip, and the delta's interval over every eval and per eval."""
+    flipped, compared = _flips(runs)
+    share = stats.wilson(flipped, compared)
+    overall = document["overall"]
+    return {
+        **{name: document["metadata"][name] for name in SAME_SETTINGS},
+        "timestamp": document["metadata"]["timestamp"],
+        "configurations": [WITH_SKILL, REPEAT],
+        "flipped": flipped,
+        "compared": compared,
+        "flip_share": round(flipped / compared, 4) if compared else None,
+        "flip_share_ci95": share.rounded() if share else None,
+        "delta_ci95": overall["delta_ci95"],
+        "verdict": verdict_of(
+            stats.Interval(*overall["delta_ci95"]) if overall["delta_ci95"] else None
+        ),
+        "evals": {
+            str(verdict["eval_id"]): {
+                "delta_ci95": verdict["delta_ci95"],
+                "verdict": verdict["verdict"],
+            }
+            for verdict in document["evals"]
+        },
+    }
+
+
+#: What a benchmark carries of a calibration (``calibration`` in benchmark.json).
+SHOWN = ("timestamp", "flipped", "compared", "flip_share", "flip_share_ci95", "delta_ci95")
+
+
+def write_calibration(out_dir: Path, document: dict[str, Any], runs: Sequence[RunResult]) -> Path:
+    """calibration.json of an A/A benchmark, whose ``calibration`` field it fills too."""
+    from .outputs import write_json
+
+    calibration = calibration_summary(document, runs)
+    document["calibration"] = {name: calibration[name] for name in SHOWN}
+    for verdict in document["evals"]:
+        verdict["noise_floor_ci95"] = verdict["delta_ci95"]
+    path = Path(out_dir) / CALIBRATION_NAME
+    write_json(path, calibration)
+    return path
+
+
+def attach_calibration(out_dir: Path, document: dict[str, Any]) -> bool:
+    """Put the noise floor of ``out_dir``'s calibration.json into ``document`` (as
+    ``calibration``, each eval's floor as ``evals[i].noise_floor_ci95``) when it was measured
+    with the same skill, models and runs; whether it was."""
+    try:
+        calibration = json.loads((Path(out_dir) / CALIBRATION_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    meta = document["metadata"]
+    if not isinstance(calibration, dict) or REPEAT in meta.get("configurations", ()):
+        return False
+    if any(calibration.get(name) != meta.get(name) for name in SAME_SETTINGS):
+        return False
+    document["calibration"] = {name: calibration.get(name) for name in SHOWN}
+    floors = calibration.get("evals") or {}
+    for verdict in document["evals"]:
+        floor = floors.get(str(verdict["eval_id"])) or {}
+        verdict["noise_floor_ci95"] = floor.get("delta_ci95")
+    return True

@@ -1,0 +1,115 @@
+"""The same evals on several models: one skill-creator-compatible output folder per model
+(``DIR/<model>/``, its cassettes under ``<cassettes>/<skill>/<model>/``) and one overview,
+``DIR/models.json``: per eval and model the with-skill pass rate, the delta with its interval
+and verdict, tokens and time. It answers "on which models does this skill help?"."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..verdicts.benchmark import WITH_SKILL
+from .runner import BenchmarkOutcome, EvalRequest, EvalSetupError, run_benchmark
+
+MODELS_NAME = "models.json"
+
+
+def model_folder(model: str) -> str:
+    """The folder name of a model: its name with every character but letters, digits, dot,
+    dash and underscore as ``_`` (``org/model:7b`` -> ``org_model_7b``)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", model).strip(".") or "_"
+
+
+def request_for(request: EvalRequest, model: str) -> EvalRequest:
+    """``request`` with ``model`` as the agent (and the grader, unless one is set), its
+    cassettes in the model's own folder."""
+    options = request.options
+    run = dataclasses.replace(options.settings, model_name=model)
+    return dataclasses.replace(
+        request,
+        options=dataclasses.replace(options, run=run, model_folder=model_folder(model)),
+    )
+
+
+def _mean(values: Sequence[float], digits: int) -> float:
+    return round(statistics.fmean(values), digits) if values else 0.0
+
+
+def _figures(document: dict[str, Any], eval_id: int | None) -> dict[str, Any]:
+    """The overview's figures of one eval (None: every eval) in one model's benchmark."""
+    runs = [
+        run
+        for run in document["runs"]
+        if run["configuration"] == WITH_SKILL and eval_id in (None, run["eval_id"])
+    ]
+    if eval_id is None:
+        rates = document["run_summary"][WITH_SKILL]["pass_rate"]
+        found = document.get("overall") or {}
+        delta = document["run_summary"]["delta"]["pass_rate"]
+    else:
+        verdict = next(item for item in document["evals"] if item["eval_id"] == eval_id)
+        rates, found, delta = verdict["pass_rate"][WITH_SKILL], verdict, verdict["delta"]
+    return {
+        "with_skill": rates["mean"],
+        "with_skill_ci95": rates.get("ci95"),
+        "delta": delta,
+        "delta_ci95": found.get("delta_ci95"),
+        "verdict": found.get("verdict", ""),
+        "tokens": _mean([float(run["result"]["tokens"]) for run in runs], 1),
+        "time_seconds": _mean([float(run["result"]["time_seconds"]) for run in runs], 3),
+    }
+
+
+def models_overview(skill_name: str, documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """models.json of each model's benchmark (in the order the models were given)."""
+    first = next(iter(documents.values()))
+    return {
+        "skill_name": skill_name,
+        "models": list(documents),
+        "folders": {model: model_folder(model) for model in documents},
+        "configurations": first["metadata"]["configurations"],
+        "overall": {model: _figures(document, None) for model, document in documents.items()},
+        "evals": [
+            {
+                "eval_id": verdict["eval_id"],
+                "eval_name": verdict["eval_name"],
+                "models": {
+                    model: _figures(document, verdict["eval_id"])
+                    for model, document in documents.items()
+                },
+            }
+            for verdict in first["evals"]
+        ],
+    }
+
+
+def run_models(
+    request: EvalRequest,
+    models: Sequence[str],
+    write: Callable[[Path, BenchmarkOutcome], None],
+    out_dir: Path,
+) -> tuple[dict[str, Any], dict[str, BenchmarkOutcome]]:
+    """Every model's benchmark, written by ``write`` into ``out_dir/<model>/``, and the
+    overview; a model interrupted stops the ones after it."""
+    folders: dict[str, str] = {}
+    for model in models:
+        other = folders.setdefault(model_folder(model), model)
+        if other != model:
+            raise EvalSetupError(
+                f"--model {other!r} and --model {model!r} would share the output folder"
+                f" {model_folder(model)!r}; give models whose names differ in letters or digits"
+            )
+    outcomes: dict[str, BenchmarkOutcome] = {}
+    for model in dict.fromkeys(models):
+        outcome = run_benchmark(request_for(request, model))
+        write(Path(out_dir) / model_folder(model), outcome)
+        outcomes[model] = outcome
+        if outcome.interrupted:
+            break
+    documents = {model: outcome.document for model, outcome in outcomes.items()}
+    skill_name = next(iter(documents.values()))["metadata"]["skill_name"]
+    return models_overview(skill_name, documents), outcomes

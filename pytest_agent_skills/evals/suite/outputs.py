@@ -1,0 +1,97 @@
+"""The eval output folder: benchmark.json, benchmark.md, triggers.json, each eval's
+eval_metadata.json, and each run's grading.json, timing.json, metrics.json, transcript.json
+and outputs/ (then report.html).
+
+Each file is written whole or not at all (a temporary file renamed over it); a run's
+folder is replaced as a whole, so no file of an earlier run survives in it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from ..run.bounds import json_file_bytes
+from ..run.results import RunResult
+from ..verdicts.benchmark import benchmark_markdown
+
+if TYPE_CHECKING:
+    from ..setup.spec import EvalCase
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_bytes(path, json_file_bytes(data))
+
+
+def write_bytes(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(content)
+    os.replace(temporary, path)
+
+
+def write_benchmark(
+    out_dir: Path,
+    document: dict[str, Any],
+    runs: Sequence[RunResult],
+    evals: Sequence[EvalCase] = (),
+) -> None:
+    """benchmark.json, benchmark.md, every run's folder and every eval's
+    ``eval-<id>/eval_metadata.json`` (and a copy in each configuration's folder, where
+    skill-creator's viewer finds it for a run) under ``out_dir``."""
+    for run in runs:
+        if not run.skipped:  # a run never started has nothing to show
+            write_run(out_dir / run.key.run_dir, run)
+    configurations = document.get("metadata", {}).get("configurations", ())
+    for case in evals:
+        metadata = eval_metadata(case)
+        folder = out_dir / f"eval-{case.id}"
+        write_json(folder / "eval_metadata.json", metadata)
+        # skill-creator's viewer takes a folder with outputs/ for a run and looks for the file
+        # there and one folder up: ours are a level deeper (eval-<id>/<configuration>/run-<n>).
+        for configuration in configurations:
+            write_json(folder / configuration / "eval_metadata.json", metadata)
+    write_json(out_dir / "benchmark.json", document)
+    write_bytes(out_dir / "benchmark.md", benchmark_markdown(document).encode("utf-8"))
+
+
+def eval_metadata(case: EvalCase) -> dict[str, Any]:
+    """skill-creator's eval_metadata.json, whose viewer reads the prompt from it: the eval's
+    id, name, prompt and expectations as its evals.json has them."""
+    return {
+        "eval_id": case.id,
+        "eval_name": case.title,
+        "prompt": case.prompt,
+        "assertions": list(case.expectations),
+    }
+
+
+def write_run(folder: Path, run: RunResult) -> None:
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    write_json(folder / "grading.json", run.grading())
+    write_json(folder / "timing.json", run.timing)
+    write_json(folder / "metrics.json", run.metrics)
+    write_json(folder / "transcript.json", run.transcript)
+    outputs = folder / "outputs"
+    outputs.mkdir()
+    for name, content in run.outputs.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            continue  # never outside the run's folder (captured files have plain names)
+        write_bytes(outputs / relative, content)
+
+
+def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
+    write_json(out_dir / "triggers.json", document)
+
+
+def write_report(out_dir: Path) -> Path:
+    """report.html of the folder (see :mod:`.report`)."""
+    from ..report.report import write_report as write_page
+
+    return write_page(out_dir)

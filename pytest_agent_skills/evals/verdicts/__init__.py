@@ -1,0 +1,1 @@
+"""Numbers from runs: statistics, evidence and verdicts, benchmark.json and benchmark.md."""

@@ -1,0 +1,364 @@
+"""benchmark.json and benchmark.md: every run, the summary per configuration (mean, sample
+standard deviation, min, max), the delta, and whether each eval meets its bar."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..run.results import RunResult
+from ..setup.isolation import HOST_WARNING
+from . import evidence
+
+WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
+WITH_SKILL_REPEAT = "with_skill_repeat"
+
+
+@dataclass(frozen=True)
+class BenchmarkInfo:
+    """benchmark.json's ``metadata``, and the bars."""
+
+    skill_name: str
+    skill_path: str
+    executor_model: str
+    grader_model: str
+    timestamp: str
+    configurations: tuple[str, ...]
+    runs_per_configuration: int
+    min_pass_rate: float
+    #: ``better``: an eval passes only when its verdict is ``better`` ("": no such gate).
+    require: str = ""
+    #: The recorded conversations graded again (``--regrade``).
+    regraded: bool = False
+    #: Where the model's commands ran (``local``, ``sandbox``, ``docker``).
+    runtime: str = ""
+    #: The grader's structured output mode (see :mod:`.grader_output`); None: no grading asked.
+    grader_output: str | None = None
+
+
+def stats(values: Sequence[float], digits: int) -> dict[str, float]:
+    """``{mean, stddev, min, max}``; the sample standard deviation (0 for one value)."""
+    if not values:
+        return {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
+    return {
+        "mean": round(statistics.fmean(values), digits),
+        "stddev": round(statistics.stdev(values), digits) if len(values) > 1 else 0.0,
+        "min": round(min(values), digits),
+        "max": round(max(values), digits),
+    }
+
+
+def _summary(runs: Sequence[RunResult]) -> dict[str, dict[str, float]]:
+    return {
+        "pass_rate": stats([run.pass_rate for run in runs], 4),
+        "time_seconds": stats([run.time_seconds for run in runs], 3),
+        "tokens": stats([float(run.tokens) for run in runs], 1),
+    }
+
+
+Summary = dict[str, dict[str, float]]
+
+
+def _delta(first: Summary, second: Summary) -> dict[str, str]:
+    def signed(name: str, spec: str) -> str:
+        return format(first[name]["mean"] - second[name]["mean"], "+" + spec)
+
+    return {
+        "pass_rate": signed("pass_rate", ".2f"),
+        "time_seconds": signed("time_seconds", ".1f"),
+        "tokens": signed("tokens", ".0f"),
+    }
+
+
+def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+    """Per eval: each configuration's pass rate (with its interval), the delta, the evidence
+    fields (:mod:`.evidence`) and whether the eval meets its bar (the mean pass rate with the
+    skill at least ``min_pass_rate``; with a baseline, a delta that is not negative; with
+    ``require``, the verdict ``better``)."""
+    verdicts = []
+    for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
+        listed = [run for run in runs if run.key.eval_id == eval_id]
+        mine = [run for run in listed if not run.skipped]
+        rates = {
+            name: stats([run.pass_rate for run in mine if run.key.configuration == name], 4)
+            for name in info.configurations
+        }
+        first, second = info.configurations
+        delta = rates[first]["mean"] - rates[second]["mean"]
+        problems = []
+        if not any(run.key.configuration == WITH_SKILL for run in mine):
+            problems.append(
+                "no run with the skill was measured: the token budget (--max-tokens) was spent"
+                " first"
+            )
+        elif rates[WITH_SKILL]["mean"] < info.min_pass_rate:
+            problems.append(
+                f"the mean pass rate with the skill {rates[WITH_SKILL]['mean']:.2f} is below"
+                f" {info.min_pass_rate:.2f}"
+            )
+        if second == BASELINE and delta < 0:
+            problems.append(f"the skill does worse than the baseline ({delta:+.2f})")
+        found = evidence.eval_evidence(mine, info.configurations)
+        for name, interval in found.pop("ci95").items():
+            rates[name]["ci95"] = interval
+        if info.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
+            problems.append(evidence.gate_problem(found, info.configurations))
+        errors = sum(1 for run in mine if run.error)
+        verdicts.append(
+            {
+                "eval_id": eval_id,
+                "eval_name": listed[0].eval_name,
+                "pass_rate": rates,
+                "delta": format(delta, "+.2f"),
+                "errors": errors,
+                "skipped": len(listed) - len(mine),
+                "meets_bar": not problems,
+                "problems": problems,
+                **found,
+            }
+        )
+    return verdicts
+
+
+def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, Any]:
+    """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
+    measured = [run for run in runs if not run.skipped]
+    summary: dict[str, Any] = {
+        name: _summary([run for run in measured if run.key.configuration == name])
+        for name in info.configurations
+    }
+    for name in info.configurations:
+        added = evidence.summary_evidence(runs, name)
+        summary[name]["all_met_ci95"] = added.pop("all_met_ci95")
+        summary[name]["pass_rate"].update(added)
+    first, second = info.configurations
+    summary["delta"] = _delta(summary[first], summary[second])
+    return {
+        "metadata": {
+            "skill_name": info.skill_name,
+            "skill_path": info.skill_path,
+            "executor_model": info.executor_model,
+            "grader_model": info.grader_model,
+            "grader_output": info.grader_output,
+            "timestamp": info.timestamp,
+            "evals_run": list(dict.fromkeys(run.key.eval_id for run in runs)),
+            "runs_per_configuration": info.runs_per_configuration,
+            "configurations": list(info.configurations),
+            "min_pass_rate": info.min_pass_rate,
+            "require": info.require or None,
+            "regraded": info.regraded,
+            "runtime": info.runtime,
+            "runs_skipped": len(runs) - len(measured),
+        },
+        "runs": [run.benchmark_entry() for run in runs],
+        "run_summary": summary,
+        "evals": eval_verdicts(info, runs),
+        "overall": evidence.overall_evidence(runs, info.configurations),
+        "notes": notes(info, runs),
+    }
+
+
+#: What the harness adapted when the grader's endpoint refused a structured output mode.
+_ADAPTED_GRADER_OUTPUT = {
+    "json_object": "The grader's endpoint refused response_format json_schema: its answers were"
+    " asked for as json_object (with the schema beside it)",
+    "text": "The grader's endpoint refused response_format (json_schema and json_object): its"
+    " answers were asked for as plain text, the JSON object taken from the reply",
+}
+
+
+def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
+    """What a reader should notice: errors, and expectations that do not tell the
+    configurations apart."""
+    found = []
+    errored = [run for run in runs if run.error]
+    if errored:
+        kinds = sorted({run.error.kind for run in errored if run.error})
+        found.append(
+            f"{len(errored)} of {len(runs)} runs failed ({', '.join(kinds)}): counted as"
+            " errors, never as passes"
+        )
+    adapted = _ADAPTED_GRADER_OUTPUT.get(info.grader_output or "")
+    if adapted:
+        found.append(adapted)
+    stopped = Counter(run.stop_reason for run in runs if run.stop_reason and not run.skipped)
+    if stopped:
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(stopped.items()))
+        found.append(
+            f"{sum(stopped.values())} of {len(runs)} runs were stopped by a limit ({reasons}):"
+            " failed runs, graded on what they did"
+        )
+    left_out = sum(1 for run in runs if run.skipped)
+    if left_out:
+        found.append(
+            f"{left_out} of {len(runs)} runs were never started: the token budget (--max-tokens)"
+            " was spent; counted in neither pass nor error"
+        )
+    texts = dict.fromkeys(item.text for run in runs for item in run.expectations)
+    for text in texts:
+        verdicts = {
+            item.passed
+            for run in runs
+            if not run.error
+            for item in run.expectations
+            if item.text == text
+        }
+        if verdicts == {True} and len(info.configurations) > 1:
+            found.append(
+                f"Expectation {text!r} passes in every run of every configuration: it may not"
+                " tell the skill's value"
+            )
+    return found
+
+
+def benchmark_markdown(document: dict[str, Any]) -> str:
+    """benchmark.md: the summary and every run as tables a person reads."""
+    meta = document["metadata"]
+    configurations = meta["configurations"]
+    lines = [
+        f"# Benchmark: {meta['skill_name']}",
+        "",
+        f"Model {meta['executor_model']}, grader {meta['grader_model']},"
+        f" {meta['runs_per_configuration']} runs per configuration, {meta['timestamp']},"
+        f" runtime {meta.get('runtime') or 'unknown'}.",
+        "",
+        *_runtime_warning(meta.get("runtime")),
+        "| configuration | pass rate | 95% interval | all expectations met (95%) | time (s)"
+        " | tokens |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in configurations:
+        part = document["run_summary"][name]
+        lines.append(
+            f"| {name} | {_spread(part['pass_rate'], '.2f')} |"
+            f" {_range(part['pass_rate'].get('ci95'))} | {_range(part.get('all_met_ci95'))} |"
+            f" {_spread(part['time_seconds'], '.1f')} | {_spread(part['tokens'], '.0f')} |"
+        )
+    delta = document["run_summary"]["delta"]
+    overall = document.get("overall") or {}
+    lines.append(
+        f"| delta | {delta['pass_rate']} | {_range(overall.get('delta_ci95'), signed=True)} |"
+        f" {overall.get('verdict', '')} | {delta['time_seconds']} | {delta['tokens']} |"
+    )
+    header = (
+        "| eval | "
+        + " | ".join(f"{name} (95%)" for name in configurations)
+        + " | delta (95%) | verdict | runs for ±0.10 | bar |"
+    )
+    lines += ["", header, "| --- " * (len(configurations) + 5) + "|"]
+    for verdict in document["evals"]:
+        rates = " | ".join(
+            f"{_spread(verdict['pass_rate'][name], '.2f')}"
+            f" {_range(verdict['pass_rate'][name].get('ci95'))}"
+            for name in configurations
+        )
+        bar = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
+        shown = verdict.get("verdict", "")
+        if verdict.get("verdict_note"):
+            shown += f" ({verdict['verdict_note']})"
+        if verdict.get("noise_floor_ci95"):
+            shown += f"; A/A floor {_range(verdict['noise_floor_ci95'], signed=True)}"
+        lines.append(
+            f"| {verdict['eval_id']} {verdict['eval_name']} | {rates} | {verdict['delta']}"
+            f" {_range(verdict.get('delta_ci95'), signed=True)} | {shown} |"
+            f" {_needed(verdict.get('runs_for_0_10'))} | {bar} |"
+        )
+    if overall.get("method"):
+        lines += ["", f"Intervals: {overall['method']}."]
+    split = [
+        (verdict, item)
+        for verdict in document["evals"]
+        for item in verdict.get("grader_disagreements", [])
+    ]
+    if split:
+        lines += [
+            "",
+            "Grader disagreements (the gradings of one run split; never counted as a pass):",
+            "",
+            "| eval | configuration | run | expectation | gradings that passed it |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {verdict['eval_id']} | {item['configuration']} | {item['run_number']} |"
+            f" {_cell(item['text'])} | {item['passed']}/{item['gradings']} |"
+            for verdict, item in split
+        ]
+    floor = document.get("calibration")
+    if floor:
+        lines += [
+            "",
+            f"Noise floor (A/A calibration of {floor['timestamp']}, same skill, models and runs):"
+            f" {floor['flipped']} of {floor['compared']} expectation verdicts flipped between two"
+            f" with-skill runs; their delta's 95% interval {_range(floor['delta_ci95'], True)}.",
+        ]
+    flaky = [(verdict, item) for verdict in document["evals"] for item in verdict.get("flaky", [])]
+    if flaky:
+        lines += [
+            "",
+            "Flaky expectations (pass in some runs of a configuration, fail in others):",
+            "",
+            "| eval | configuration | expectation | passed |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| {verdict['eval_id']} | {item['configuration']} | {_cell(item['text'])} |"
+            f" {item['passed']}/{item['runs']} |"
+            for verdict, item in flaky
+        ]
+    skipped = meta.get("runs_skipped", 0)
+    if skipped:
+        lines += ["", f"{skipped} of {len(document['runs'])} runs skipped (budget): not measured."]
+    lines += ["", run_table(document["runs"])]
+    if document["notes"]:
+        lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def _runtime_warning(runtime: str | None) -> list[str]:
+    return [f"**Warning: {HOST_WARNING}.**", ""] if runtime == "local" else []
+
+
+def run_table(runs: Sequence[dict[str, Any]]) -> str:
+    """The per-run table (also the failure text of a pytest eval item)."""
+    lines = [
+        "| eval | configuration | run | passed | time (s) | tokens | tool calls | error or stop |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        result = run["result"]
+        error = run.get("error")
+        shown = f"{error['kind']}: {error['message'].splitlines()[0][:120]}" if error else ""
+        if run.get("skipped"):
+            shown = f"skipped ({result.get('stop_reason')})"
+        elif result.get("stop_reason"):
+            shown = f"stopped ({result['stop_reason']})"
+        lines.append(
+            f"| {run['eval_id']} | {run['configuration']} | {run['run_number']} |"
+            f" {result['passed']}/{result['total']} | {result['time_seconds']:.1f} |"
+            f" {result['tokens']} | {result['tool_calls']} | {shown} |"
+        )
+    return "\n".join(lines)
+
+
+def _range(interval: Sequence[float] | None, signed: bool = False) -> str:
+    """``[0.40, 0.90]`` or ``(no interval)``."""
+    if interval is None:
+        return "(no interval)"
+    spec = "+.2f" if signed else ".2f"
+    return f"[{format(interval[0], spec)}, {format(interval[1], spec)}]"
+
+
+def _needed(runs: int | None) -> str:
+    return "–" if runs is None else str(runs)
+
+
+def _cell(text: str) -> str:
+    """Text in a table cell: one line, no column bar."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _spread(part: dict[str, Any], spec: str) -> str:
+    return f"{format(part['mean'], spec)} ± {format(part['stddev'], spec)}"
