@@ -633,6 +633,27 @@ def _parser() -> Any:
     return _PARSER
 
 
+class Block(NamedTuple):
+    """A block of a Markdown text as CommonMark reads it: the opening token's type
+    (``paragraph_open``, ``list_item_open``, ``fence``...), its nesting level, and its lines
+    (``start`` to ``end``, the line after it; counted from 0)."""
+
+    type: str
+    level: int
+    start: int
+    end: int
+
+
+def blocks(text: str) -> list[Block]:
+    """Every block of ``text`` with its lines, in order (inline content not read): the
+    structure of a body for a reader that changes steps and paragraphs."""
+    return [
+        Block(token.type, token.level, token.map[0], token.map[1])
+        for token in _parser().parse(text)
+        if token.map is not None and not token.type.endswith("_close")
+    ]
+
+
 def _parse(text: str, first_line: int, needed: frozenset[int]) -> _Blocks:
     """Read ``text`` up to the end of the paragraph holding its last ``needed`` line (block
     structure above a line never depends on what follows its paragraph), with inline

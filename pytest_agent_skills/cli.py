@@ -460,6 +460,18 @@ def _run_improve(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _configure_mutate(parser: argparse.ArgumentParser) -> None:
+    from .mutate.command import configure
+
+    configure(parser)
+
+
+def _run_mutate(args: argparse.Namespace) -> int:
+    from .mutate.command import run
+
+    return run(args)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate", "check SKILL.md files against the rules", _configure_validate, _run_validate
@@ -493,6 +505,14 @@ COMMANDS: tuple[Command, ...] = (
         " score on a train and a held-out split, the best by held-out score is kept",
         _configure_improve,
         _run_improve,
+    ),
+    Command(
+        "mutate",
+        "make mutants of a skill (a deleted step, a wrong number, a narrowed description...),"
+        " run its scenarios or tests against each: which did the checks notice, the mutation"
+        " score",
+        _configure_mutate,
+        _run_mutate,
     ),
 )
 

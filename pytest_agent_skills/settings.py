@@ -35,6 +35,7 @@ GLUE_PLUGINS = (
     "pytest_agent_skills.glue.sources_options",
     "pytest_agent_skills.glue.evals",
     "pytest_agent_skills.glue.trigger_matrix",
+    "pytest_agent_skills.glue.mutation",
 )
 
 #: The modules declaring settings, in the order pytest loads them: the shared roots first

@@ -91,6 +91,7 @@ START_UP_MODULES = [
     "pytest_agent_skills",
     "pytest_agent_skills._lazy",
     "pytest_agent_skills.config",
+    "pytest_agent_skills.config.mutation",  # the mutation settings, declared
     "pytest_agent_skills.config.roots",
     "pytest_agent_skills.config.runs",
     "pytest_agent_skills.config.runtimes",
@@ -107,6 +108,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.glue.evals",
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
+    "pytest_agent_skills.glue.mutation",
     "pytest_agent_skills.glue.roots",
     "pytest_agent_skills.glue.run_settings",
     "pytest_agent_skills.glue.scenarios",

@@ -1,0 +1,59 @@
+"""The settings of mutation runs (``agent-skills mutate`` and the pytest mutation items):
+declared once here; the command's flags and the pytest options both come from them."""
+
+from __future__ import annotations
+
+from .. import settings
+from ..settings import Setting
+
+#: The prefix the command's own flags drop (``skills_mutation_seed`` -> ``--seed``).
+FLAG_PREFIX = "skills_mutation_"
+
+MUTATION_SETTINGS = settings.declare(
+    Setting(
+        ini="skills_mutation_min_score",
+        kind="float",
+        metavar="SCORE",
+        section="mutation",
+        help="the least mutation score (killed / (killed + survived), 0 to 1) a skill's checks"
+        " must reach; set, it adds a mutation item per skill to a pytest run, and makes"
+        " agent-skills mutate exit 1 below it",
+    ),
+    Setting(
+        ini="skills_mutation_seed",
+        kind="int",
+        default=0,
+        metavar="N",
+        section="mutation",
+        help="seed of the choice of mutants: the same skill and seed give the same mutants",
+    ),
+    Setting(
+        ini="skills_mutation_max_mutants",
+        kind="int",
+        default=30,
+        metavar="N",
+        section="mutation",
+        help="the most mutants made of a skill, chosen in turn from each operator",
+    ),
+    Setting(
+        ini="skills_mutation_jobs",
+        kind="int",
+        default=1,
+        metavar="N",
+        section="mutation",
+        help="mutants checked at once, each in a process of its own",
+    ),
+    Setting(
+        ini="skills_mutation_timeout",
+        kind="float",
+        metavar="SECONDS",
+        section="mutation",
+        help="time a mutant's checks may take before it counts as a timeout (default: ten"
+        " times the original's, and 10 s more)",
+    ),
+)
+
+
+def command_flag(setting: Setting) -> str:
+    """The ``agent-skills mutate`` flag of a mutation setting."""
+    return "--" + setting.ini.removeprefix(FLAG_PREFIX).replace("_", "-")
