@@ -28,6 +28,8 @@ from .runs import PlannedRun, planned_runs, recorded_runs
 RUN_SECONDS = 20.0
 OUTPUT_CAP = 1024 * 1024
 PAYLOAD_CAP = 64 * 1024
+#: How long processes left running are watched after the command ended, before they are killed.
+LINGER_SECONDS = 2.0
 TRACE_CAP = 16 * 1024 * 1024
 #: The port of the sink's TCP listener (every connection is redirected there).
 SINK_PORT = 10080
@@ -134,6 +136,7 @@ class Detonator:
             "watched": [HOME, *SCRATCH],
             "env": environment,
             "timeout": self.seconds,
+            "linger": LINGER_SECONDS,
             "output_cap": OUTPUT_CAP,
             "payload_cap": PAYLOAD_CAP,
             "sink_port": SINK_PORT,

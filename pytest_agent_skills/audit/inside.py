@@ -294,7 +294,7 @@ class Capture(threading.Thread):
                 self.data += chunk[: self.cap - len(self.data)]
 
 
-def other_processes(spared: set[int]) -> list[dict[str, object]]:
+def other_processes(spared: set[int], tracer: int) -> list[dict[str, object]]:
     """The processes of this PID namespace but the spared ones and the wrapper shell."""
     found = []
     for entry in os.listdir("/proc"):
@@ -307,10 +307,30 @@ def other_processes(spared: set[int]) -> list[dict[str, object]]:
                 state = handle.read().rsplit(b")", 1)[1].split()[0]
         except OSError:
             continue
-        if WRAPPER_MARK in command or state == b"Z":
+        if state == b"Z" or _is_wrapper(entry, tracer):
             continue
         found.append({"pid": int(entry), "command": command[:300]})
     return found
+
+
+def _wait_for_the_wrapper(tracer: int, deadline: float) -> None:
+    """Until the wrapper shell, which exits right after writing the status, is gone."""
+    while time.monotonic() < deadline and any(
+        _is_wrapper(entry, tracer) for entry in os.listdir("/proc") if entry.isdigit()
+    ):
+        time.sleep(0.005)
+
+
+def _is_wrapper(pid: str, tracer: int) -> bool:
+    """The wrapper: a child of strace with the mark (a command naming the mark is not)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            marked = WRAPPER_MARK.encode() in handle.read()
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return False
+    return marked and parent == tracer
 
 
 def kill_all(spared: set[int]) -> None:
@@ -362,9 +382,13 @@ def detonate(orders: dict[str, object]) -> dict[str, object]:
     report["seconds"] = round(time.monotonic() - started, 3)
     report["timed_out"] = not ready
     report["exit_code"] = int(status_text) if status_text.lstrip("-").isdigit() else None
-    time.sleep(0.2)  # the wrapper shell exits after writing the status
+    if ready:
+        _wait_for_the_wrapper(process.pid, time.monotonic() + 0.5)
     spared = {1, os.getpid(), process.pid}
-    report["left_running"] = [] if not ready else other_processes(spared)
+    report["left_running"] = [] if not ready else other_processes(spared, process.pid)
+    if report["left_running"]:
+        # What a process left behind does a moment later (connect, write) is seen too.
+        time.sleep(float(str(orders["linger"])))
     kill_all(spared)
     try:
         process.wait(10)
