@@ -187,3 +187,12 @@ def relative_path(path: Path, start: Path) -> str:
         return os.path.relpath(path, start)
     except ValueError:
         return str(path)
+
+
+def skill_dir_of(path: Path) -> Path | None:
+    """The skill folder of a collected ``SKILL.md`` or of a file in a skill's ``evals/``."""
+    if path.name == SKILL_FILE:
+        return path.parent
+    if path.parent.name == "evals" and (path.parent.parent / SKILL_FILE).is_file():
+        return path.parent.parent
+    return None

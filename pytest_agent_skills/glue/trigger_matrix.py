@@ -14,7 +14,6 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError, ConfigurationError
 from ..evals.triggers.trigger_settings import TRIGGER_SETTINGS
-from ..filenames import SKILL_FILE
 from .evals import _EvalItem  # the eval items' failure text and report line
 
 ITEM_NAME = "skills trigger matrix"
@@ -22,15 +21,6 @@ ITEM_NAME = "skills trigger matrix"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, TRIGGER_SETTINGS)
-
-
-def _skill_dir(path: Path) -> Path | None:
-    """The skill folder of a collected ``SKILL.md`` or eval file."""
-    if path.name == SKILL_FILE:
-        return path.parent
-    if path.parent.name == "evals" and (path.parent.parent / SKILL_FILE).is_file():
-        return path.parent.parent
-    return None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -42,13 +32,13 @@ def pytest_collection_modifyitems(
     and ``-m`` select it like any item."""
     if not settings.value(config, "skills_trigger_matrix"):
         return
-    from .roots import root_files, selected_root_files
+    from .roots import root_files, selected_root_files, skill_dir_of
 
     collected = [Path(item.path) for item in items]
     under_roots = selected_root_files(session, root_files(config).skills)
     folders: dict[str, Path] = {}
     for path in (*collected, *under_roots):
-        folder = _skill_dir(path)
+        folder = skill_dir_of(path)
         if folder is not None:
             folders.setdefault(os.path.realpath(folder), folder)
     if folders:
