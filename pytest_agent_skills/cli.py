@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import os
 import stat
 import sys
@@ -420,56 +421,30 @@ def _run_docker_image(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _configure_eval(parser: argparse.ArgumentParser) -> None:
-    from .evals.commands.command import configure
-
-    configure(parser)
-
-
-def _run_eval(args: argparse.Namespace) -> int:
-    from .evals.commands.command import run
-
-    return run(args)
-
-
-def _configure_triggers(parser: argparse.ArgumentParser) -> None:
-    from .evals.commands.matrix_command import configure
-
-    configure(parser)
-
-
-def _run_triggers(args: argparse.Namespace) -> int:
+def _skill_targets(paths: Sequence[str]) -> list[Path]:
+    """The paths validate would check for ``paths`` (with none: what ``pytest`` here
+    collects, then the skills_roots)."""
     from .config.scopes import Scopes
-    from .evals.commands.matrix_command import run
     from .listings import FolderListings
 
-    # The skills validate would check here.
-    targets = _targets(args.paths, Scopes({}, listings=FolderListings()), [])
-    return run(args, list(targets))
+    return list(_targets(paths, Scopes({}, listings=FolderListings()), []))
 
 
-def _configure_improve(parser: argparse.ArgumentParser) -> None:
-    from .evals.commands.improve_command import configure
+def _delegated(name: str, summary: str, module: str, on_skills: bool = False) -> Command:
+    """The command whose ``configure`` and ``run`` are those of ``pytest_agent_skills.<module>``
+    (loaded when the command is parsed or runs); ``on_skills``: its ``run`` is also given the
+    skill paths as validate finds them."""
 
-    configure(parser)
+    def loaded() -> Any:
+        return importlib.import_module(f"pytest_agent_skills.{module}")
 
+    def run(args: argparse.Namespace) -> int:
+        command = loaded()
+        if on_skills:
+            return int(command.run(args, _skill_targets(args.paths)))
+        return int(command.run(args))
 
-def _run_improve(args: argparse.Namespace) -> int:
-    from .evals.commands.improve_command import run
-
-    return run(args)
-
-
-def _configure_mutate(parser: argparse.ArgumentParser) -> None:
-    from .mutate.command import configure
-
-    configure(parser)
-
-
-def _run_mutate(args: argparse.Namespace) -> int:
-    from .mutate.command import run
-
-    return run(args)
+    return Command(name, summary, lambda parser: loaded().configure(parser), run)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -485,34 +460,45 @@ COMMANDS: tuple[Command, ...] = (
         _configure_docker_image,
         _run_docker_image,
     ),
-    Command(
+    _delegated(
         "eval",
         "run a skill's evals/evals.json with and without the skill (or its evals/triggers.json"
         " with --triggers), graded; replayed from cassettes, or recorded with --record",
-        _configure_eval,
-        _run_eval,
+        "evals.commands.command",
     ),
-    Command(
+    _delegated(
         "triggers",
         "run every skill's evals/triggers.json with all the skills offered: which skill loads"
         " for each query, precision and recall per skill, collisions; replayed from cassettes",
-        _configure_triggers,
-        _run_triggers,
+        "evals.commands.matrix_command",
+        on_skills=True,
     ),
-    Command(
+    _delegated(
         "improve-description",
         "improve a skill's description by its trigger queries: a model proposes, trigger runs"
         " score on a train and a held-out split, the best by held-out score is kept",
-        _configure_improve,
-        _run_improve,
+        "evals.commands.improve_command",
     ),
-    Command(
+    _delegated(
         "mutate",
         "make mutants of a skill (a deleted step, a wrong number, a narrowed description...),"
         " run its scenarios or tests against each: which did the checks notice, the mutation"
         " score",
-        _configure_mutate,
-        _run_mutate,
+        "mutate.command",
+    ),
+    _delegated(
+        "tokens",
+        "the tokens each skill costs an agent (description on every request, body on load,"
+        " each doc), over the budgets; --compare REF: the change per skill against a git ref",
+        "gate.tokens_command",
+        on_skills=True,
+    ),
+    _delegated(
+        "coverage",
+        "which skills have evals, trigger queries and scenarios, and recordings of each;"
+        " --min-coverage: the share of skills that must be covered",
+        "gate.coverage_command",
+        on_skills=True,
     ),
 )
 

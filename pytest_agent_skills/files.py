@@ -329,3 +329,16 @@ def _too_large(path: Path | str, size: int, limit: int, what: str) -> FileTooLar
         f"is {size} bytes, over the limit of {limit} bytes ({limit / MIB:g} MiB) for a {what};"
         " make it smaller (split it into several files).",
     )
+
+
+def write_atomic(path: Path | str, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all: a temporary file beside it,
+    renamed over it."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -29,6 +29,10 @@ class GitError(AgentSkillsError):
     the ref."""
 
 
+class AbsentAtRefError(GitError):
+    """The folder asked for did not exist at the ref."""
+
+
 @dataclass(frozen=True)
 class GitChanges:
     """The files that differ from ``ref`` (resolved to ``commit``) in the work tree ``root``:
@@ -138,7 +142,7 @@ def export_folder(ref: str, folder: Path, destination: Path, purpose: str) -> Sn
     tree = f"{commit}:{relative}" if relative else f"{commit}:"
     kind = _git(root, "cat-file", "-t", tree)
     if kind.returncode != 0 or kind.stdout.strip() != b"tree":
-        raise GitError(
+        raise AbsentAtRefError(
             f"{purpose}: {relative or '.'} did not exist at {ref} ({commit[:7]}) in {root};"
             " give a ref where it exists, or a folder with --baseline DIR"
         )

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 
 from . import settings
+from .config.gate import GATE_SETTINGS
 from .config.roots import ROOT_SETTINGS
 from .settings import GLUE_PLUGINS
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
-    settings.add_to_parser(parser, ROOT_SETTINGS)
+    settings.add_to_parser(parser, (*ROOT_SETTINGS, *GATE_SETTINGS))
     # Registered here, not listed in `pytest_plugins`: pytest would look each name of such a
     # list up among every installed distribution's entry points, a scan per name on every run.
     for name in GLUE_PLUGINS:  # each one's pytest_addoption runs as it is registered

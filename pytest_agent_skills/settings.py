@@ -40,7 +40,11 @@ GLUE_PLUGINS = (
 
 #: The modules declaring settings, in the order pytest loads them: the shared roots first
 #: (the plugin's own), then each glue module (which loads the ``config`` module it stands on).
-SETTING_MODULES = ("pytest_agent_skills.config.roots", *GLUE_PLUGINS)
+SETTING_MODULES = (
+    "pytest_agent_skills.config.roots",
+    "pytest_agent_skills.config.gate",
+    *GLUE_PLUGINS,
+)
 
 SettingKind = Literal["string", "choice", "bool", "int", "float", "list", "params"]
 

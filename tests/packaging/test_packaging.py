@@ -23,6 +23,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGED = (
     "pytest_agent_skills/schemas/scenario.schema.json",
     "pytest_agent_skills/schemas/audit.schema.json",
+    "pytest_agent_skills/schemas/tokens.schema.json",
+    "pytest_agent_skills/schemas/coverage.schema.json",
     "pytest_agent_skills/rules/rules.md",
     "pytest_agent_skills/evals/report/report.css",
     "pytest_agent_skills/evals/report/report.js",

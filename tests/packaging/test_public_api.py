@@ -91,6 +91,7 @@ START_UP_MODULES = [
     "pytest_agent_skills",
     "pytest_agent_skills._lazy",
     "pytest_agent_skills.config",
+    "pytest_agent_skills.config.gate",  # the budget and coverage settings, declared
     "pytest_agent_skills.config.mutation",  # the mutation settings, declared
     "pytest_agent_skills.config.roots",
     "pytest_agent_skills.config.runs",

@@ -1,0 +1,49 @@
+"""``agent-skills coverage [PATH...]``: which skills have evals, trigger queries and scenarios,
+and recordings of each.  Exit 0; 1 when the share of covered skills is below
+``--min-coverage``; 2 on usage errors."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..config import gate  # noqa: F401 - declares the settings the flags are derived from
+from ..errors import ConfigurationError
+from .flags import add_report_arguments, emit, setting_values
+
+EXIT_OK = 0
+EXIT_BELOW = 1
+
+#: The settings this command's flags set: ini name -> flag.
+COVERAGE_FLAGS = {
+    "skills_min_coverage": "--min-coverage",
+    "skills_eval_cassettes": "--cassettes",
+}
+#: Where the eval cassettes are when no setting says (as ``agent-skills eval`` looks).
+DEFAULT_CASSETTES = "eval-cassettes"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    from ..evals.setup import eval_settings  # noqa: F401 - declares skills_eval_cassettes
+
+    add_report_arguments(parser, COVERAGE_FLAGS)
+
+
+def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
+    from ..rules import skill_dirs
+    from .coverage import coverage_report, to_text
+
+    values = setting_values(args, COVERAGE_FLAGS, targets[0] if targets else Path.cwd())
+    minimum = values("skills_min_coverage")
+    if not 0 <= minimum <= 1:
+        raise ConfigurationError(
+            f"{values.origin('skills_min_coverage')}: --min-coverage is a share of the skills"
+            f" from 0 to 1 (0.8: four in five), got {minimum!r}"
+        )
+    cassettes = values.base_dir / (values("skills_eval_cassettes") or DEFAULT_CASSETTES)
+    folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
+    report = coverage_report(folders, cassettes, minimum)
+    text = report.model_dump_json(indent=2) + "\n" if args.format == "json" else to_text(report)
+    emit(args, text)
+    return EXIT_OK if report.passed else EXIT_BELOW
