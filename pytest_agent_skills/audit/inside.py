@@ -304,7 +304,12 @@ def other_processes(spared: set[int], tracer: int) -> list[dict[str, object]]:
             with open(f"/proc/{entry}/cmdline", "rb") as handle:
                 command = handle.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
             with open(f"/proc/{entry}/stat", "rb") as handle:
-                state = handle.read().rsplit(b")", 1)[1].split()[0]
+                stat = handle.read()
+            state = stat.rsplit(b")", 1)[1].split()[0]
+            # A process between fork and exec, or leaving, shows no arguments: its name then.
+            command = command or stat.split(b"(", 1)[1].rsplit(b")", 1)[0].decode(
+                "utf-8", "replace"
+            )
         except OSError:
             continue
         if state == b"Z" or _is_wrapper(entry, tracer):
@@ -331,6 +336,16 @@ def _is_wrapper(pid: str, tracer: int) -> bool:
     except (OSError, ValueError, IndexError):
         return False
     return marked and parent == tracer
+
+
+def _left_running(spared: set[int], tracer: int, orders: dict[str, object]) -> list[object]:
+    """The processes still running ``linger`` seconds after the command ended (watched
+    meanwhile: what one does a moment later, connect or write, is seen too); one that ends
+    in that time, as a process leaving does, is not left running."""
+    deadline = time.monotonic() + float(str(orders["linger"]))
+    while other_processes(spared, tracer) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return list(other_processes(spared, tracer))
 
 
 def kill_all(spared: set[int]) -> None:
@@ -385,10 +400,7 @@ def detonate(orders: dict[str, object]) -> dict[str, object]:
     if ready:
         _wait_for_the_wrapper(process.pid, time.monotonic() + 0.5)
     spared = {1, os.getpid(), process.pid}
-    report["left_running"] = [] if not ready else other_processes(spared, process.pid)
-    if report["left_running"]:
-        # What a process left behind does a moment later (connect, write) is seen too.
-        time.sleep(float(str(orders["linger"])))
+    report["left_running"] = [] if not ready else _left_running(spared, process.pid, orders)
     kill_all(spared)
     try:
         process.wait(10)
