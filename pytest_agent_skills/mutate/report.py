@@ -41,8 +41,9 @@ HINTS: dict[str, str] = {
     " (requests: system_contains the command line)",
     "removed-doc": "select the doc in a scenario (skill_select_docs) and check its text"
     " reached the model",
-    "broken-link": "check the doc the body links is listed and selectable (requests:"
-    " system_contains '[Doc] ...')",
+    "broken-link": "check the loaded body keeps the link (requests: system_contains"
+    " '[text](docs/...)'), or run the validation (pytest's SKILL.md items) beside the"
+    " scenarios: its references rule finds a link that does not resolve",
     "narrowed-description": "check the listing the model sees before loading (requests:"
     " turn 0 system_contains the 'Use when' clause), or trigger queries",
     "broadened-description": "add should-not-trigger queries, or check the listing's exact"

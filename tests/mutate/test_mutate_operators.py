@@ -158,3 +158,12 @@ def test_a_skill_file_that_is_not_text_is_refused(tmp_path: Path) -> None:
     (tmp_path / "scripts" / "run.py").write_bytes(b"\xff\xfe")
     with pytest.raises(MutateError, match=r"scripts/run.py: cannot read the file to mutate"):
         candidates(Skill.load(tmp_path))
+
+
+def test_docs_mutation_md_lists_every_operator_with_its_target() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "mutation.md").read_text(encoding="utf-8")
+    for name in OPERATORS:
+        assert f"| `{name}` |" in text, name
+    assert {target for target, _what in OPERATORS.values()} == {
+        "script", "body", "docs", "description"
+    }
