@@ -22,7 +22,6 @@ import contextlib
 import gc
 import importlib
 import os
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,19 +30,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from . import __version__
 from .errors import AgentSkillsError
 from .filenames import SKILL_FILE
+from .targets import UsageError, check_output, repository_root, targets
 
 if TYPE_CHECKING:
-    from .config.scopes import Scope, Scopes
+    from .config.scopes import Scope
     from .links import SkippedLink
     from .listings import FolderListings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
-
-
-class UsageError(AgentSkillsError):
-    """Bad command-line input; reported with exit status 2."""
 
 
 class CommandFailed(AgentSkillsError):
@@ -172,19 +168,19 @@ def _run_validate(args: argparse.Namespace) -> int:
     from .rules import FORMATTERS, default_jobs, to_sarif, validate_paths
 
     if args.output is not None:
-        _check_output(args.output)
+        check_output(args.output)
     # Each folder is listed once: to locate the configuration files, find and check the skills.
     listings = FolderListings()
     # Each path is checked with the configuration pytest would read for it.
     scopes = Scopes(_validate_flags(args), listings=listings)
     skipped: list[SkippedLink] = []  # linked folders the walks did not enter
-    targets = _targets(args.paths, scopes, skipped)
+    found = targets(args.paths, scopes, skipped)
     ref = scopes.for_path(".").settings("skills_changed_since")
     if ref:
-        targets = changed_targets(targets, ref, listings)
-    options = {path: scope.validation for path, scope in targets.items()}
+        found = changed_targets(found, ref, listings)
+    options = {path: scope.validation for path, scope in found.items()}
     jobs = args.jobs or default_jobs()
-    reports = validate_paths(targets, options.__getitem__, skipped, listings, jobs)
+    reports = validate_paths(found, options.__getitem__, skipped, listings, jobs)
     for line in describe_all(skipped):  # once per link, beside the report
         sys.stderr.write(f"agent-skills: {line}\n")
     if not reports and not ref:
@@ -196,7 +192,7 @@ def _run_validate(args: argparse.Namespace) -> int:
             " SKILL.md)"
         )
     if args.format == "sarif":  # URIs from the repository root, wherever this runs from
-        text = to_sarif(reports, base=_repository_root(scopes))
+        text = to_sarif(reports, base=repository_root(scopes))
     else:
         text = FORMATTERS[args.format](reports)
     if args.output:
@@ -211,83 +207,6 @@ def _run_validate(args: argparse.Namespace) -> int:
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
-
-
-def _targets(specs: Sequence[str], scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
-    """The paths to check: those given, else what a bare ``pytest`` here collects."""
-    return _given_targets(specs, scopes) if specs else _selected_targets(scopes, skipped)
-
-
-def _given_targets(specs: Sequence[str], scopes: Scopes) -> dict[Path, Scope]:
-    """The paths and URLs on the command line, each with the scope of its configuration (a
-    URL's: the current folder's)."""
-    targets: dict[Path, Scope] = {}
-    for spec in specs:
-        if "://" in spec:  # unpacked into the cache
-            scope = scopes.for_path(".")
-            targets.setdefault(_resolved_root(spec, scope, None), scope)
-            continue
-        found = _skill_file_scope(spec, scopes)
-        if found is not None:  # the common case: pre-commit passes every SKILL.md
-            targets.setdefault(Path(spec), found)
-            continue
-        try:
-            mode: int | None = os.stat(spec).st_mode
-        except OSError:
-            mode = None
-        scope = scopes.for_path(spec, is_dir=mode is not None and stat.S_ISDIR(mode))
-        local = Path(spec)
-        if mode is None:
-            raise UsageError(f"{spec}: no such file or folder")
-        if stat.S_ISREG(mode) and local.name.lower() != "skill.md":
-            # Local archives (.zip, .tar, .tar.gz) are unpacked into the cache.
-            targets.setdefault(_resolved_root(spec, scope, None), scope)
-        else:
-            # Local paths are used as given, so reports show them as the user wrote them.
-            targets.setdefault(local, scope)
-    return targets
-
-
-def _skill_file_scope(spec: str, scopes: Scopes) -> Scope | None:
-    """The scope of ``spec`` when it names a ``SKILL.md`` file, known from its folder's
-    listing, which the configuration and the checks read too (thousands of paths are
-    common); None otherwise (one ``stat`` then says what it is)."""
-    folder, name = os.path.split(spec)
-    if name != SKILL_FILE:
-        return None
-    absolute = os.path.normpath(os.path.join(scopes.locator.invocation_dir, folder))
-    if not scopes.locator.listings.is_file(absolute, name):
-        return None
-    return scopes.for_path(absolute, is_dir=True)  # pytest looks from the file's folder
-
-
-def _selected_targets(scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
-    """What a bare ``pytest`` here collects: the skills under its test paths (``testpaths``
-    from the rootdir, else this folder; ``norecursedirs`` not entered), then the
-    ``skills_roots`` (relative to the configuration file's folder, shown relative to here).
-    The linked folders the walk did not enter are added to ``skipped``."""
-    from .config.selection import DEFAULT_NORECURSEDIRS, SkillWalk, ini_args, test_paths
-
-    scope = scopes.for_path(".")
-    config = scope.settings.config
-    walk = SkillWalk(ini_args(config, "norecursedirs", DEFAULT_NORECURSEDIRS))
-    targets: dict[Path, Scope] = {}
-    for start in map(Path, test_paths(config, scopes.invocation_dir)):
-        if start.name == SKILL_FILE and start.is_file():  # a test path may name one skill
-            targets.setdefault(start, scope)
-        for skill_file in walk.skill_files(start):
-            targets.setdefault(skill_file, scope)
-    skipped.extend(walk.skipped)
-    base_dir = scope.settings.base_dir
-    for spec in scope.settings("skills_roots"):
-        local = Path(os.path.relpath(base_dir / spec))
-        if "://" in spec or (local.is_file() and local.name.lower() != "skill.md"):
-            targets.setdefault(_resolved_root(spec, scope, base_dir), scope)
-        elif local.exists():
-            targets.setdefault(local, scope)
-        else:
-            raise UsageError(f"{config.path}: skills_roots: {spec}: no such folder")
-    return targets
 
 
 def changed_targets(
@@ -309,32 +228,6 @@ def changed_targets(
     return {folder / SKILL_FILE: scope_of[folder] for folder in split.kept}
 
 
-def _repository_root(scopes: Scopes) -> Path:
-    """SARIF's ``%SRCROOT%``: the folder of the configuration file pytest reads here (the
-    rootdir), else the nearest folder holding ``.git``, else the current folder."""
-    config_dir = scopes.for_path(".").settings.config.base_dir
-    if config_dir is not None:
-        return config_dir
-    here = Path.cwd()
-    return next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), here)
-
-
-def _resolved_root(spec: str, scope: Scope, base_dir: Path | None) -> Path:
-    from .sources.resolve import resolve_root
-
-    return resolve_root(spec, refresh=scope.refresh, base_dir=base_dir, options=scope.sources)
-
-
-def _check_output(path: Path) -> None:
-    """A usage error, before any work, for an ``-o`` path that cannot be a report file."""
-    if path.is_dir():
-        raise UsageError(f"-o {path}: is a folder; give the path of the report file to write")
-    if not path.parent.is_dir():
-        raise UsageError(
-            f"-o {path}: the folder {path.parent} does not exist; create it first"
-        )
-
-
 # --- rules and rule ID ---------------------------------------------------------------------------
 
 
@@ -343,12 +236,21 @@ def _configure_rules(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_rules(args: argparse.Namespace) -> int:
+    from .audit.catalogue import AUDIT_RULES
     from .rules import RULES
 
-    width = max(len(rule_id) for rule_id in RULES)
+    width = max(len(rule_id) for rule_id in [*RULES, *AUDIT_RULES])
     for rule in RULES.values():
         print(f"{rule.id:<{width}}  {rule.check:<11}  {rule.severity!s:<7}  {rule.summary}")
     print(f"{len(RULES)} rules; 'agent-skills rule ID' shows one rule's documentation")
+    print()
+    print("audit rules (agent-skills audit):")
+    for audit_rule in AUDIT_RULES.values():
+        print(
+            f"{audit_rule.id:<{width}}  {audit_rule.family:<20}  {audit_rule.severity:<8}"
+            f"  {audit_rule.summary}"
+        )
+    print(f"{len(AUDIT_RULES)} audit rules")
     return EXIT_OK
 
 
@@ -359,12 +261,15 @@ def _configure_rule(parser: argparse.ArgumentParser) -> None:
 def _run_rule(args: argparse.Namespace) -> int:
     import difflib
 
+    from .audit.catalogue import AUDIT_RULES
     from .rules import RULES
     from .rules.docs import rule_doc
 
+    if args.rule_id in AUDIT_RULES:
+        return _audit_rule(args.rule_id)
     rule = RULES.get(args.rule_id)
     if rule is None:
-        close = difflib.get_close_matches(args.rule_id, RULES, n=1)
+        close = difflib.get_close_matches(args.rule_id, [*RULES, *AUDIT_RULES], n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise UsageError(
             f"unknown rule id {args.rule_id!r}; {hint}'agent-skills rules' lists every rule"
@@ -379,6 +284,24 @@ def _run_rule(args: argparse.Namespace) -> int:
     print(
         f"Change its severity: --rule-severity {rule.id}=warning|off (agent-skills validate),"
         f" --skills-rule-severity or the skills_rule_severity option (pytest)."
+    )
+    return EXIT_OK
+
+
+def _audit_rule(rule_id: str) -> int:
+    from .audit.catalogue import AUDIT_RULES
+
+    rule = AUDIT_RULES[rule_id]
+    print(f"{rule.id}: audit rule, {rule.severity} where it shows intent, family '{rule.family}'")
+    print(f"  {rule.summary}")
+    print()
+    print(f"What it finds: {rule.finds}")
+    print(f"How to fix: {rule.fix}")
+    print()
+    print(
+        f"Skip it: --ignore {rule.id} (agent-skills audit) or skills_audit_ignore; silence it"
+        f" for some skills with a reason: skills_audit_suppress = 'GLOB:{rule.id} -- REASON'."
+        " See docs/audit.md."
     )
     return EXIT_OK
 
@@ -427,7 +350,7 @@ def _skill_targets(paths: Sequence[str]) -> list[Path]:
     from .config.scopes import Scopes
     from .listings import FolderListings
 
-    return list(_targets(paths, Scopes({}, listings=FolderListings()), []))
+    return list(targets(paths, Scopes({}, listings=FolderListings()), []))
 
 
 def _delegated(name: str, summary: str, module: str, on_skills: bool = False) -> Command:
@@ -450,6 +373,13 @@ def _delegated(name: str, summary: str, module: str, on_skills: bool = False) ->
 COMMANDS: tuple[Command, ...] = (
     Command(
         "validate", "check SKILL.md files against the rules", _configure_validate, _run_validate
+    ),
+    _delegated(
+        "audit",
+        "find malicious and dangerous skills (hidden text, injected instructions, downloaded"
+        " or decoded code, credential theft, persistence, reverse shells) before an agent"
+        " loads them; --dynamic detonates them in the sandbox",
+        "audit_command",
     ),
     Command("rules", "list every validation rule", _configure_rules, _run_rules),
     Command("rule", "show the documentation of one rule", _configure_rule, _run_rule),

@@ -36,6 +36,7 @@ GLUE_PLUGINS = (
     "pytest_agent_skills.glue.evals",
     "pytest_agent_skills.glue.trigger_matrix",
     "pytest_agent_skills.glue.mutation",
+    "pytest_agent_skills.glue.audit",
 )
 
 #: The modules declaring settings, in the order pytest loads them: the shared roots first
@@ -453,3 +454,24 @@ def markdown_table(registry: SettingsRegistry) -> str:
             f" | `{setting.describe_default()}` | {meaning} |"
         )
     return "\n".join(rows) + "\n"
+
+
+def add_command_flag(parser: Any, setting: Setting, flag: str) -> None:
+    """Add ``setting`` to an ``agent-skills`` command's argparse ``parser`` as ``flag``: its
+    help, choices, kind and default from the declaration (argparse's default is None, so that
+    an unset flag leaves the environment and the configuration file their say)."""
+    kwargs: dict[str, Any] = {
+        "dest": flag.removeprefix("--").replace("-", "_"),
+        "default": None,
+        "help": f"{setting.help} (ini: {setting.ini}; env: {setting.env_name};"
+        f" default: {setting.describe_default()})",
+    }
+    if setting.kind == "bool":
+        kwargs.update(action="store_const", const=True)
+    elif setting.kind in ("list", "params"):
+        kwargs.update(action="append", metavar=setting.metavar or "VALUE")
+    else:
+        kwargs["metavar"] = setting.metavar or (
+            "{" + ",".join(setting.choices) + "}" if setting.choices else "VALUE"
+        )
+    parser.add_argument(flag, **kwargs)

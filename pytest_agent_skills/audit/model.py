@@ -20,20 +20,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .severity import SEVERITIES, Severity
+
 #: The document's version: a change that breaks a reader makes a new one.
 AUDIT_VERSION: Literal[1] = 1
 
-Severity = Literal["critical", "high", "medium", "low", "info"]
-#: The severities, the gravest first (``--fail-on`` takes the first four).
-SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
 Analysis = Literal["static", "dynamic"]
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "audit.schema.json"
-
-
-def rank(severity: Severity) -> int:
-    """The gravity of ``severity``: 0 for critical, 4 for info (smaller is graver)."""
-    return SEVERITIES.index(severity)
 
 
 class _Model(BaseModel):

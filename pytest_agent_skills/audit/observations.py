@@ -25,8 +25,9 @@ from typing import Any
 
 from .honeytokens import HOME, Bait
 from .isolation import CONTROL, SCRATCH, TRACE_FOLDER, WORKSPACE
-from .model import AuditFinding, NotAnalyzed, Severity
+from .model import AuditFinding, NotAnalyzed
 from .runs import PlannedRun
+from .severity import Severity
 from .trace import file_calls, is_under
 
 MEMORY_FILES = frozenset(

@@ -47,9 +47,12 @@ class Scopes:
         flags: Mapping[str, Any],
         invocation_dir: Path | None = None,
         listings: FolderListings | None = None,
+        flag_names: Mapping[str, str] | None = None,
     ) -> None:
         self.invocation_dir = invocation_dir or Path.cwd()
         self.flags = dict(flags)
+        #: The command's own flag of a setting (ini name -> flag), named in messages.
+        self.flag_names = dict(flag_names or {})
         self.locator = ConfigLocator(self.invocation_dir, listings)
         self._by_file: dict[int, Scope] = {}
 
@@ -60,7 +63,7 @@ class Scopes:
     def of(self, config: ConfigFile) -> Scope:
         scope = self._by_file.get(id(config))
         if scope is None:
-            values = FileSettings(config, self.flags)
+            values = FileSettings(config, self.flags, flag_names=self.flag_names)
             scope = Scope(
                 values, validation_options(values), source_options(values, self.invocation_dir)
             )

@@ -140,8 +140,15 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return skill_folder(path, parent)
 
 
+def _collected(config: pytest.Config) -> bool:
+    """Whether skills are collected: for their validation, or their audit."""
+    from .audit import enabled
+
+    return _enabled(config) or enabled(config)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SkillFile | None:
-    if file_path.name != SKILL_FILE or not _enabled(parent.config):
+    if file_path.name != SKILL_FILE or not _collected(parent.config):
         return None
     return SkillFile.for_path(parent, file_path)
 
@@ -150,7 +157,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SkillFile 
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    if not _enabled(config):
+    if not _collected(config):
         return
     found = root_files(config).skills
     if found:
@@ -286,12 +293,21 @@ class SkillFile(pytest.File):
     def teardown(self) -> None:
         self._skill = None  # parsed again if an item of it runs again
 
-    def collect(self) -> list[SkillItem]:
-        if settings.value(self.config, "skills_items") == "skill":
-            return [SkillItem.from_parent(self, name=SKILL_ITEM_NAME)]
-        from ..rules import CHECKS
+    def collect(self) -> list[pytest.Item]:
+        items: list[pytest.Item] = []
+        if not _enabled(self.config):
+            pass
+        elif settings.value(self.config, "skills_items") == "skill":
+            items.append(SkillItem.from_parent(self, name=SKILL_ITEM_NAME))
+        else:
+            from ..rules import CHECKS
 
-        return [SkillCheckItem.from_parent(self, name=check, check=check) for check in CHECKS]
+            items += [SkillCheckItem.from_parent(self, name=c, check=c) for c in CHECKS]
+        from .audit import AUDIT_ITEM_NAME, AuditItem, enabled
+
+        if enabled(self.config):
+            items.append(AuditItem.from_parent(self, name=AUDIT_ITEM_NAME))
+        return items
 
 
 def relative_to_root(config: pytest.Config, path: Path) -> str:

@@ -7,21 +7,16 @@ in SARIF's URIs.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from .. import __version__
+from ..codescan import Annotation, absolute_base, json_text, sarif_location, sarif_log
 from ..filenames import printable
 from ..findings import Finding, Severity
 from ._catalogue import RULES
 from ._ignores import Suppressed
 from ._validate import SkillReport
-
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-TOOL_NAME = "agent-skills"
 
 
 def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
@@ -105,39 +100,12 @@ def to_json(reports: Sequence[SkillReport]) -> str:
         ],
         "summary": summary(reports),
     }
-    return _json(document)
-
-
-def _json(document: Any) -> str:
-    """``document`` as indented JSON, every string in it :func:`printable` (valid UTF-8)."""
-    import json  # not loaded for the text report, the common one
-
-    return json.dumps(_printable_data(document), indent=2, ensure_ascii=False) + "\n"
-
-
-def _printable_data(data: Any) -> Any:
-    if isinstance(data, str):
-        return printable(data)
-    if isinstance(data, dict):
-        return {key: _printable_data(value) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_printable_data(item) for item in data]
-    return data
-
-
-def _artifact_uri(path: Path, base: Path) -> dict[str, str]:
-    absolute = Path(os.path.abspath(path))
-    try:
-        relative = absolute.relative_to(base)
-    except ValueError:
-        return {"uri": absolute.as_uri()}
-    # Percent-encoded from the bytes, as as_uri() encodes absolute paths.
-    return {"uri": quote(os.fsencode(relative.as_posix())), "uriBaseId": "%SRCROOT%"}
+    return json_text(document)
 
 
 def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     """SARIF 2.1.0; file URIs are relative to ``base`` (default: the current folder)."""
-    base = Path(os.path.abspath(base or Path.cwd()))
+    base = absolute_base(base)
     rule_index = {rule_id: index for index, rule_id in enumerate(RULES)}
     rules = [
         {
@@ -153,32 +121,18 @@ def to_sarif(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     for report in reports:
         silenced = [(item.finding, item) for item in report.suppressed]
         for finding, suppressed in [*((f, None) for f in report.findings), *silenced]:
-            location: dict[str, Any] = {"artifactLocation": _artifact_uri(finding.path, base)}
-            if finding.line:
-                location["region"] = {"startLine": finding.line}
             result: dict[str, Any] = {
                 "ruleId": finding.rule,
                 "ruleIndex": rule_index[finding.rule],
                 "level": str(finding.severity),
                 "message": {"text": finding.message},
-                "locations": [{"physicalLocation": location}],
+                "locations": [sarif_location(finding.path, finding.line, base)],
                 "properties": {"skill": report.skill.name},
             }
             if suppressed is not None:
                 result["suppressions"] = [_sarif_suppression(suppressed)]
             results.append(result)
-    document = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": {"name": TOOL_NAME, "version": __version__, "rules": rules}},
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri() + "/"}},
-                "results": results,
-            }
-        ],
-    }
-    return _json(document)
+    return sarif_log(rules, results, base)
 
 
 def _sarif_suppression(suppressed: Suppressed) -> dict[str, str]:
@@ -189,31 +143,18 @@ def _sarif_suppression(suppressed: Suppressed) -> dict[str, str]:
     return {"kind": "external", "justification": f"per-path ignore {suppressed.pattern!r}"}
 
 
-def _workflow_escape(text: str, *, property_value: bool = False) -> str:
-    """GitHub workflow-command escaping (``%``, CR, LF; also ``:`` and ``,`` in properties)."""
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property_value:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
-
-
 def to_github(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding
     (shown inline on the pull request), then the text summary line."""
-    base = Path(os.path.abspath(base or Path.cwd()))
-    lines = []
-    for report in reports:
-        for finding in sorted(report.findings, key=lambda finding: finding.line or 0):
-            absolute = Path(os.path.abspath(finding.path))
-            shown = absolute.relative_to(base) if absolute.is_relative_to(base) else absolute
-            properties = [f"file={_workflow_escape(shown.as_posix(), property_value=True)}"]
-            if finding.line:
-                properties.append(f"line={finding.line}")
-            title = f"{finding.rule} ({report.skill.name})"
-            properties.append(f"title={_workflow_escape(title, property_value=True)}")
-            lines.append(
-                f"::{finding.severity} {','.join(properties)}::{_workflow_escape(finding.message)}"
-            )
+    base = absolute_base(base)
+    lines = [
+        Annotation(
+            str(finding.severity), finding.path, finding.line,
+            f"{finding.rule} ({report.skill.name})", finding.message,
+        ).command(base)
+        for report in reports
+        for finding in sorted(report.findings, key=lambda finding: finding.line or 0)
+    ]
     lines.append(to_text(reports).splitlines()[-1])
     return printable("\n".join(lines) + "\n")
 

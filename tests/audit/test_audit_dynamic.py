@@ -13,9 +13,9 @@ import pytest
 
 from pytest_agent_skills.audit.detonation import Detonator
 from pytest_agent_skills.audit.dynamic_types import DynamicTarget
-from pytest_agent_skills.audit.model import rank
 from pytest_agent_skills.audit.runs import PlannedRun
 from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+from pytest_agent_skills.audit.severity import rank
 from tests.support.detonation import corpus, expectation, runtime_only, started
 
 

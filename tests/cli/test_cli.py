@@ -376,7 +376,7 @@ def test_github_annotations(tree: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_github_annotations_escape_workflow_command_characters() -> None:
-    from pytest_agent_skills.rules._formats import _workflow_escape
+    from pytest_agent_skills.codescan import _workflow_escape
 
     assert _workflow_escape("50% a\r\nb") == "50%25 a%0D%0Ab"
     assert _workflow_escape("a:b,c", property_value=True) == "a%3Ab%2Cc"
@@ -418,12 +418,20 @@ def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
     status, out, _ = cli(capsys, "rules")
     assert status == 0
+    from pytest_agent_skills.audit.catalogue import AUDIT_RULES
+
     lines = out.splitlines()
-    assert [line.split()[0] for line in lines[:-1]] == list(RULES)
+    validation, audit = lines[: len(RULES) + 1], lines[len(RULES) + 2 :]
+    assert [line.split()[0] for line in validation[:-1]] == list(RULES)
     assert lines[0].split(maxsplit=3) == [
         "skill-md-encoding", "frontmatter", "error", "SKILL.md is not valid UTF-8"
     ]
-    assert lines[-1] == f"{len(RULES)} rules; 'agent-skills rule ID' shows one rule's documentation"
+    assert validation[-1] == (
+        f"{len(RULES)} rules; 'agent-skills rule ID' shows one rule's documentation"
+    )
+    assert audit[0] == "audit rules (agent-skills audit):"
+    assert [line.split()[0] for line in audit[1:-1]] == list(AUDIT_RULES)
+    assert audit[-1] == f"{len(AUDIT_RULES)} audit rules"
 
 
 def test_rule_prints_its_documentation(capsys: pytest.CaptureFixture[str]) -> None:

@@ -90,7 +90,10 @@ def test_the_profile_names_known_at_start_up_are_the_profiles() -> None:
 START_UP_MODULES = [
     "pytest_agent_skills",
     "pytest_agent_skills._lazy",
+    "pytest_agent_skills.audit",
+    "pytest_agent_skills.audit.severity",  # the severities: the fail-on setting's choices
     "pytest_agent_skills.config",
+    "pytest_agent_skills.config.audit",  # the audit settings, declared; no rule loaded
     "pytest_agent_skills.config.gate",  # the budget and coverage settings, declared
     "pytest_agent_skills.config.mutation",  # the mutation settings, declared
     "pytest_agent_skills.config.roots",
@@ -106,6 +109,7 @@ START_UP_MODULES = [
     "pytest_agent_skills.evals.triggers.trigger_settings",  # the trigger matrix's, likewise
     "pytest_agent_skills.filenames",
     "pytest_agent_skills.glue",
+    "pytest_agent_skills.glue.audit",
     "pytest_agent_skills.glue.evals",
     "pytest_agent_skills.glue.expected_files",
     "pytest_agent_skills.glue.junit",
