@@ -17,16 +17,7 @@ have() { python3 -c "import importlib.util, sys; sys.exit(any(importlib.util.fin
 
 if ! have llama_cpp uvicorn fastapi sse_starlette starlette_context; then
     if [ "$(id -u)" = "0" ]; then
-        missing=()
-        command -v cmake >/dev/null 2>&1 || missing+=(cmake)
-        command -v g++ >/dev/null 2>&1 || missing+=(g++)
-        command -v make >/dev/null 2>&1 || missing+=(make)
-        if [ "${#missing[@]}" -gt 0 ]; then
-            log "installing ${missing[*]}"
-            export DEBIAN_FRONTEND=noninteractive
-            apt-get update -qq
-            apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-        fi
+        bash "$(dirname "$0")/install-packages.sh" cmake=cmake g++=g++ make=make
     fi
     log "installing $LLAMA_CPP_PYTHON (built from source on the first run: minutes)"
     if ! python3 -m pip install --quiet --disable-pip-version-check "$LLAMA_CPP_PYTHON"; then

@@ -20,33 +20,12 @@ die() { log "ERROR: $*"; exit 1; }
 [ "$(id -u)" = "0" ] || die "run me as root (installs packages, starts dockerd)"
 
 # --- packages -------------------------------------------------------------------------------
-missing=()
-command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)  # a docker client alone (no engine) is not enough
-command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
-# The detonation run of 'agent-skills audit --dynamic': strace records a run's file opens and
-# writes, iptables sends its every connection to the sink, ip routes it there.
-command -v strace >/dev/null 2>&1 || missing+=(strace)
-[ -x /usr/sbin/iptables ] || missing+=(iptables)
-[ -x /usr/sbin/ip ] || [ -x /usr/bin/ip ] || missing+=(iproute2)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
-if [ "${#missing[@]}" -gt 0 ]; then
-    log "installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    # Keep package scripts from starting services (no init system in CI containers); we start
-    # dockerd ourselves below.
-    policy=/usr/sbin/policy-rc.d
-    own_policy=0
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && own_policy=1
-    fi
-    apt-get update -qq
-    status=0
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || status=$?
-    if [ "$own_policy" = 1 ]; then rm -f "$policy"; fi
-    [ "$status" = 0 ] || die "apt-get install ${missing[*]} failed (exit $status)"
-fi
+# A docker client alone (no engine) is not enough: the command looked for is dockerd. strace,
+# iptables and ip: the detonation run of 'agent-skills audit --dynamic' (strace records a run's
+# file opens and writes, iptables sends its every connection to the sink, ip routes it there).
+bash "$(dirname "$0")/install-packages.sh" dockerd=docker.io bwrap=bubblewrap \
+    debootstrap=debootstrap strace=strace /usr/sbin/iptables=iptables ip=iproute2 \
+    chromium=chromium chromedriver=chromium-driver
 
 # --- dockerd --------------------------------------------------------------------------------
 if ! docker info >/dev/null 2>&1; then
