@@ -18,7 +18,7 @@ _ARG_TYPES = {"int": int, "float": float}
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
     parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="report format"
+        "--format", choices=("text", "json", "html"), default="text", help="report format"
     )
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file, not stdout")
     for setting in MUTATION_SETTINGS:  # declared once, as settings (config/mutation.py)
@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mutate(args: argparse.Namespace, values: Any) -> int:
+    from ..files import write_atomic
     from .plan import MutationPlan, run_plan
     from .report import score_text
 
@@ -75,7 +76,7 @@ def _mutate(args: argparse.Namespace, values: Any) -> int:
     outcome = run_plan(plan, progress=None if args.quiet else _progress)
     text = outcome.render(args.format)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
     report = outcome.report

@@ -101,6 +101,10 @@ class MutationOutcome:
 
         if format == "json":
             return self.report.to_json()
+        if format == "html":
+            from .report_html import html_report
+
+            return html_report(self.report, self.run)
         return text_report(self.report, self.run)
 
 
