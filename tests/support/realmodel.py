@@ -27,7 +27,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,3 +229,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             (f"real model server log ({server.log})", server.log_tail(start) or "(empty)")
         )
     return report
+
+
+def token_counter() -> Callable[[str], int]:
+    """The number of SmolLM2 tokens of a text (no BOS token), from the vocabulary of the GGUF
+    file alone (``vocab_only``: no weights loaded, nothing fetched); skips (or fails where the
+    services are required) when llama.cpp's binding or the file is missing."""
+    reason = unavailable()
+    if reason is not None:
+        missing_service(reason)
+    import llama_cpp
+
+    vocabulary = llama_cpp.Llama(model_path=str(gguf_path()), vocab_only=True, verbose=False)
+
+    def count(text: str) -> int:
+        return len(vocabulary.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    return count
