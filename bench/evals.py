@@ -56,8 +56,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pytest_agent_skills.evals.setup.options import EvalOptions, RetryPolicy  # noqa: E402
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark  # noqa: E402
+from pytest_agent_skills.evals.setup.eval_options import EvalOptions, RetryPolicy  # noqa: E402
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark  # noqa: E402
 from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream  # noqa: E402
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body  # noqa: E402
 

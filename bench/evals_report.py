@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_agent_skills.evals.report.report import write_report
+from pytest_agent_skills.evals.report.write import write_report
 from tests.support.evals_report import random_case, write_benchmark
 
 CONFIGURATIONS = ("with_skill", "without_skill", "baseline")

@@ -394,13 +394,13 @@ COMMANDS: tuple[Command, ...] = (
         "eval",
         "run a skill's evals/evals.json with and without the skill (or its evals/triggers.json"
         " with --triggers), graded; replayed from cassettes, or recorded with --record",
-        "evals.commands.command",
+        "evals.commands.eval_command",
     ),
     _delegated(
         "triggers",
         "run every skill's evals/triggers.json with all the skills offered: which skill loads"
         " for each query, precision and recall per skill, collisions; replayed from cassettes",
-        "evals.commands.matrix_command",
+        "evals.commands.triggers_command",
         on_skills=True,
     ),
     _delegated(

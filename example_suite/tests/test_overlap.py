@@ -16,7 +16,7 @@ OVERLAP = Path(__file__).resolve().parent.parent / "overlap"
 def isolated_runtime() -> None:
     """The model's commands run isolated (the sandbox, else Docker): on a machine with neither,
     these replays skip with the reason, as the eval items do (skills_runtime_missing = skip)."""
-    from pytest_agent_skills.evals.setup.isolation import EvalRuntimeError, choose_runtime
+    from pytest_agent_skills.evals.setup.eval_runtime import EvalRuntimeError, choose_runtime
     from pytest_agent_skills.workspace import create_runtime
 
     try:

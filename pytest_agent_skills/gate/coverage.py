@@ -29,7 +29,7 @@ def _has_recording(folder: Path) -> bool:
 
 
 def eval_coverage(skill: Skill, cassettes: Path) -> KindCoverage:
-    from ..evals.setup.spec import EVALS_FILE, load_evals
+    from ..evals.setup.eval_files import EVALS_FILE, load_evals
 
     if not (skill.directory / EVALS_FILE).is_file():
         return KindCoverage(count=0, recorded=0)
@@ -42,7 +42,7 @@ def eval_coverage(skill: Skill, cassettes: Path) -> KindCoverage:
 
 
 def trigger_coverage(skill: Skill, cassettes: Path) -> KindCoverage:
-    from ..evals.setup.spec import TRIGGERS_FILE, load_triggers
+    from ..evals.setup.eval_files import TRIGGERS_FILE, load_triggers
 
     if not (skill.directory / TRIGGERS_FILE).is_file():
         return KindCoverage(count=0, recorded=0)

@@ -63,10 +63,10 @@ def _root_eval_files(skills: list[tuple[Path, Path]]) -> Iterator[tuple[Path, Pa
 
 def _request(node: pytest.Item, only: tuple[int, ...] = ()) -> Any:
     """The item's eval, its commands in the session's runtime of that name (the one
-    :func:`~pytest_agent_skills.evals.setup.isolation.choose_runtime` picks)."""
-    from ..evals.setup.isolation import EvalRuntimeError, choose_runtime
-    from ..evals.setup.options import eval_options
-    from ..evals.suite.runner import EvalRequest
+    :func:`~pytest_agent_skills.evals.setup.eval_runtime.choose_runtime` picks)."""
+    from ..evals.setup.eval_options import eval_options
+    from ..evals.setup.eval_runtime import EvalRuntimeError, choose_runtime
+    from ..evals.suite.suite_runner import EvalRequest
 
     config = node.config
     try:
@@ -89,7 +89,7 @@ class EvalsFile(pytest.File):
     """A skill's ``evals/evals.json``: one item per eval."""
 
     def collect(self) -> list[pytest.Item]:
-        from ..evals.setup.spec import EvalFileError, load_evals
+        from ..evals.setup.eval_files import EvalFileError, load_evals
         from ..skill import Skill
 
         try:
@@ -127,7 +127,7 @@ class EvalItem(_EvalItem):
         self.eval_id = eval_id
 
     def runtest(self) -> None:
-        from ..evals.suite.runner import run_benchmark
+        from ..evals.suite.suite_runner import run_benchmark
         from ..evals.verdicts.benchmark import run_table
         from ..evals.verdicts.evidence import evidence_line
 
@@ -157,7 +157,7 @@ class TriggersItem(_EvalItem):
     """Every query of ``evals/triggers.json``: fails when one misses its bar."""
 
     def runtest(self) -> None:
-        from ..evals.suite.runner import run_triggers
+        from ..evals.suite.suite_runner import run_triggers
 
         outcome = run_triggers(_request(self))
         failed = [result for result in outcome.document["results"] if not result["pass"]]

@@ -60,8 +60,8 @@ class TriggerMatrixItem(_EvalItem):
         self.skill_dirs = skill_dirs
 
     def runtest(self) -> None:
-        from ..evals.commands.matrix_command import matrix_bars
-        from ..evals.setup.options import eval_options
+        from ..evals.commands.triggers_command import matrix_bars
+        from ..evals.setup.eval_options import eval_options
         from ..evals.triggers.matrix import MatrixRequest, run_matrix, unmeasured
         from ..evals.triggers.matrix_scores import false_triggers_text
 

@@ -8,7 +8,7 @@ import base64
 import hashlib
 from importlib import resources
 
-from ..evals.report.report_markup import Markup, column_heads, el
+from ..evals.report.markup import Markup, column_heads, el
 from .report import HINTS, MutationReport, score_text
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
 

@@ -11,7 +11,7 @@ import pytest
 from pytest_agent_skills.config.file_settings import FileSettings
 from pytest_agent_skills.config.runs import run_settings
 from pytest_agent_skills.errors import ConfigurationError
-from pytest_agent_skills.evals.setup.options import EvalOptions, eval_options
+from pytest_agent_skills.evals.setup.eval_options import EvalOptions, eval_options
 from pytest_agent_skills.harness import RunSettings
 from pytest_agent_skills.request_params import parse_params
 from pytest_agent_skills.settings import ConfigFile, load_all

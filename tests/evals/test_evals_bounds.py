@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_agent_skills.evals.run.bounds import TRANSCRIPT_CAP_BYTES
-from pytest_agent_skills.evals.suite.outputs import write_benchmark
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from pytest_agent_skills.harness import Upstream
 from pytest_agent_skills.harness.cassette import MAX_CASSETTE_BYTES
 from tests.support.evals import CommandAgent, command_agent, recording, write_eval_skill

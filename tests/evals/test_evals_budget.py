@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pytest_agent_skills.evals.setup.budget import TokenBudget
-from pytest_agent_skills.evals.suite.outputs import write_benchmark, write_report
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark, run_triggers
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark, run_triggers
 from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
 from tests.support.evals import (
     Behaviour,

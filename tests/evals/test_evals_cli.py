@@ -176,7 +176,7 @@ def test_a_bad_evals_file_is_a_collection_error_at_its_line(pytester: pytest.Pyt
 def test_eval_settings_take_the_flag_then_the_environment_then_the_file(tmp_path: Path) -> None:
     from pytest_agent_skills.config.file_settings import FileSettings
     from pytest_agent_skills.config.locate import ConfigLocator
-    from pytest_agent_skills.evals.setup.options import eval_options
+    from pytest_agent_skills.evals.setup.eval_options import eval_options
     from pytest_agent_skills.settings import load_all
 
     load_all()

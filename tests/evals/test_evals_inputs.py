@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_agent_skills.config.runtimes import RuntimeOptions
-from pytest_agent_skills.evals.setup.spec import EvalFileError, load_evals
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.setup.eval_files import EvalFileError, load_evals
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from tests.support.evals import REPO, CommandAgent, command_agent, recording, write_eval_skill
 
 DATA = "evals/files/data.csv"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from tests.support.evals import CommandAgent, command_agent, no_isolation, recording
 from tests.support.skill_files import write_skill
 from tests.support.workspace import get_runtime

@@ -337,8 +337,8 @@ VERDICTS_SCREENSHOT = REPO / "docs" / "evals-verdicts.png"
 def noisy_evals(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An output folder the eval runner wrote from the seeded grader of ``grader_pass``:
     intervals, verdicts and flaky expectations recorded in benchmark.json."""
-    from pytest_agent_skills.evals.suite.outputs import write_benchmark as write_out
-    from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+    from pytest_agent_skills.evals.suite.output_folder import write_benchmark as write_out
+    from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
     from tests.support.evals import (
         NOISY_EVALS,
         Behaviour,

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.evals.suite.outputs import write_benchmark
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from tests.support.browser import browser, open_report, requests_of  # noqa: F401
 from tests.support.evals import CommandAgent, command_agent, recording
 from tests.support.skill_files import write_skill

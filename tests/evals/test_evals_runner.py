@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.setup.options import EvalOptions
-from pytest_agent_skills.evals.suite.outputs import write_benchmark
-from pytest_agent_skills.evals.suite.runner import (
+from pytest_agent_skills.evals.setup.eval_options import EvalOptions
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
+from pytest_agent_skills.evals.suite.suite_runner import (
     EvalRequest,
     EvalSetupError,
     run_benchmark,
@@ -196,7 +196,7 @@ def test_an_endpoint_that_keeps_refusing_is_an_error_of_each_run_never_a_pass(
 
 
 def _retry(**changes: Any) -> Any:
-    from pytest_agent_skills.evals.setup.options import RetryPolicy
+    from pytest_agent_skills.evals.setup.eval_options import RetryPolicy
 
     return RetryPolicy(base_delay=0.01, **changes)
 

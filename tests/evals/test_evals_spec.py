@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_agent_skills.evals.setup.spec import (
+from pytest_agent_skills.evals.setup.eval_files import (
     EvalFileError,
     json_lines,
     load_evals,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from scipy import stats as oracle
 
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
 from tests.support.evals import (
     EXPECTATIONS,
@@ -272,7 +272,7 @@ def test_grader_runs_report_the_graders_agreement_and_never_average_a_split(
         EvalRequest(skill, replaying(tmp_path, runs=3, grader_runs=3), only=(1,))
     )
     assert {**replayed.document, "metadata": None} == {**document, "metadata": None}
-    from pytest_agent_skills.evals.suite.outputs import write_benchmark, write_report
+    from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
 
     write_benchmark(tmp_path / "out", document, outcome.runs)
     page = write_report(tmp_path / "out").read_text()

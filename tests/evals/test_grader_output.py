@@ -14,8 +14,8 @@ import pytest
 from pytest_agent_skills.evals.run.grader import json_object_in, parse_grading
 from pytest_agent_skills.evals.run.grader_output import NEGOTIATED
 from pytest_agent_skills.evals.run.transport import final_rejection
-from pytest_agent_skills.evals.suite.outputs import write_benchmark, write_report
-from pytest_agent_skills.evals.suite.runner import EvalRequest, run_benchmark
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from pytest_agent_skills.harness import Upstream
 from tests.support.evals import (
     REFUSALS,

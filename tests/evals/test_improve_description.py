@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.setup.spec import TriggerQuery
+from pytest_agent_skills.evals.setup.eval_files import TriggerQuery
 from pytest_agent_skills.evals.triggers.improve import (
     ImproveError,
     ImproveRequest,

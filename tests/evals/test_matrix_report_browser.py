@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.suite.outputs import write_json
+from pytest_agent_skills.evals.suite.output_folder import write_json
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, matrix_document
 from tests.support.browser import browser, open_report  # noqa: F401
 from tests.support.evals import replaying

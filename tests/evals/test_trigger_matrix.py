@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.suite.runner import EvalSetupError
+from pytest_agent_skills.evals.suite.suite_runner import EvalSetupError
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback

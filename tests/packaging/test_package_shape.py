@@ -267,3 +267,16 @@ def test_no_evals_module_imports_one_of_a_higher_floor() -> None:
         and level[there] > level[here]
     )
     assert upward == [], "imports of a higher floor of evals (see docs/architecture.md)"
+
+
+def test_no_evals_module_repeats_a_name_of_the_package() -> None:
+    """One name per concept: a module of evals is found by its name alone (not two
+    ``conversation.py``, one in harness and one in evals)."""
+    files = [path for path in PACKAGE.rglob("*.py") if path.name != "__init__.py"]
+    evals = {path.stem for path in files if (PACKAGE / "evals") in path.parents}
+    repeated = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in files
+        if path.stem in evals and sum(other.stem == path.stem for other in files) > 1
+    )
+    assert repeated == [], "evals modules whose names the package repeats"

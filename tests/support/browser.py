@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.report.report import write_report
+from pytest_agent_skills.evals.report.write import write_report
 from tests.support.services import missing_service
 
 CHROMIUM_FLAGS = (

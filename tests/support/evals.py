@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.evals.setup.options import EvalOptions, RetryPolicy
+from pytest_agent_skills.evals.setup.eval_options import EvalOptions, RetryPolicy
 from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 from tests.support.skill_files import write_skill

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK
-from .matrix_command import OPTIONS, SHARED_FLAGS
+from .eval_command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK
+from .triggers_command import OPTIONS, SHARED_FLAGS
 
 #: The settings it shares with ``eval`` (ini name -> flag).
 FLAGS = {**SHARED_FLAGS, "skills_eval_threshold": EVAL_FLAGS["skills_eval_threshold"]}
@@ -39,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from ...config.file_settings import FileSettings
     from ...config.locate import ConfigLocator
     from ...settings import load_all
-    from ..setup.options import eval_options
-    from ..suite.outputs import write_bytes, write_json, write_report
+    from ..setup.eval_options import eval_options
+    from ..suite.output_folder import write_bytes, write_json, write_report
     from ..triggers.description_edit import replace_description
     from ..triggers.improve import (
         CANDIDATES_FILE,

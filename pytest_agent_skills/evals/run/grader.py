@@ -23,7 +23,7 @@ from ...harness.cassette import UpstreamRejectedError
 from ...harness.errors import HarnessError
 from ...harness.runner import ServedModel
 from ...harness.trajectory import VOLATILE_RESULT_FIELDS, Trajectory
-from .conversation import ModelAccess
+from .converse import ModelAccess
 from .grader_output import MODES, NEGOTIATED, mode_of, recorded_mode, response_format
 from .transport import RunCassette, final_rejection
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from .conversation import ModelAccess
+from .converse import ModelAccess
 from .grader import Graded, Grading, GradingRequest, grade
 
 

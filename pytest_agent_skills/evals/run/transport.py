@@ -27,7 +27,7 @@ from ...harness.cassette import (
 from ...harness.errors import CassetteTooLargeError, HarnessError, ModelError
 from ...harness.server import Reply
 from ..setup.budget import TokenBudget
-from ..setup.options import RetryPolicy
+from ..setup.eval_options import RetryPolicy
 
 #: Statuses that say "ask again later": rate limits and server trouble.
 RETRIED_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})

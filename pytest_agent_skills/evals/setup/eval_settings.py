@@ -1,6 +1,6 @@
 """The settings of skill evals, declared at pytest's start-up: this module makes nothing
-else (the options they build live in :mod:`~pytest_agent_skills.evals.setup.options`, imported when
-evals run)."""
+else (the options they build live in
+:mod:`~pytest_agent_skills.evals.setup.eval_options`, imported when evals run)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..run.results import RunResult
+from ..run.run_result import EvalRunResult
 from ..verdicts import stats
 from ..verdicts.benchmark import WITH_SKILL
 from ..verdicts.benchmark import WITH_SKILL_REPEAT as REPEAT
@@ -26,7 +26,7 @@ CALIBRATION_NAME = "calibration.json"
 SAME_SETTINGS = ("skill_name", "executor_model", "grader_model", "runs_per_configuration")
 
 
-def _flips(runs: Sequence[RunResult]) -> tuple[int, int]:
+def _flips(runs: Sequence[EvalRunResult]) -> tuple[int, int]:
     """Expectation verdicts that differ between run n of each configuration, and pairs."""
     by_key = {
         (run.key.eval_id, run.key.configuration, run.key.run_number): run
@@ -46,7 +46,7 @@ def _flips(runs: Sequence[RunResult]) -> tuple[int, int]:
     return flipped, compared
 
 
-def calibration_summary(document: dict[str, Any], runs: Sequence[RunResult]) -> dict[str, Any]:
+def calibration_summary(document: dict[str, Any], runs: Sequence[EvalRunResult]) -> dict[str, Any]:
     """calibration.json of an A/A benchmark: its settings, the share of expectation verdicts
     that flip, and the delta's interval over every eval and per eval."""
     flipped, compared = _flips(runs)
@@ -78,9 +78,11 @@ def calibration_summary(document: dict[str, Any], runs: Sequence[RunResult]) -> 
 SHOWN = ("timestamp", "flipped", "compared", "flip_share", "flip_share_ci95", "delta_ci95")
 
 
-def write_calibration(out_dir: Path, document: dict[str, Any], runs: Sequence[RunResult]) -> Path:
+def write_calibration(
+    out_dir: Path, document: dict[str, Any], runs: Sequence[EvalRunResult]
+) -> Path:
     """calibration.json of an A/A benchmark, whose ``calibration`` field it fills too."""
-    from .outputs import write_json
+    from .output_folder import write_json
 
     calibration = calibration_summary(document, runs)
     document["calibration"] = {name: calibration[name] for name in SHOWN}

@@ -30,9 +30,9 @@ from typing import Any, TextIO
 
 from ...errors import AgentSkillsError
 from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
-from ..setup.options import EvalOptions
-from ..setup.spec import TriggerQuery, load_triggers
-from ..suite.runner import (
+from ..setup.eval_files import TriggerQuery, load_triggers
+from ..setup.eval_options import EvalOptions
+from ..suite.suite_runner import (
     EvalSetupError,
     configure,
     dry_run_notes,
@@ -40,7 +40,7 @@ from ..suite.runner import (
     skill_cassettes,
 )
 from ..verdicts.benchmark import WITH_SKILL
-from .routing import SKIPPED, RoutingBatch, RoutingRun, route_all
+from .trigger_runs import SKIPPED, RoutingBatch, RoutingRun, route_all
 
 #: The longest description the specification allows.
 MAX_DESCRIPTION = 1024
@@ -243,7 +243,7 @@ class _Loop:
     def ask(self, number: int, body: str) -> str:
         """Round ``number``'s request to the model: a new description."""
         from ...harness.runner import ServedModel
-        from ..run.conversation import ModelAccess
+        from ..run.converse import ModelAccess
         from ..run.transport import UpstreamPool
 
         options = self.request.options

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..setup.budget import PlannedConversation, dry_run_text
-from ..setup.options import EvalOptions
-from ..setup.spec import TRIGGERS_FILE, load_triggers
-from ..suite.runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
+from ..setup.eval_files import TRIGGERS_FILE, load_triggers
+from ..setup.eval_options import EvalOptions
+from ..suite.suite_runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
 from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
-from .routing import RoutingBatch, RoutingRun, route_all
+from .trigger_runs import RoutingBatch, RoutingRun, route_all
 
 #: The folder of a skill's cassettes holding its matrix runs.
 MATRIX_CASSETTES = "triggers-matrix"

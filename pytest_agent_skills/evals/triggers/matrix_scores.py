@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .routing import NONE
+from .trigger_runs import NONE
 
 
 @dataclass(frozen=True)

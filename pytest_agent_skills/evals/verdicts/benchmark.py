@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..run.results import RunResult
-from ..setup.isolation import HOST_WARNING
+from ..run.run_result import EvalRunResult
+from ..setup.eval_runtime import HOST_WARNING
 from . import evidence
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
@@ -51,7 +51,7 @@ def stats(values: Sequence[float], digits: int) -> dict[str, float]:
     }
 
 
-def _summary(runs: Sequence[RunResult]) -> dict[str, dict[str, float]]:
+def _summary(runs: Sequence[EvalRunResult]) -> dict[str, dict[str, float]]:
     return {
         "pass_rate": stats([run.pass_rate for run in runs], 4),
         "time_seconds": stats([run.time_seconds for run in runs], 3),
@@ -73,7 +73,7 @@ def _delta(first: Summary, second: Summary) -> dict[str, str]:
     }
 
 
-def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[dict[str, Any]]:
     """Per eval: each configuration's pass rate (with its interval), the delta, the evidence
     fields (:mod:`.evidence`) and whether the eval meets its bar (the mean pass rate with the
     skill at least ``min_pass_rate``; with a baseline, a delta that is not negative; with
@@ -123,7 +123,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[dict[s
     return verdicts
 
 
-def benchmark_json(info: BenchmarkInfo, runs: Sequence[RunResult]) -> dict[str, Any]:
+def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[str, Any]:
     """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
     measured = [run for run in runs if not run.skipped]
     summary: dict[str, Any] = {
@@ -170,7 +170,7 @@ _ADAPTED_GRADER_OUTPUT = {
 }
 
 
-def notes(info: BenchmarkInfo, runs: Sequence[RunResult]) -> list[str]:
+def notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
     """What a reader should notice: errors, and expectations that do not tell the
     configurations apart."""
     found = []

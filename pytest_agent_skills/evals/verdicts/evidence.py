@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..run.results import RunResult
+from ..run.run_result import EvalRunResult
 from . import stats
 
 BETTER, WORSE, INCONCLUSIVE = "better", "worse", "inconclusive"
 
 
-def is_counted(run: RunResult) -> bool:
+def is_counted(run: EvalRunResult) -> bool:
     """Whether a run's pass rate is evidence: graded, neither errored nor skipped."""
     return run.error is None and not getattr(run, "skipped", False)
 
 
-def graded_rates(runs: Sequence[RunResult], configuration: str) -> list[float]:
+def graded_rates(runs: Sequence[EvalRunResult], configuration: str) -> list[float]:
     return [
         run.pass_rate for run in runs if run.key.configuration == configuration and is_counted(run)
     ]
@@ -33,20 +33,20 @@ def _interval(interval: stats.Interval | None) -> list[float] | None:
     return None if interval is None else interval.rounded()
 
 
-def _all_met(runs: Sequence[RunResult]) -> list[float] | None:
+def _all_met(runs: Sequence[EvalRunResult]) -> list[float] | None:
     counted = [run for run in runs if is_counted(run)]
     met = sum(1 for run in counted if run.total and run.passed == run.total)
     return _interval(stats.wilson(met, len(counted)) if len(counted) > 1 else None)
 
 
-def excluded(runs: Sequence[RunResult]) -> dict[str, int]:
+def excluded(runs: Sequence[EvalRunResult]) -> dict[str, int]:
     """How many runs the intervals leave out, and why."""
     skipped = sum(1 for run in runs if getattr(run, "skipped", False))
     errors = sum(1 for run in runs if run.error is not None and not getattr(run, "skipped", False))
     return {"errors": errors, "skipped": skipped}
 
 
-def summary_evidence(runs: Sequence[RunResult], configuration: str) -> dict[str, Any]:
+def summary_evidence(runs: Sequence[EvalRunResult], configuration: str) -> dict[str, Any]:
     """``run_summary[configuration]``'s added fields over every eval: the pooled interval
     (stratified by eval) of the mean pass rate, and the Wilson interval of all met."""
     mine = [run for run in runs if run.key.configuration == configuration]
@@ -69,7 +69,7 @@ def verdict_of(interval: stats.Interval | None) -> str:
     return BETTER if interval.low > 0 else WORSE
 
 
-def eval_evidence(runs: Sequence[RunResult], configurations: Sequence[str]) -> dict[str, Any]:
+def eval_evidence(runs: Sequence[EvalRunResult], configurations: Sequence[str]) -> dict[str, Any]:
     """One eval's added fields: per configuration the interval of its mean and of all met,
     the delta's interval (first configuration minus the second), the verdict, the runs hint
     and the flaky expectations."""
@@ -104,7 +104,9 @@ def eval_evidence(runs: Sequence[RunResult], configurations: Sequence[str]) -> d
     }
 
 
-def overall_evidence(runs: Sequence[RunResult], configurations: Sequence[str]) -> dict[str, Any]:
+def overall_evidence(
+    runs: Sequence[EvalRunResult], configurations: Sequence[str]
+) -> dict[str, Any]:
     """Every eval together: the delta's interval stratified by eval, and its verdict."""
     first, second = configurations
     eval_ids = dict.fromkeys(run.key.eval_id for run in runs)
@@ -131,7 +133,7 @@ METHOD = (
 )
 
 
-def disagreements(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
+def disagreements(runs: Sequence[EvalRunResult]) -> list[dict[str, Any]]:
     """Expectations the gradings of one run disagreed on (``--grader-runs``)."""
     return [
         {
@@ -148,7 +150,7 @@ def disagreements(runs: Sequence[RunResult]) -> list[dict[str, Any]]:
     ]
 
 
-def flaky(runs: Sequence[RunResult], configurations: Sequence[str]) -> list[dict[str, Any]]:
+def flaky(runs: Sequence[EvalRunResult], configurations: Sequence[str]) -> list[dict[str, Any]]:
     """Expectations that pass in some graded runs of a configuration and fail in others."""
     found = []
     for name in configurations:

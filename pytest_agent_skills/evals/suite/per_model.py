@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..verdicts.benchmark import WITH_SKILL
-from .runner import BenchmarkOutcome, EvalRequest, EvalSetupError, run_benchmark
+from .suite_runner import BenchmarkOutcome, EvalRequest, EvalSetupError, run_benchmark
 
 MODELS_NAME = "models.json"
 

@@ -15,7 +15,7 @@ from ... import settings
 from ...errors import ConfigurationError
 from ...settings import SettingValues
 from ...workspace.names import RUNTIME_NAMES
-from .command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT
+from .eval_command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT
 
 #: The settings the triggers command shares with ``eval`` (how runs are made and recorded):
 #: ini name -> flag.
@@ -115,9 +115,9 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ...config.file_settings import FileSettings
     from ...config.locate import ConfigLocator
     from ...settings import load_all
-    from ..report.report_input import MATRIX_FILE
-    from ..setup.options import eval_options
-    from ..suite.outputs import write_json, write_report
+    from ..report.folder import MATRIX_FILE
+    from ..setup.eval_options import eval_options
+    from ..suite.output_folder import write_json, write_report
     from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
 
     load_all()

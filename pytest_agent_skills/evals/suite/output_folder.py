@@ -15,11 +15,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ..run.bounds import json_file_bytes
-from ..run.results import RunResult
+from ..run.run_result import EvalRunResult
 from ..verdicts.benchmark import benchmark_markdown
 
 if TYPE_CHECKING:
-    from ..setup.spec import EvalCase
+    from ..setup.eval_files import EvalCase
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -36,7 +36,7 @@ def write_bytes(path: Path, content: bytes) -> None:
 def write_benchmark(
     out_dir: Path,
     document: dict[str, Any],
-    runs: Sequence[RunResult],
+    runs: Sequence[EvalRunResult],
     evals: Sequence[EvalCase] = (),
 ) -> None:
     """benchmark.json, benchmark.md, every run's folder and every eval's
@@ -69,7 +69,7 @@ def eval_metadata(case: EvalCase) -> dict[str, Any]:
     }
 
 
-def write_run(folder: Path, run: RunResult) -> None:
+def write_run(folder: Path, run: EvalRunResult) -> None:
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -91,7 +91,7 @@ def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
 
 
 def write_report(out_dir: Path) -> Path:
-    """report.html of the folder (see :mod:`.report`)."""
-    from ..report.report import write_report as write_page
+    """report.html of the folder (see :mod:`..report.write`)."""
+    from ..report.write import write_report as write_page
 
     return write_page(out_dir)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import quote
 
-from ..setup.isolation import HOST_WARNING
-from .report_chart import pass_rate_chart, percent, span, spread
-from .report_evidence import (
+from ..setup.eval_runtime import HOST_WARNING
+from .chart import pass_rate_chart, percent, span, spread
+from .evidence_section import (
     all_met_line,
     delta_cell,
     flaky_section,
@@ -25,7 +25,7 @@ from .report_evidence import (
     models_section,
     overall_lines,
 )
-from .report_input import (
+from .folder import (
     Benchmark,
     Interval,
     Message,
@@ -36,9 +36,9 @@ from .report_input import (
     Transcript,
     Triggers,
 )
-from .report_markup import Child, Markup, column_heads, el
-from .report_routing import candidates_section, matrix_section
-from .report_view import BenchmarkView, Cell, FailingExpectation, delta, view_of
+from .markup import Child, Markup, column_heads, el
+from .triggers_section import candidates_section, matrix_section
+from .view import BenchmarkView, Cell, FailingExpectation, delta, view_of
 
 TRANSCRIPT_TEXT_LIMIT = 8_000  # characters of one message, argument or tool result shown
 RUN_TRANSCRIPT_LIMIT = 60_000  # characters of one run's transcript shown

@@ -38,7 +38,7 @@ class RunKey:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class EvalRunResult:
     key: RunKey
     eval_name: str
     prompt: str

@@ -142,9 +142,9 @@ def run(args: argparse.Namespace) -> int:
     from ...config.file_settings import FileSettings
     from ...config.locate import ConfigLocator
     from ...settings import load_all
-    from ..setup.options import eval_options
-    from ..suite.outputs import write_report, write_triggers
-    from ..suite.runner import EvalRequest, dry_run, run_benchmark, run_triggers
+    from ..setup.eval_options import eval_options
+    from ..suite.output_folder import write_report, write_triggers
+    from ..suite.suite_runner import EvalRequest, dry_run, run_benchmark, run_triggers
 
     load_all()
     flags: dict[str, Any] = {ini: getattr(args, _dest(flag)) for ini, flag in EVAL_FLAGS.items()}
@@ -200,7 +200,7 @@ def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
     """One benchmark's folder: calibration.json (an A/A run) or the floor of an earlier one,
     benchmark.json and .md, the runs' folders, report.html."""
     from ..suite.calibration import attach_calibration, write_calibration
-    from ..suite.outputs import write_benchmark, write_report
+    from ..suite.output_folder import write_benchmark, write_report
     from ..verdicts.evidence import shown_interval
 
     if calibrate:
@@ -218,8 +218,8 @@ def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
 
 
 def _several_models(request: Any, out: Path, calibrate: bool) -> int:
-    from ..suite.models import MODELS_NAME, run_models
-    from ..suite.outputs import write_json, write_report
+    from ..suite.output_folder import write_json, write_report
+    from ..suite.per_model import MODELS_NAME, run_models
 
     def write(folder: Path, outcome: Any) -> None:
         print(f"model {outcome.document['metadata']['executor_model']}:")
@@ -277,7 +277,7 @@ def _shown(outcome: Any, out: Path) -> int:
 
 
 def _warn_if_local(runtime: str) -> None:
-    from ..setup.isolation import HOST_WARNING
+    from ..setup.eval_runtime import HOST_WARNING
 
     if runtime == "local":
         print(f"warning: {HOST_WARNING}", file=sys.stderr)

@@ -10,9 +10,9 @@ of 700 pixels a side, read without scrolling.
 
 from __future__ import annotations
 
-from .report_chart import percent
-from .report_input import Candidates, Matrix, SkillScore
-from .report_markup import Markup, column_heads, el
+from .chart import percent
+from .folder import Candidates, Matrix, SkillScore
+from .markup import Markup, column_heads, el
 
 #: A cell's side, in pixels.
 CELL = 14

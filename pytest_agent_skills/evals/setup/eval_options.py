@@ -112,7 +112,7 @@ class EvalOptions:
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
     #: Where the model's commands run: a runtime's name, or None for the first isolated one
-    #: available (see :mod:`.isolation`); a runtime in ``run`` is used as it is.
+    #: available (see :mod:`.eval_runtime`); a runtime in ``run`` is used as it is.
     runtime: str | None = None
     #: How that runtime is made (its work root, Docker image, staging).
     workspaces: RuntimeOptions = field(default_factory=RuntimeOptions)

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...harness.conversation import Conversation
-from ..run.conversation import ModelAccess, converse
+from ..run.converse import ModelAccess, converse
 from ..setup.budget import TokenBudget
-from ..setup.options import EvalOptions
-from ..suite.runner import Failures, Progress, run_all
+from ..setup.eval_options import EvalOptions
+from ..suite.suite_runner import Failures, Progress, run_all
 
 #: What a run loaded when the model loaded no skill.
 NONE = "none"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .report_input import Stat
-from .report_markup import Markup, el
-from .report_view import Cell
+from .folder import Stat
+from .markup import Markup, el
+from .view import Cell
 
 WIDTH = 880
 LABEL_WIDTH = 190

@@ -21,12 +21,12 @@ from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
 from ...harness.errors import CassetteMissError, ModelError, NoCassetteError
 from ..setup.budget import BUDGET, TURN_LIMIT
-from ..setup.spec import EvalCase
+from ..setup.eval_files import EvalCase
 from .bounds import bounded_outputs, bounded_transcript
-from .conversation import ModelAccess, converse
+from .converse import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, transcript_text
 from .grader_runs import grade_times
-from .results import RunError, RunKey, RunResult, metrics_json, transcript_json
+from .run_result import EvalRunResult, RunError, RunKey, metrics_json, transcript_json
 from .transport import StoppedError
 
 
@@ -55,7 +55,7 @@ class RunPlan:
         return (self.grader_cassettes or self.cassettes) / f"run-{self.key.run_number}.grader.json"
 
 
-def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
+def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
     """Make one run; every failure is recorded in the result, never raised."""
     record = _read_record(plan.cassette(".run.json"))
     replaying = access.options.record_mode == "none" or access.options.regrade
@@ -144,7 +144,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
         hint = " An eval's turn limit is --max-turns (ini skills_eval_max_turns)."
         shown = f"stopped ({stopped}): {conversed.stop_message}"
         notes.insert(0, shown + (hint if stopped == TURN_LIMIT else ""))
-    return RunResult(
+    return EvalRunResult(
         key=plan.key,
         eval_name=plan.case.title,
         prompt=prompt,
@@ -162,16 +162,16 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> RunResult:
     )
 
 
-def interrupted(plan: RunPlan) -> RunResult:
+def interrupted(plan: RunPlan) -> EvalRunResult:
     """The result of a run the eval was stopped before."""
     error = RunError("interrupted", "the eval was stopped (Ctrl-C) before this run finished")
     return _failed(plan, error, {}, 0)
 
 
-def skipped(plan: RunPlan) -> RunResult:
+def skipped(plan: RunPlan) -> EvalRunResult:
     """The result of a run never started: the eval's token budget was spent first."""
     why = "not run: the eval's token budget (--max-tokens) was spent before this run started"
-    return RunResult(
+    return EvalRunResult(
         key=plan.key,
         eval_name=plan.case.title,
         prompt=plan.case.prompt,
@@ -186,15 +186,15 @@ def skipped(plan: RunPlan) -> RunResult:
     )
 
 
-def crashed(plan: RunPlan, error: Exception) -> RunResult:
+def crashed(plan: RunPlan, error: Exception) -> EvalRunResult:
     """The result of a run whose making raised (a bug of the harness): an error, never a pass."""
     message = f"the run failed unexpectedly: {type(error).__name__}: {error}"
     return _failed(plan, RunError("harness", message), {}, 0)
 
 
-def _failed(plan: RunPlan, error: RunError, timing: dict[str, Any], tokens: int) -> RunResult:
+def _failed(plan: RunPlan, error: RunError, timing: dict[str, Any], tokens: int) -> EvalRunResult:
     """A run that failed before it could be graded: every expectation unmet."""
-    return RunResult(
+    return EvalRunResult(
         key=plan.key,
         eval_name=plan.case.title,
         prompt=plan.case.prompt,
@@ -258,7 +258,7 @@ def _error(failure: BaseException | None, grading: bool = False) -> RunError | N
     return RunError("harness", message)
 
 
-def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> RunResult:
+def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> EvalRunResult:
     """A run whose endpoint failed while it was recorded: replayed as that failure."""
     error = RunError("model", str(record["error"].get("message", "")))
     return _failed(plan, error, dict(record.get("timing") or {}), int(record.get("tokens", 0)))

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
-from ..run.conversation import ModelAccess, converse
+from ..run.converse import ModelAccess, converse
 from ..run.grader_output import weakest
-from ..run.results import RunKey, RunResult
-from ..run.run import RunPlan, crashed, interrupted, run_eval, skipped
+from ..run.one_run import RunPlan, crashed, interrupted, run_eval, skipped
+from ..run.run_result import EvalRunResult, RunKey
 from ..run.transport import UpstreamPool
 from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
-from ..setup.isolation import eval_runtime
-from ..setup.options import EvalOptions
-from ..setup.spec import EvalCase, TriggerQuery, load_evals, load_triggers, read_inputs
+from ..setup.eval_files import EvalCase, TriggerQuery, load_evals, load_triggers, read_inputs
+from ..setup.eval_options import EvalOptions
+from ..setup.eval_runtime import eval_runtime
 from ..verdicts.benchmark import (
     BASELINE,
     WITH_SKILL,
@@ -80,7 +80,7 @@ class Skills:
 @dataclass
 class BenchmarkOutcome:
     document: dict[str, Any]
-    runs: list[RunResult]
+    runs: list[EvalRunResult]
     interrupted: bool
     #: The evals run (their eval_metadata.json).
     evals: tuple[EvalCase, ...] = ()
@@ -393,7 +393,7 @@ def run_all(
     """``work`` for every plan, up to ``options.jobs`` at once, results in plan order.
 
     The model's commands run in ``runtime``; without one, in the one
-    :func:`~.isolation.eval_runtime` opens for ``options`` (and closes at the end).
+    :func:`~..setup.eval_runtime.eval_runtime` opens for ``options`` (and closes at the end).
 
     ``failures`` makes the result of a plan that did not run or whose work raised.  Every
     answer's tokens count in ``budget`` (default: one of ``options.max_tokens``); once it is
@@ -496,7 +496,7 @@ class Progress:
         self.skipped = 0
         self.started = time.perf_counter()
 
-    def run_done(self, result: RunResult) -> None:
+    def run_done(self, result: EvalRunResult) -> None:
         if result.error:
             self.errors += 1
         self.skipped += result.skipped

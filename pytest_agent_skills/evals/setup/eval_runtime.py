@@ -19,7 +19,7 @@ from ...workspace.errors import RuntimeUnavailableError
 
 if TYPE_CHECKING:
     from ...workspace import Runtime
-    from .options import EvalOptions
+    from .eval_options import EvalOptions
 
 #: The runtimes tried, in order, when none is asked for.
 ISOLATED_RUNTIMES = ("sandbox", "docker")

@@ -11,8 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from .report_input import ReportError, read_folder
-from .report_page import render_page
+from .folder import ReportError, read_folder
+from .page import render_page
 
 __all__ = ["REPORT_NAME", "ReportError", "write_report"]
 

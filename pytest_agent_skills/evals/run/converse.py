@@ -17,7 +17,7 @@ from ...harness.runner import ServedModel, agent_loop
 from ...harness.trajectory import Trajectory
 from ...harness.turns import ModelTurn
 from ..setup.budget import RUN_TOKENS, TURN_LIMIT, TokenBudget
-from ..setup.options import EvalOptions
+from ..setup.eval_options import EvalOptions
 from .transport import RunCassette, RunTokensError, UpstreamPool
 
 if TYPE_CHECKING:
