@@ -43,6 +43,24 @@ ALLOWED_WRITES = (
     "/proc/self",
     "/proc/thread-self",
 )
+#: Where a write makes code run (or be trusted) at a later login, shell or start: HOME's.
+HOME_PERSISTENCE = tuple(
+    f"{HOME}/{relative}"
+    for relative in (
+        ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+        ".zprofile", ".zshenv", ".zlogin", ".cshrc", ".tcshrc", ".config/fish", ".pam_environment",
+        ".xprofile", ".xinitrc", ".xsessionrc", ".ssh", ".config/autostart", ".config/systemd",
+        ".local/bin", "bin", ".gitconfig", ".config/git",
+    )
+)  # fmt: skip
+#: ... and the system's (every one read-only in the run: an attempt is what is seen).
+SYSTEM_PERSISTENCE = (
+    "/etc/cron.d", "/etc/cron.daily", "/etc/cron.hourly", "/etc/crontab", "/etc/sudoers",
+    "/etc/sudoers.d", "/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/environment",
+    "/etc/ld.so.preload", "/etc/rc.local", "/etc/init.d", "/etc/systemd", "/etc/passwd",
+    "/etc/shadow", "/etc/group", "/etc/ssh", "/etc/pam.d", "/var/spool/cron", "/usr/lib/systemd",
+    "/lib/systemd", "/root", "/usr/bin", "/usr/sbin", "/bin", "/sbin",
+)  # fmt: skip
 #: HOME folders a tool fills on its own (a cache is not persistence).
 HOME_CACHES = (
     f"{HOME}/.cache",
@@ -184,35 +202,71 @@ class RunReading:
             )
 
     def _writes(self) -> None:
+        others: dict[str, list[str]] = {"home": [], "scratch": [], "system": []}
         for change in self.report.get("changes") or []:
             path = str(change.get("path"))
-            self._write(path, str(change.get("change")))
+            self._write(path, others)
         for call in file_calls(str(self.report.get("trace") or ""), self.cwd):
-            if call.writes and not is_under(call.path, ALLOWED_WRITES):
-                self.add(
-                    "dynamic-persistence",
-                    "high",
-                    f"tried to write {call.path} outside the workspace ({call.call}:"
-                    f" {call.result or 'unfinished'})",
-                    call.path,
-                )
-            elif call.writes and posixpath.basename(call.path).lower() in MEMORY_FILES:
-                self._write(call.path, "written")
+            if not call.writes or "EEXIST" in call.result:  # 'mkdir -p' walks its parents
+                continue
+            if not is_under(call.path, ALLOWED_WRITES):
+                if is_under(call.path, SYSTEM_PERSISTENCE):
+                    self.add(
+                        "dynamic-persistence",
+                        "high",
+                        f"tried to write {call.path}, where code runs at a later start or login"
+                        f" ({call.call}: {call.result or 'unfinished'})",
+                        call.path,
+                    )
+                else:
+                    others["system"].append(call.path)
+            elif posixpath.basename(call.path).lower() in MEMORY_FILES:
+                self._write(call.path, others)
+        self._summed(
+            "dynamic-persistence",
+            "medium",
+            others["home"],
+            "wrote in HOME (a tool's own configuration or data, not a file run at start-up)",
+        )
+        self._summed(
+            "dynamic-persistence",
+            "medium",
+            others["system"],
+            "tried to write outside the workspace, in system folders (refused: read-only)",
+        )
+        self._summed(
+            "dynamic-temp-write", "low", others["scratch"], "left files outside the workspace"
+        )
 
-    def _write(self, path: str, what: str) -> None:
+    def _write(self, path: str, others: dict[str, list[str]]) -> None:
         name = posixpath.basename(path).lower()
         if name in MEMORY_FILES:
             self.add(
                 "dynamic-persistence",
                 "high",
-                f"wrote the agent memory file {path} ({what}): instructions every later session"
-                " loads",
+                f"wrote the agent memory file {path}: instructions every later session loads",
+                path,
+            )
+        elif is_under(path, HOME_PERSISTENCE):
+            self.add(
+                "dynamic-persistence",
+                "high",
+                f"changed {path}: a file run or trusted at every later login or shell",
                 path,
             )
         elif is_under(path, (HOME,)) and not is_under(path, HOME_CACHES):
-            self.add("dynamic-persistence", "high", f"changed {path} in HOME ({what})", path)
+            others["home"].append(path)
         elif not is_under(path, (WORKSPACE, CONTROL)):
-            self.add("dynamic-temp-write", "low", f"left {path} outside the workspace", path)
+            others["scratch"].append(path)
+
+    def _summed(self, rule: str, severity: Severity, paths: list[str], what: str) -> None:
+        """One finding for many paths of one kind (a tool writes dozens of files at once)."""
+        unique = list(dict.fromkeys(paths))
+        if unique:
+            shown = ", ".join(unique[:5]) + (
+                f" and {len(unique) - 5} more" if len(unique) > 5 else ""
+            )
+            self.add(rule, severity, f"{what}: {shown}", unique[0])
 
     def _canaries_in(self, text: str) -> list[str]:
         """Where the canaries in ``text`` were planted (an encoder's line breaks ignored)."""
