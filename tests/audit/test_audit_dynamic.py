@@ -10,12 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from pytest_agent_skills.audit.detonation import Detonator
 from pytest_agent_skills.audit.dynamic_types import DynamicTarget
+from pytest_agent_skills.audit.model import audit_schema
 from pytest_agent_skills.audit.runs import PlannedRun
 from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
 from pytest_agent_skills.audit.severity import rank
+from tests.support.cli import cli
 from tests.support.detonation import corpus, expectation, runtime_only, started
 
 
@@ -99,48 +102,69 @@ def test_a_run_whose_output_passes_its_bound_is_not_analyzed(
     ]
 
 
-def test_the_recorded_skill_run_commands_are_detonated_too(tmp_path: Path) -> None:
-    skill = tmp_path / "notes"
-    skill.mkdir()
+def _notes_skill_with_a_recording(root: Path, command: str) -> tuple[Path, Path]:
+    """A harmless skill 'notes', and a folder of one recorded conversation in which the model
+    ran ``command`` with it (the cassette format of the harness)."""
+    skill = root / "skills" / "notes"
+    skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
         "---\nname: notes\ndescription: Keeps notes. Use when the user takes notes.\n---\n\n"
         "# Notes\n\nWrite the note with echo.\n",
         encoding="utf-8",
     )
+    arguments = json.dumps({"skill": "notes", "command": command})
     call = {
-        "name": "skill_run",
-        "arguments": json.dumps({"skill": "notes", "command": "cat ~/.netrc"}),
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "skill_run", "arguments": arguments},
     }
-    message = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]}}]}
+    cassettes = root / "cassettes" / "eval-1"
+    cassettes.mkdir(parents=True)
+    document = {
+        "format": "pytest-agent-skills cassette",
+        "version": 1,
+        "interactions": [{"request": {}, "response": {"status": 200, "body": body}}],
     }
-    cassettes = tmp_path / "cassettes"
-    cassettes.mkdir()
-    cassette = cassettes / "run-1.json"
-    cassette.write_text(
-        json.dumps(
-            {
-                "format": "pytest-agent-skills cassette",
-                "version": 1,
-                "interactions": [
-                    {
-                        "request": {},
-                        "response": {"status": 200, "body": {"choices": [{"message": message}]}},
-                    }
-                ],
-            }
-        ),
-        encoding="utf-8",
-    )
+    (cassettes / "run-1.json").write_text(json.dumps(document), encoding="utf-8")
+    return skill, cassettes.parent
+
+
+def test_the_recorded_skill_run_commands_are_detonated_too(tmp_path: Path) -> None:
+    skill, cassettes = _notes_skill_with_a_recording(tmp_path, "cat ~/.netrc")
     for analysis in started("sandbox", cassettes=cassettes):
         result = analysis.analyze(_target(skill))
 
+    recording = str(cassettes / "eval-1" / "run-1.json")
     assert result.runs == 1
     assert {(f.rule, f.file) for f in result.findings} >= {
-        ("dynamic-honeytoken-read", str(cassette)),
-        ("dynamic-canary-output", str(cassette)),
+        ("dynamic-honeytoken-read", recording),
+        ("dynamic-canary-output", recording),
+    }
+
+
+@pytest.mark.usefixtures("clean_settings_env")
+def test_the_command_detonates_recorded_commands_into_the_json_document(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for _analysis in started("sandbox"):
+        pass  # the sandbox is there (a missing one skips, or fails where it is required)
+    _skill, cassettes = _notes_skill_with_a_recording(tmp_path, "cat ~/.aws/credentials")
+    monkeypatch.chdir(tmp_path)
+
+    status, out, err = cli(
+        capsys, "audit", "skills", "--dynamic", "--runtime", "sandbox", "--cassettes",
+        str(cassettes), "--format", "json",
+    )  # fmt: skip
+
+    assert (status, err) == (1, "")
+    document = json.loads(out)
+    Draft202012Validator(json.loads(audit_schema())).validate(document)
+    assert document["summary"]["dynamic_runs"] == 1
+    [notes] = document["skills"]
+    assert {(f["rule"], f["analysis"], f["file"]) for f in notes["findings"]} == {
+        ("dynamic-honeytoken-read", "dynamic", str(cassettes / "eval-1" / "run-1.json")),
+        ("dynamic-canary-output", "dynamic", str(cassettes / "eval-1" / "run-1.json")),
     }
 
 
