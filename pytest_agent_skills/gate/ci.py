@@ -177,7 +177,7 @@ def replay_commands(request: GateRequest) -> list[tuple[str, list[str]]]:
 
     The trigger matrix offers every skill; with ``--changed-since`` it runs when a changed
     skill has trigger queries, or when the change reaches every skill (a description)."""
-    from ..evals.setup.spec import EVALS_FILE, TRIGGERS_FILE
+    from ..evals.setup.eval_files import EVALS_FILE, TRIGGERS_FILE
 
     program = [sys.executable, "-m", "pytest_agent_skills.cli"]
     commands: list[tuple[str, list[str]]] = []
