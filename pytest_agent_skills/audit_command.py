@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .targets import UsageError, check_output, repository_root, targets
+from .targets import UsageError, changed_targets, check_output, repository_root, targets
 
 #: The plugin setting each flag sets (ini name -> the flag), the flags made from the
 #: settings' own declarations.
@@ -19,12 +19,13 @@ AUDIT_FLAGS = {
     "skills_audit_ignore": "--ignore",
     "skills_audit_suppress": "--suppress",
     "skills_audit_dynamic": "--dynamic",
+    "skills_changed_since": "--changed-since",
 }
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from .config.audit import AUDIT_SETTINGS
-    from .settings import add_command_flag
+    from .config import audit, roots  # noqa: F401 - declare the settings of the flags
+    from .settings import REGISTRY, add_command_flag
 
     parser.add_argument(
         "paths",
@@ -40,9 +41,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output format: text, json (the audit document, schemas/audit.schema.json), sarif"
         " (code scanning), github (workflow annotations)",
     )
-    declared = {setting.ini: setting for setting in AUDIT_SETTINGS}
     for ini, flag in AUDIT_FLAGS.items():
-        add_command_flag(parser, declared[ini], flag)
+        add_command_flag(parser, REGISTRY[ini], flag)
     parser.add_argument(
         "--runtime",
         choices=("sandbox", "docker"),
@@ -75,9 +75,12 @@ def run(args: argparse.Namespace) -> int:
     }
     scopes = Scopes(flags, listings=listings, flag_names=AUDIT_FLAGS)
     found = targets(args.paths, scopes, [])
+    ref = scopes.for_path(".").settings("skills_changed_since")
+    if ref:
+        found = changed_targets(found, ref, listings)
     options = {path: audit_options(scope.settings) for path, scope in found.items()}
     folders = skill_folders(found, options.__getitem__, listings)
-    if not folders:
+    if not folders and not ref:
         specs = args.paths or ["."]
         raise UsageError(
             f"no skill found under {', '.join(specs)} (a skill is a folder holding SKILL.md)"

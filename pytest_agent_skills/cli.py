@@ -29,13 +29,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from . import __version__
 from .errors import AgentSkillsError
-from .filenames import SKILL_FILE
-from .targets import UsageError, check_output, repository_root, targets
+from .targets import UsageError, changed_targets, check_output, repository_root, targets
 
 if TYPE_CHECKING:
-    from .config.scopes import Scope
     from .links import SkippedLink
-    from .listings import FolderListings
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -207,25 +204,6 @@ def _run_validate(args: argparse.Namespace) -> int:
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
-
-
-def changed_targets(
-    targets: dict[Path, Scope], ref: str, listings: FolderListings | None = None
-) -> dict[Path, Scope]:
-    """The SKILL.md files of the skills under ``targets`` with a file that differs from the git
-    ``ref`` (each with its target's scope); what was kept and left out is said on stderr."""
-    from .changes import changed_skills
-    from .rules import skill_dirs
-
-    scope_of: dict[Path, Scope] = {}
-    for path, scope in targets.items():
-        for folder in skill_dirs(path, listings):
-            scope_of.setdefault(folder, scope)
-    folders = list(scope_of)
-    where = folders[0] if folders else Path.cwd()  # git is asked in the first skill's work tree
-    split = changed_skills(folders, ref, where, f"--changed-since {ref}")
-    sys.stderr.write(f"agent-skills: {split.summary()}\n")
-    return {folder / SKILL_FILE: scope_of[folder] for folder in split.kept}
 
 
 # --- rules and rule ID ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from .filenames import SKILL_FILE
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
     from .links import SkippedLink
+    from .listings import FolderListings
 
 
 class UsageError(AgentSkillsError):
@@ -121,3 +123,22 @@ def check_output(path: Path) -> None:
         raise UsageError(f"-o {path}: is a folder; give the path of the report file to write")
     if not path.parent.is_dir():
         raise UsageError(f"-o {path}: the folder {path.parent} does not exist; create it first")
+
+
+def changed_targets(
+    targets: dict[Path, Scope], ref: str, listings: FolderListings | None = None
+) -> dict[Path, Scope]:
+    """The SKILL.md files of the skills under ``targets`` with a file that differs from the git
+    ``ref`` (each with its target's scope); what was kept and left out is said on stderr."""
+    from .changes import changed_skills
+    from .rules import skill_dirs
+
+    scope_of: dict[Path, Scope] = {}
+    for path, scope in targets.items():
+        for folder in skill_dirs(path, listings):
+            scope_of.setdefault(folder, scope)
+    folders = list(scope_of)
+    where = folders[0] if folders else Path.cwd()  # git is asked in the first skill's work tree
+    split = changed_skills(folders, ref, where, f"--changed-since {ref}")
+    sys.stderr.write(f"agent-skills: {split.summary()}\n")
+    return {folder / SKILL_FILE: scope_of[folder] for folder in split.kept}

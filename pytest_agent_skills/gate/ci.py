@@ -2,9 +2,10 @@
 over the skills of a repository (or the skills a change touches), its outcome and numbers, the
 SARIF file of the findings.
 
-validate, tokens and coverage run in this process; the eval and trigger replays and pytest
-run as processes of their own (``agent-skills eval`` per skill with evals, ``agent-skills
-triggers``, ``python -m pytest``), replaying recorded cassettes: a gate makes no model request.
+validate, tokens and coverage run in this process; the audit, the eval and trigger replays and
+pytest run as processes of their own (``agent-skills audit``, ``agent-skills eval`` per skill
+with evals, ``agent-skills triggers``, ``python -m pytest``), the replays from recorded
+cassettes: a gate makes no model request.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..errors import AgentSkillsError
 from ..settings import SettingValues
 
 #: Every check, in the order they run; those run when none is named.
-CHECKS = ("validate", "tokens", "coverage", "triggers", "eval", "pytest")
+CHECKS = ("validate", "audit", "tokens", "coverage", "triggers", "eval", "pytest")
 DEFAULT_CHECKS = ("validate", "tokens", "coverage")
 #: What fails the gate: errors (the default), warnings too, or nothing (report only).
 FAIL_ON = ("error", "warning", "never")
@@ -66,10 +67,6 @@ def parse_checks(text: str) -> tuple[str, ...]:
     if not named:
         return DEFAULT_CHECKS
     unknown = [word for word in named if word not in CHECKS]
-    if "audit" in unknown:
-        raise GateError(
-            "--checks audit: this version has no `agent-skills audit` yet; leave it out"
-        )
     if unknown:
         raise GateError(
             f"--checks: unknown check(s) {', '.join(unknown)} (choose from {', '.join(CHECKS)})"
@@ -172,8 +169,9 @@ def run_process(name: str, command: Sequence[str], workspace: Path) -> CheckOutc
     )
 
 
-def replay_commands(request: GateRequest) -> list[tuple[str, list[str]]]:
-    """The eval and trigger replays and the pytest run the request asks for, as commands.
+def process_commands(request: GateRequest) -> list[tuple[str, list[str]]]:
+    """The audit, the eval and trigger replays and the pytest run the request asks for, as
+    commands.
 
     The trigger matrix offers every skill; with ``--changed-since`` it runs when a changed
     skill has trigger queries, or when the change reaches every skill (a description)."""
@@ -181,6 +179,8 @@ def replay_commands(request: GateRequest) -> list[tuple[str, list[str]]]:
 
     program = [sys.executable, "-m", "pytest_agent_skills.cli"]
     commands: list[tuple[str, list[str]]] = []
+    if "audit" in request.checks and request.folders:
+        commands.append(("audit", [*program, "audit", *map(str, request.folders)]))
     offered = request.every_folder or request.folders
     queried = [folder for folder in request.folders if (folder / TRIGGERS_FILE).is_file()]
     if "triggers" in request.checks and (queried or request.triggers_all):

@@ -36,8 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checks",
         default="",
-        help="comma-separated: validate, tokens, coverage, triggers, eval, pytest (default:"
-        " validate,tokens,coverage)",
+        help="comma-separated: validate, audit, tokens, coverage, triggers, eval, pytest"
+        " (default: validate,tokens,coverage)",
     )
     parser.add_argument(
         "--changed-since",
@@ -64,7 +64,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..rules import skill_dirs
-    from .ci import replay_commands, run_coverage, run_process, run_tokens, run_validate
+    from .ci import process_commands, run_coverage, run_process, run_tokens, run_validate
     from .summary import markdown, outputs
 
     if args.github:
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         outcomes.append(run_tokens(request, values))
     if "coverage" in checks:
         outcomes.append(run_coverage(request, values))
-    for name, command in replay_commands(request):
+    for name, command in process_commands(request):
         outcomes.append(run_process(name, command, workspace))
     passed = args.fail_on == "never" or all(outcome.passed for outcome in outcomes)
     text = markdown(outcomes, request.selection, passed)

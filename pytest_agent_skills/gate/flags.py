@@ -14,16 +14,10 @@ from ..config.file_settings import FileSettings
 
 
 def add_setting_flags(parser: argparse.ArgumentParser, names: Mapping[str, str]) -> None:
-    """One flag per setting of ``names`` (ini name -> the command's flag), its value kept as
-    given (the registry converts it as it resolves)."""
+    """One flag per setting of ``names`` (ini name -> the command's flag), as every command
+    derives its flags from the registry (:func:`~pytest_agent_skills.settings.add_command_flag`)."""
     for ini, flag in names.items():
-        setting = settings.REGISTRY[ini]
-        text = f"{setting.help} (ini: {ini}; env: {setting.env_name}; default:" \
-            f" {setting.describe_default()})"
-        if setting.kind == "bool":
-            parser.add_argument(flag, dest=ini, action="store_const", const=True, help=text)
-        else:
-            parser.add_argument(flag, dest=ini, metavar=setting.metavar or "VALUE", help=text)
+        settings.add_command_flag(parser, settings.REGISTRY[ini], flag)
 
 
 def setting_values(
@@ -33,7 +27,9 @@ def setting_values(
     the flags of ``args`` first."""
     from ..config.locate import ConfigLocator
 
-    flags = {ini: getattr(args, ini) for ini in names}
+    flags = {
+        ini: getattr(args, flag.removeprefix("--").replace("-", "_")) for ini, flag in names.items()
+    }
     return FileSettings(ConfigLocator(Path.cwd()).locate(start), flags, flag_names=names)
 
 

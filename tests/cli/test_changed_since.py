@@ -168,3 +168,20 @@ def test_the_pytest_option_with_an_unknown_ref_is_a_usage_error(
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--skills-changed-since no-such-branch: unknown git ref*"])
+
+
+def test_audit_takes_the_changed_skills_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.cli import cli
+
+    folders = skills_repository(tmp_path, 4)
+    (folders[2] / "notes.md").write_text("More notes.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    status, out, err = cli(capsys, "audit", "--changed-since", "HEAD", "--format", "json")
+
+    assert status == 0
+    assert [skill["name"] for skill in json.loads(out)["skills"]] == ["skill-002"]
+    assert "1 skill(s) changed since HEAD" in err
+    assert "3 unchanged left out" in err
