@@ -9,11 +9,16 @@ that loading the pytest plugin stays cheap::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
 
 from ._lazy import lazy_exports
 
-__version__ = "0.1.0"
+#: The distribution whose metadata gives ``__version__``: the version is written once, in
+#: pyproject.toml, and read from what the installer recorded.
+DISTRIBUTION = "pytest-agent-skills"
+#: ``__version__`` of a checkout imported without being installed (no metadata to read).
+NOT_INSTALLED = "0+unknown"
 
 #: Public name -> module defining it.
 _EXPORTS = {
@@ -53,6 +58,7 @@ __all__ = sorted(_EXPORTS)
 
 
 if TYPE_CHECKING:  # the lazy names' own types, for type checkers
+    __version__: str
     from .errors import AgentSkillsError as AgentSkillsError
     from .findings import Finding as Finding
     from .findings import Severity as Severity
@@ -85,4 +91,23 @@ if TYPE_CHECKING:  # the lazy names' own types, for type checkers
     from .workspace import create_runtime as create_runtime
 
 
-__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+_export, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+
+
+@functools.cache
+def _installed_version() -> str:
+    """pyproject.toml's version, as the installed distribution's metadata records it: read on
+    first use, since finding a distribution walks the import path (~20 ms cold), which
+    loading the plugin does not pay."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return NOT_INSTALLED
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _installed_version()
+    return _export(name)

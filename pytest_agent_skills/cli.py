@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
-from . import __version__
 from .errors import AgentSkillsError
 from .targets import UsageError, changed_targets, check_output, repository_root, targets
 
@@ -418,13 +417,28 @@ COMMANDS: tuple[Command, ...] = (
 )
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (finding the
+    distribution walks the import path, which no other command needs)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **_: Any) -> None:
+        shown = "show the version and exit"
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=shown)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        from . import __version__
+
+        print(f"agent-skills {__version__}")
+        parser.exit()
+
+
 def build_parser(command: str | None = None, alone: bool = False) -> argparse.ArgumentParser:
     """The parser of every subcommand; with ``command``, only that one's arguments are added
     (the others' would load what they describe: rule tables, the image builder), and with
     ``alone`` no other subcommand at all (argv starts with ``command``: nothing can ask for
     the list of subcommands)."""
     parser = argparse.ArgumentParser(prog="agent-skills", description="Tools for Agent Skills.")
-    parser.add_argument("--version", action="version", version=f"agent-skills {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for each in COMMANDS:
         if alone and each.name != command:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from . import __version__
 from .filenames import printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -59,6 +58,8 @@ def sarif_log(
     rules: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]], base: Path
 ) -> str:
     """The SARIF 2.1.0 log of one run of ``agent-skills`` (``base``: ``%SRCROOT%``)."""
+    from . import __version__  # read when a log is written, not when this module loads
+
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -1,11 +1,14 @@
-"""The distribution: the sdist and the wheel build from this checkout, install into a fresh
-virtualenv offline (the wheel file, plus dependencies already installed here), and carry
-what an installed package needs: the scenario schema, the rule docs of `agent-skills rule`,
-the pytest entry point and the console script."""
+"""The distribution: the sdist and the wheel build from this checkout, pass `twine check`,
+install into a fresh virtualenv offline (the wheel file, plus dependencies already installed
+here), and carry what an installed package needs (the schemas, the rule docs of `agent-skills
+rule`, the pytest entry point and the console script) and what a packager needs (the licence,
+the changelog, the docs and the tests); the release workflow builds, checks and publishes with
+PyPI's trusted publishing; the version is written once."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,8 +16,10 @@ import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from pytest_agent_skills import __version__
 from tests.support.skill_files import write_skill
@@ -58,13 +63,35 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+#: What a packager needs from the sdist beside the package: the licence, the changelog, the docs,
+#: and the tests with what they read (fixtures, the example suite, skills, bench scripts).
+FOR_PACKAGERS = (
+    "LICENSE",
+    "CHANGELOG.md",
+    "README.md",
+    "pyproject.toml",
+    "noxfile.py",
+    "docs/rules.md",
+    "docs/architecture.md",
+    "tests/conftest.py",
+    "tests/packaging/test_packaging.py",
+    "tests/fixtures/harness/skills/notes/SKILL.md",
+    "tests/support/skill_files.py",
+    "example_suite/pyproject.toml",
+    "skills/csv-summary/SKILL.md",
+    "bench/scenario.py",
+    "scripts/test.sh",
+)
+
+
 def test_the_sdist_carries_the_docs_the_schema_and_the_rule_docs(dist: Path) -> None:
     (sdist,) = dist.glob("*.tar.gz")
     prefix = f"pytest_agent_skills-{__version__}/"
     with tarfile.open(sdist) as archive:
         members = {member.name: member for member in archive.getmembers()}
-        for name in (*PACKAGED, "docs/rules.md", "README.md", "pyproject.toml"):
+        for name in (*PACKAGED, *FOR_PACKAGERS):
             assert prefix + name in members, name
+        assert not [name for name in members if "__pycache__" in name or name.endswith(".pyc")]
         rules = members[prefix + "pytest_agent_skills/rules/rules.md"]
         assert rules.isfile()  # the text itself, not the checkout's link
         text = archive.extractfile(rules).read().decode()  # type: ignore[union-attr]
@@ -80,14 +107,33 @@ def test_the_wheel_carries_the_schema_the_rule_docs_and_the_entry_points(dist: P
         entry_points = archive.read(
             f"pytest_agent_skills-{__version__}.dist-info/entry_points.txt"
         ).decode()
+        metadata = archive.read(f"pytest_agent_skills-{__version__}.dist-info/METADATA").decode()
+        licence = archive.read(f"pytest_agent_skills-{__version__}.dist-info/licenses/LICENSE")
     assert "[pytest11]\nagent_skills = pytest_agent_skills.plugin" in entry_points
     assert "agent-skills = pytest_agent_skills.cli:main" in entry_points
+    assert "\nLicense-Expression: Apache-2.0\n" in metadata
+    assert licence == (REPO_ROOT / "LICENSE").read_bytes()
+
+
+def test_twine_accepts_the_sdist_and_the_wheel(dist: Path) -> None:
+    """What the release workflow runs before it publishes (twine is a test extra)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 2, done.stdout
 
 
 @pytest.fixture(scope="module")
 def installed(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv with the wheel installed offline; its dependencies come from this
-    interpreter's site-packages (a path file), not from an index."""
+    """A fresh virtualenv with the wheel installed offline (``--no-index``: no index, no network).
+    Its dependencies are those this interpreter has installed, reached through a path file, as
+    ``--system-site-packages`` would reach them but without this checkout's own (editable)
+    install, whose import hook a path file does not run: only the wheel's copy of the package
+    can be imported. ``--no-deps``, since pip would look for the dependencies on an index;
+    :func:`test_the_installed_wheel_finds_every_dependency_it_declares` checks instead that
+    each one the wheel declares is met by what the virtualenv sees."""
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
@@ -140,6 +186,87 @@ def test_the_installed_wheel_is_used_and_reads_its_data(installed: Path, tmp_pat
     write_skill(tmp_path / "skills", "good")
     report = in_venv(installed, python, "-m", "pytest", "-p", "no:cacheprovider", cwd=tmp_path)
     assert "1 passed" in report, report  # one item per skill
+
+
+def test_the_installed_wheel_finds_every_dependency_it_declares(
+    installed: Path, tmp_path: Path
+) -> None:
+    probe = (
+        "import importlib.metadata as m\n"
+        "from packaging.requirements import Requirement\n"
+        "for line in m.requires('pytest-agent-skills') or []:\n"
+        "    wanted = Requirement(line)\n"
+        "    if wanted.marker and not wanted.marker.evaluate({'extra': ''}):\n"
+        "        continue\n"
+        "    found = m.version(wanted.name)\n"
+        "    print(wanted.name, found, found in wanted.specifier)\n"
+    )
+    python = str(installed / "bin" / "python")
+    lines = in_venv(installed, python, "-c", probe, cwd=tmp_path).splitlines()
+    assert {line.split()[0] for line in lines} >= {"pytest", "pydantic", "openai", "httpx"}
+    assert [line for line in lines if not line.endswith(" True")] == []
+
+
+def test_the_version_is_written_once_in_pyproject() -> None:
+    """``__version__`` is read from the installed metadata, which pyproject.toml gives."""
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    [written] = re.findall(r'^version = "([^"]+)"$', pyproject, re.MULTILINE)
+    assert __version__ == written
+    package = REPO_ROOT / "pytest_agent_skills"
+    stated = [
+        str(path.relative_to(REPO_ROOT))
+        for path in sorted(package.rglob("*.py"))
+        if re.search(r"^__version__\s*=|" + re.escape(f'"{written}"'), path.read_text(), re.M)
+    ]
+    assert stated == []
+
+
+def release_workflow() -> dict[str, Any]:
+    return yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "release.yml").read_text())
+
+
+def test_the_release_workflow_builds_checks_and_publishes_with_trusted_publishing() -> None:
+    workflow = release_workflow()
+    trigger = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert trigger == {"push": {"tags": ["v*"]}}
+    assert workflow["permissions"] == {"contents": "read"}  # no job writes but the publisher
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert "python -m build" in runs
+    assert "python -m twine check --strict dist/*" in runs
+    assert any("upload-artifact" in step.get("uses", "") for step in build["steps"])
+    assert publish["needs"] == "build"
+    assert publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    [publisher] = [step for step in publish["steps"] if "pypi-publish" in step.get("uses", "")]
+    assert publisher["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "with" not in publisher  # no password, no token: trusted publishing
+
+
+@pytest.mark.parametrize("tag", ["matching", "v0.0.0-other"])
+def test_the_release_refuses_a_tag_that_is_not_the_version(tag: str, tmp_path: Path) -> None:
+    """The workflow's tag step, run as the runner runs it (bash, GITHUB_REF_NAME set)."""
+    if sys.version_info < (3, 11):
+        pytest.skip("the step reads pyproject.toml with tomllib (Python 3.11+, as the job has)")
+    steps = release_workflow()["jobs"]["build"]["steps"]
+    [check] = [step for step in steps if "tag" in step.get("name", "")]
+    ref = f"v{__version__}" if tag == "matching" else tag
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "python").symlink_to(sys.executable)
+    path = f"{programs}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(
+        ["bash", "-e", "-c", check["run"]], cwd=REPO_ROOT, capture_output=True, text=True,
+        env={**os.environ, "GITHUB_REF_NAME": ref, "PATH": path},
+    )  # fmt: skip
+    if tag == "matching":
+        assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    else:
+        assert done.returncode == 1
+        assert done.stdout == (
+            f"::error::the tag v0.0.0-other is not v{__version__}, the version in pyproject.toml:"
+            f" tag v{__version__}, or change the version first\n"
+        )
 
 
 def test_the_readme_and_the_ci_example_install_without_an_index() -> None:
