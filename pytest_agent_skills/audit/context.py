@@ -51,6 +51,10 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 EVIDENCE_CHARS = 200
 
 
+#: The pattern of each tuple of words :meth:`Located.mentions` was asked for.
+_WORDS: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
 class Hit(NamedTuple):
     """A rule's match in a file: the characters it covers, its severity there, the message;
     ``evidence`` when the line is not the right thing to show (decoded hidden text)."""
@@ -73,6 +77,17 @@ class Located:
         self._starts: list[int] | None = None
         self._regions: list[Region] | None = None
         self._blocks: list[int] | None = None
+        self._lower: str | None = None
+
+    def mentions(self, words: tuple[str, ...]) -> bool:
+        """Whether the text holds one of ``words`` (lowercase), ignoring case: a rule's cheap
+        first look, before its patterns run."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        pattern = _WORDS.get(words)
+        if pattern is None:
+            pattern = _WORDS[words] = re.compile("|".join(map(re.escape, words)))
+        return pattern.search(self._lower) is not None
 
     @property
     def starts(self) -> list[int]:

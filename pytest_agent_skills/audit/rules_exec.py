@@ -94,7 +94,42 @@ def _weigh(located: Located, start: int, severity: Severity) -> tuple[Severity, 
     return severity, ""
 
 
+#: Words one of which each group of patterns needs (its cheap first look).
+_DOWNLOAD_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-", "iex", "exec", "eval")
+_DECODE_WORDS = (
+    "base64",
+    "decode",
+    "decompress",
+    "marshal",
+    "fromhex",
+    "unhexlify",
+    "atob",
+    "rot13",
+    "rot_13",
+    "powershell",
+    "exec",
+    "eval",
+)
+_SHELL_WORDS = ("/dev/tcp", "/dev/udp", "nc ", "ncat", "netcat", "socat", "mkfifo", "tcpclient")
+_PRIVILEGE_WORDS = ("nopasswd", "/etc/", "chmod", "setcap", "usermod", "sudo")
+
+
 def execution(located: Located) -> Iterator[Hit]:
+    if located.mentions(_DOWNLOAD_WORDS):
+        yield from _download_execute(located)
+    if located.mentions(_DECODE_WORDS):
+        yield from _decode_execute(located)
+    if located.mentions(_SHELL_WORDS):
+        yield from _pattern_rule(
+            located, _REVERSE_SHELL, "reverse-shell", "critical", "opens a shell for a remote host"
+        )
+    if located.mentions(("dup2", "pty.spawn")):
+        yield from _reverse_shell_python(located)
+    if located.mentions(_PRIVILEGE_WORDS):
+        yield from _privilege(located)
+
+
+def _download_execute(located: Located) -> Iterator[Hit]:
     text = located.text
     for match in _DOWNLOAD_EXECUTE.finditer(text):
         severity, where = _download_severity(match.group())
@@ -117,12 +152,6 @@ def execution(located: Located) -> Iterator[Hit]:
             match.end(),
             f"downloads a program {where}, makes it executable and runs it{shown}",
         )
-    yield from _decode_execute(located)
-    yield from _pattern_rule(
-        located, _REVERSE_SHELL, "reverse-shell", "critical", "opens a shell for a remote host"
-    )
-    yield from _reverse_shell_python(located)
-    yield from _privilege(located)
 
 
 _DECODE = (

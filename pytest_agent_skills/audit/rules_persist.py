@@ -38,7 +38,7 @@ _SCHEDULED: tuple[tuple[re.Pattern[str], Severity, Severity, str], ...] = (
     ),
     (
         re.compile(
-            r"\|\s*crontab\s+-?(?:\s|$)|\bcrontab\s+(?!-[lre]\b)(?!-\s*$)[\w./~$-]+|/etc/cron\.|/var/spool/cron|@reboot\b"
+            r"\|\s*crontab\s+-?(?:\s|$)|\bcrontab\s+(?:-u\s+\w+\s+)?[\w~$-]*[./][\w./~$-]*|/etc/cron\.|/var/spool/cron|@reboot\b"
         ),
         "high",
         "high",
@@ -85,7 +85,26 @@ _SCHEDULED: tuple[tuple[re.Pattern[str], Severity, Severity, str], ...] = (
 )
 
 
+_PERSISTENCE_WORDS = (
+    "bashrc", "zshrc", "profile", "bash_login", "zlogin", "zshenv", "config.fish",
+    "authorized_keys", "cron", "systemd", "systemctl", "launch", "currentversion", "schtasks",
+    "scheduledtask", "hooks", "/etc/",
+)  # fmt: skip
+_MEMORY_WORDS = (
+    "claude",
+    "agents.md",
+    "gemini",
+    "memory.md",
+    "cursor",
+    "windsurfrules",
+    "copilot-",
+    ".codex",
+)
+
+
 def persistence(located: Located) -> Iterator[Hit]:
+    if not located.mentions(_PERSISTENCE_WORDS):
+        return
     text = located.text
     code = located.source.kind == "code"
     rc_hits = list(_RC_WRITE.finditer(text)) or (list(_RC_MENTION.finditer(text)) if code else [])
@@ -145,9 +164,29 @@ _LASTING = re.compile(
 )
 
 
+_MEMORY_MENTION = re.compile(_MEMORY, re.IGNORECASE)
+_OPENED_FOR_WRITING = re.compile(
+    r"\.open\(\s*[\"'][aw]|\bopen\([^)\n]*,\s*[\"'][aw]|write_text\(|appendFile|writeFile|>>"
+)
+
+
 def memory_poisoning(located: Located) -> Iterator[Hit]:
+    if not located.mentions(_MEMORY_WORDS):
+        return
     text = located.text
     code = located.source.kind == "code"
+    if code and _OPENED_FOR_WRITING.search(text):
+        # A script that names a memory file and writes a file: the path may be built over
+        # several lines (Path.home() / ".claude" / "CLAUDE.md", then .open("a")).
+        for match in _MEMORY_MENTION.finditer(text):
+            yield Hit(
+                "memory-poisoning",
+                "high",
+                match.start(),
+                match.end(),
+                "a script that writes files names an agent's memory or instruction file:"
+                " instructions that outlive the skill",
+            )
     for match in _MEMORY_WRITE.finditer(text):
         line = located.line_text(match.start())
         region = located.region(match.start())

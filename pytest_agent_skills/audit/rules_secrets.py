@@ -80,7 +80,50 @@ _VENDOR_HOSTS = {
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]")
 
 
+_SECRET_WORDS = (
+    ".ssh",
+    "id_",
+    ".aws",
+    "gcloud",
+    "credential",
+    ".azure",
+    "netrc",
+    "gh/hosts",
+    ".docker",
+    ".kube",
+    "npmrc",
+    "pypirc",
+    "gnupg",
+    "shadow",
+    "login data",
+    "logins.json",
+    "key4.db",
+    "cookies",
+    "security ",
+    "solana",
+    ".config/hub",
+    "keystore",
+    "wallet.dat",
+    "environ",
+    "getenv",
+    "process.env",
+    "$env:",
+    "printenv",
+    "env ",
+    "env|",
+    "get-childitem",
+    "_token",
+    "_key",
+    "_secret",
+    "password",
+    "passwd",
+    "_pat",
+)
+
+
 def secrets(located: Located) -> Iterator[Hit]:
+    if not located.mentions(_SECRET_WORDS):
+        return
     text = located.text
     network = [match.start() for match in _NETWORK.finditer(text)]
     kind = located.source.kind

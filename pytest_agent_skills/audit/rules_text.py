@@ -182,7 +182,33 @@ def model_instructions(located: Located) -> Iterator[Hit]:
     text = located.text
     if source.kind == "markdown" and "<!--" in text:
         yield from _comments(located)
-    for match in _OVERRIDE.finditer(text):
+    if located.mentions(_OVERRIDE_WORDS):
+        yield from _overrides(located)
+    if located.mentions(_SYSTEM_WORDS):
+        yield from _system_blocks(located)
+
+
+_OVERRIDE_WORDS = (
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "do not",
+    "without",
+    "silently",
+    "secretly",
+    "quietly",
+    "covertly",
+    "hide",
+    "already",
+    "you are now",
+)
+_SYSTEM_WORDS = ("system", "<|", "<<", "[inst", "admin", "developer", "priority", "important")
+
+
+def _overrides(located: Located) -> Iterator[Hit]:
+    source = located.source
+    for match in _OVERRIDE.finditer(located.text):
         region = located.region(match.start())
         quoted = region in _QUOTED or source.kind == "data"
         yield Hit(
@@ -193,7 +219,11 @@ def model_instructions(located: Located) -> Iterator[Hit]:
             f"an instruction to the model to {match.group().lower()!r}"
             + (" (quoted: shown, not addressed)" if quoted else ""),
         )
-    for match in _SYSTEM_BLOCK.finditer(text):
+
+
+def _system_blocks(located: Located) -> Iterator[Hit]:
+    source = located.source
+    for match in _SYSTEM_BLOCK.finditer(located.text):
         region = located.region(match.start())
         quoted = region in _QUOTED or source.kind == "data"
         yield Hit(

@@ -36,11 +36,12 @@ def skill_folders(
     """Every skill folder under ``paths``, once (the first path it is found under decides its
     options)."""
     listings = listings or FolderListings()
-    seen: dict[str, tuple[Path, AuditOptions]] = {}
+    seen: dict[tuple[int, int], tuple[Path, AuditOptions]] = {}
     for path in paths:
         chosen = options(path)
         for folder in skill_dirs(path, listings):
-            seen.setdefault(os.path.realpath(folder), (folder, chosen))
+            status = os.stat(folder)  # one folder however many paths lead to it
+            seen.setdefault((status.st_dev, status.st_ino), (folder, chosen))
     return list(seen.values())
 
 

@@ -128,14 +128,14 @@ class SkillSources(NamedTuple):
 def read_sources(folder: Path) -> SkillSources:
     """Every file under ``folder``, read or listed with the reason it was not."""
     found = SkillSources([], [], [])
-    root = os.path.realpath(folder)
-    _walk(str(folder), "", root, found, 0)
+    _walk(str(folder), "", str(folder), found, 0)
+    found.not_analyzed.sort(key=lambda item: item.file)
     return found
 
 
 def _walk(path: str, prefix: str, root: str, found: SkillSources, depth: int) -> None:
     try:
-        entries = sorted(os.scandir(path), key=lambda entry: entry.name)
+        entries = list(os.scandir(path))  # in the system's order: findings are sorted after
     except OSError as error:
         found.not_analyzed.append(
             NotAnalyzed(
@@ -160,9 +160,10 @@ def _walk(path: str, prefix: str, root: str, found: SkillSources, depth: int) ->
             _file(entry, relative, found)
 
 
-def _link(path: str, relative: str, root: str, found: SkillSources) -> None:
+def _link(path: str, relative: str, folder: str, found: SkillSources) -> None:
     """A link inside the folder is read where it leads (the walk meets its target); one out
     of the folder is never followed."""
+    root = os.path.realpath(folder)
     try:
         target = os.path.realpath(path)
     except (OSError, ValueError):  # a loop
@@ -173,6 +174,13 @@ def _link(path: str, relative: str, root: str, found: SkillSources) -> None:
         except OSError:
             shown = "?"
         found.outside_links.append(OutsideLink(relative, shown))
+    elif not os.path.exists(path):
+        found.not_analyzed.append(
+            NotAnalyzed(
+                file=relative,
+                reason="a symbolic link that leads nowhere (a loop, or a missing target)",
+            )
+        )
 
 
 def _file(entry: os.DirEntry[str], relative: str, found: SkillSources) -> None:
