@@ -21,7 +21,7 @@ from .isolation import (
     SandboxIsolation,
 )
 from .model import NotAnalyzed
-from .observations import RunReading
+from .observations import SHELL_STARTUP, RunReading
 from .runs import PlannedRun, planned_runs, recorded_runs
 
 #: Bounds of one run: its time, and the output of each stream kept and searched.
@@ -144,6 +144,7 @@ class Detonator:
             "trace_cap": TRACE_CAP,
             "traced": TRACED,
             "canary_variants": bait.variants(),
+            "shown_files": list(SHELL_STARTUP),
             **{name: path for name, path in tools.items() if name != "python"},
         }
 

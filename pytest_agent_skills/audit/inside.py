@@ -413,7 +413,12 @@ def detonate(orders: dict[str, object]) -> dict[str, object]:
     report["stderr"] = base64.b64encode(captures[1].data).decode("ascii")
     report["output_cut"] = any(capture.size > cap for capture in captures)
     after = snapshot([*watched, workspace], skill_folder)
-    report["changes"] = changes(before, after)
+    changed = changes(before, after)
+    shown = [str(prefix) for prefix in orders["shown_files"]]  # type: ignore[attr-defined]
+    for change in changed:  # what a start-up file now holds, for the reading
+        if change["change"] != "removed" and change["path"] in shown:
+            change["content"] = _head(change["path"], 4096)
+    report["changes"] = changed
     report["honeytokens_read"] = [
         path for path, earlier in atimes.items() if _atime(path) not in (None, earlier)
     ]
@@ -434,6 +439,14 @@ def detonate(orders: dict[str, object]) -> dict[str, object]:
         report["trace"] = ""
         report["setup_errors"] = [f"no trace: {error}"]
     return report
+
+
+def _head(path: str, cap: int) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(cap).decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _atime(path: str) -> int | None:

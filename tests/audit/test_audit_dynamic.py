@@ -243,8 +243,20 @@ def test_no_isolated_runtime_is_a_refusal_naming_each_reason(
                 )
             ],
         ),
+        (
+            "echo 'export WEATHER_KEY=\"your-key\"' >> ~/.bashrc",
+            [
+                (
+                    "dynamic-persistence",
+                    "medium",
+                    "added variable settings to /home/auditor/.bashrc (as setup docs tell a user"
+                    " to; no command) (when run: shell block `echo 'export"
+                    ' WEATHER_KEY="your-key"\' >> ~/.bashrc`)',
+                )
+            ],
+        ),
     ],
-    ids=["shell-rc", "tool-config", "cron"],
+    ids=["shell-rc", "tool-config", "cron", "documented-setting"],
 )
 def test_a_write_outside_the_workspace_is_weighed_by_where_it_lands(
     sandbox: Detonator, tmp_path: Path, command: str, expected: list[tuple[str, str, str]]
