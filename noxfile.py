@@ -11,8 +11,10 @@ end of the range pyproject.toml allows:
   references), because the body scan reads inline positions through markdown-it-py's inline
   parser state, which its public API does not expose (a token's ``map`` is a block's lines).
 
-Run both with ``python3 -m nox``, one with ``python3 -m nox -s "range_ends(oldest)"``;
-arguments after ``--`` go to pytest.
+Each end runs on a Python of its own (``PYTHONS``: the oldest end on the oldest Python
+pyproject.toml allows, the newest on the newest tested), which nox must find on the PATH
+(``scripts/test.sh`` shows it each Python pyenv has). Run both with ``python3 -m nox``, one with
+``python3 -m nox -s "range_ends(oldest)"``; arguments after ``--`` go to pytest.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ import nox
 LOWER_BOUNDS = {"pytest": "8.4", "markdown-it-py": "3.0"}
 UPPER_BOUNDS = {"pytest": "", "markdown-it-py": "<5"}
 ENDS = ("oldest", "newest")
+#: The Python each end runs on: the oldest pyproject.toml's requires-python allows, and the
+#: newest this project is tested on (its classifiers list the versions from one to the other).
+PYTHONS = {"oldest": "3.10", "newest": "3.13"}
 #: Prints the installed version of each distribution named in its arguments.
 SHOW_VERSIONS = "import importlib.metadata as m, sys; print(*map(m.version, sys.argv[1:]))"
 
@@ -33,7 +38,7 @@ nox.options.error_on_missing_interpreters = True
 
 
 @nox.session
-@nox.parametrize("end", list(ENDS), ids=list(ENDS))
+@nox.parametrize(("python", "end"), [(PYTHONS[end], end) for end in ENDS], ids=list(ENDS))
 def range_ends(session: nox.Session, end: str) -> None:
     if end == "oldest":
         pins = [f"{name}=={lower}.*" for name, lower in LOWER_BOUNDS.items()]

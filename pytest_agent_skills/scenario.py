@@ -196,8 +196,9 @@ def _walk(node: yaml.Node, doc_path: DocPath, lines: dict[DocPath, int], path: P
                     " last one. Remove the duplicate.",
                 )
             seen.add(key)
-            lines[(*doc_path, key)] = key_node.start_mark.line + 1
-            _walk(value_node, (*doc_path, key), lines, path)
+            key_path = (*doc_path, key)
+            lines[key_path] = key_node.start_mark.line + 1
+            _walk(value_node, key_path, lines, path)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, (*doc_path, index), lines, path)

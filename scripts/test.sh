@@ -27,6 +27,12 @@ fi
 # The checks that lean on pytest's and markdown-it-py's details again on the oldest supported
 # releases and on the newest, each in a virtualenv of its own (noxfile.py). PYTEST_AGENT_SKILLS_NOX=0 leaves them out of a local run.
 if [ "${PYTEST_AGENT_SKILLS_NOX:-1}" != "0" ]; then
+    # Each end runs on a Python of its own (noxfile.PYTHONS): where pyenv installed the Pythons,
+    # its shims answer for every version it has, not only its global one.
+    if command -v pyenv >/dev/null; then
+        PYENV_VERSION="$(pyenv version-name):$(pyenv versions --bare --skip-aliases | tr '\n' ':')"
+        export PYENV_VERSION="${PYENV_VERSION%:}"
+    fi
     nox_status=0
     python3 -m nox || nox_status=$?
     if [ "$status" = "0" ]; then

@@ -14,6 +14,7 @@ folder it looked at, so that thousands of paths in one tree cost one look per fo
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -173,7 +174,11 @@ def _ini_sections(path: Path) -> Mapping[str, Mapping[str, str]]:
 
 
 def _toml_values(path: Path) -> dict[str, Any] | None:
-    import tomllib
+    # Imported here: most runs read no TOML file.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # tomli is tomllib before 3.11, declared for Python 3.10 only
+        import tomli as tomllib
 
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
