@@ -677,7 +677,15 @@ def _discover_files(directory: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _inside(path: Path, root: Path) -> bool:
+    """Whether the symlink ``path`` leads inside ``root``; a symlink loop leads nowhere."""
     try:
-        return path.resolve().is_relative_to(root)
-    except (OSError, RuntimeError):  # Python < 3.13 raises RuntimeError for a symlink loop
+        if not path.resolve().is_relative_to(root):
+            return False
+        # Python 3.13 resolves a loop as far as it goes (older ones raise RuntimeError):
+        # following it is what fails.
+        path.stat()
+    except FileNotFoundError:  # a dangling link inside: still the skill's (its target missing)
+        return True
+    except (OSError, RuntimeError):
         return False
+    return True
