@@ -274,3 +274,15 @@ _rule(
 
 #: The families, in documentation order.
 FAMILIES = tuple(dict.fromkeys(rule.family for rule in AUDIT_RULES.values()))
+
+
+def markdown_table() -> str:
+    """The rule table of docs/audit.md: one row per rule (a test keeps the page in step)."""
+    rows = [
+        "| rule | family | severity | what it finds | how to fix |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for rule in AUDIT_RULES.values():
+        finds, fix = (text.replace("|", "\\|") for text in (rule.finds, rule.fix))
+        rows.append(f"| `{rule.id}` | {rule.family} | {rule.severity} | {finds} | {fix} |")
+    return "\n".join(rows) + "\n"
