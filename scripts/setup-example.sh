@@ -15,7 +15,7 @@ fi
 python3 - <<'PYTHON'
 import sys
 
-from pytest_agent_skills.evals.setup.isolation import EvalRuntimeError, choose_runtime
+from pytest_agent_skills.evals.setup.eval_runtime import EvalRuntimeError, choose_runtime
 from pytest_agent_skills.workspace import create_runtime
 
 try:
