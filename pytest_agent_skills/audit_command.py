@@ -9,7 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .targets import UsageError, changed_targets, check_output, repository_root, targets
+from .targets import (
+    UsageError,
+    add_paths_argument,
+    changed_targets,
+    check_output,
+    repository_root,
+    targets,
+)
 
 #: The plugin setting each flag sets (ini name -> the flag), the flags made from the
 #: settings' own declarations.
@@ -27,13 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     from .config import audit, roots  # noqa: F401 - declare the settings of the flags
     from .settings import REGISTRY, add_command_flag
 
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH_OR_URL",
-        help="a skill folder, a SKILL.md, a folder of many skills, or a URL of a skills root"
-        " (default: '.' and the skills_roots of the pytest configuration)",
-    )
+    add_paths_argument(parser)
     parser.add_argument(
         "--format",
         choices=("text", "json", "sarif", "github"),

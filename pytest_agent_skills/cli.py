@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from .errors import AgentSkillsError
-from .targets import UsageError, changed_targets, check_output, repository_root, targets
+from .targets import (
+    UsageError,
+    add_paths_argument,
+    changed_targets,
+    check_output,
+    repository_root,
+    targets,
+)
 
 if TYPE_CHECKING:
     from .links import SkippedLink
@@ -68,13 +75,7 @@ VALIDATE_FLAGS = {
 def _configure_validate(parser: argparse.ArgumentParser) -> None:
     from .rules import FORMATTERS, PROFILES
 
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH_OR_URL",
-        help="a skill folder, a SKILL.md, a folder of many skills, or a URL of a skills root"
-        " (default: '.' and the skills_roots of the pytest configuration)",
-    )
+    add_paths_argument(parser)
     parser.add_argument(
         "--format",
         choices=sorted(FORMATTERS),

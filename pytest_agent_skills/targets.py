@@ -4,6 +4,7 @@ every command makes of its arguments before any work (:class:`UsageError`, exit 
 
 from __future__ import annotations
 
+import argparse
 import os
 import stat
 import sys
@@ -22,6 +23,17 @@ if TYPE_CHECKING:
 
 class UsageError(AgentSkillsError):
     """Bad command-line input; reported with exit status 2."""
+
+
+def add_paths_argument(parser: argparse.ArgumentParser) -> None:
+    """The ``PATH_OR_URL ...`` argument of a command over skills (:func:`targets` reads it)."""
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH_OR_URL",
+        help="a skill folder, a SKILL.md, a folder of many skills, or a URL of a skills root"
+        " (default: '.' and the skills_roots of the pytest configuration)",
+    )
 
 
 def targets(specs: Sequence[str], scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
