@@ -459,17 +459,18 @@ def _command_named(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``agent-skills ARGV`` and return the exit status.  Called without ``argv`` (as the
-    ``agent-skills`` program is), a ``validate`` run ends the process itself once its output
-    is written (see :func:`_exit_at_once`), with the garbage collector off."""
+    ``agent-skills`` program is), a ``validate`` or ``audit`` run ends the process itself once
+    its output is written (see :func:`_exit_at_once`), with the garbage collector off."""
     words = sys.argv[1:] if argv is None else list(argv)
     command = _command_named(words)
     # No subcommand named (--help, --version, a typo): argparse answers from the names alone.
     parser = build_parser(command, alone=words[0] == command) if command else build_parser("")
     args = parser.parse_args(words)
-    program = argv is None and command == "validate"
+    program = argv is None and command in ("validate", "audit")
     if program:
-        # Everything validation makes lives until the report is written, then the process
-        # ends: the collector would only walk every skill read so far again and again.
+        # Everything validation (or the audit) makes lives until the report is written, then
+        # the process ends: the collector would only walk every skill read so far again and
+        # again.
         gc.disable()
     status = _run(args)
     if program:
