@@ -97,18 +97,22 @@ class Detonator:
             ]
         findings = []
         for planned in runs:
-            reading = self.detonate(planned, target.folder.resolve(), inside)
+            declared = f"{skill.name} {skill.description}"
+            reading = self.detonate(planned, target.folder.resolve(), inside, declared)
             findings += [finding for finding in reading.findings if finding not in findings]
             not_analyzed += reading.not_analyzed
         return DynamicResult(findings, not_analyzed, len(runs))
 
-    def detonate(self, planned: PlannedRun, folder: Path, inside: str) -> RunReading:
-        """One command in a fresh world with fresh bait; its reading."""
+    def detonate(
+        self, planned: PlannedRun, folder: Path, inside: str, declared: str = ""
+    ) -> RunReading:
+        """One command in a fresh world with fresh bait; its reading (``declared``: what the
+        skill says of itself, its name and description)."""
         bait = Bait.fresh()
         self.planted.update(bait.canaries)
         orders = self.orders(planned.command, inside, bait)
         report = self.isolation.run(orders, folder, self.seconds + SETUP_SECONDS)
-        return RunReading(planned, report, bait, inside).read()
+        return RunReading(planned, report, bait, inside, declared).read()
 
     def orders(self, command: str, inside: str, bait: Bait) -> dict[str, Any]:
         tools = self.isolation.tools

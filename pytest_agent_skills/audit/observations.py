@@ -102,8 +102,12 @@ EVIDENCE_CHARS = 300
 class RunReading:
     """The findings of one run (``planned``) from its report, the bait it carried known."""
 
-    def __init__(self, planned: PlannedRun, report: dict[str, Any], bait: Bait, cwd: str) -> None:
+    def __init__(
+        self, planned: PlannedRun, report: dict[str, Any], bait: Bait, cwd: str, declared: str = ""
+    ) -> None:
         self.planned, self.report, self.bait, self.cwd = planned, report, bait, cwd
+        #: What the skill says of itself (name, description), lower case.
+        self.declared = declared.lower()
         self.variants = bait.variants()
         self.findings: list[AuditFinding] = []
         self.not_analyzed: list[NotAnalyzed] = []
@@ -268,7 +272,15 @@ class RunReading:
 
     def _write(self, path: str, others: dict[str, list[str]], content: str | None = None) -> None:
         name = posixpath.basename(path).lower()
-        if name in MEMORY_FILES:
+        if name in MEMORY_FILES and name in self.declared and not is_under(path, (HOME,)):
+            self.add(
+                "dynamic-persistence",
+                "medium",
+                f"wrote the agent memory file {path} in the project, as the skill's description"
+                " says it does",
+                path,
+            )
+        elif name in MEMORY_FILES:
             self.add(
                 "dynamic-persistence",
                 "high",

@@ -24,6 +24,7 @@ from pytest_agent_skills.audit.dynamic_types import DynamicTarget
 from pytest_agent_skills.audit.honeytokens import HOME as FAKE_HOME
 from pytest_agent_skills.audit.model import AuditFinding
 from pytest_agent_skills.audit.runs import PlannedRun
+from pytest_agent_skills.skill import Skill
 from tests.support.detonation import corpus, started
 
 #: How deep below each watched folder the snapshot goes (dotfiles, ~/.ssh/x, ~/.claude/x).
@@ -94,16 +95,18 @@ def detonated() -> Iterator[Detonated]:
     for analysis in started("sandbox"):
         for skill in corpus("malicious"):
             result = analysis.analyze(DynamicTarget(skill.name, skill))
-            assert result.not_analyzed == [], result.not_analyzed
             findings += result.findings
             runs[skill.name] = result.runs
         yield Detonated(analysis, findings, runs, before, processes_before)
 
 
 def test_every_malicious_script_ran_and_did_harm_in_its_own_world(detonated: Detonated) -> None:
+    scripts = 0
     for skill in corpus("malicious"):
-        scripts = [path for path in (skill / "scripts").iterdir() if path.is_file()]
-        assert detonated.runs[skill.name] >= len(scripts) >= 1, skill.name
+        count = len(Skill.load(skill).scripts)
+        assert detonated.runs[skill.name] >= count, skill.name
+        scripts += count
+    assert scripts >= 7
     rules = {finding.rule for finding in detonated.findings}
     assert {"dynamic-persistence", "dynamic-honeytoken-read", "dynamic-process-left"} <= rules
 
