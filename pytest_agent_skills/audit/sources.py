@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from ..filenames import printable
 from ..files import MAX_SKILL_FILE_BYTES, read_head_if_regular
 from .model import NotAnalyzed
 
@@ -144,7 +145,9 @@ def _walk(path: str, prefix: str, root: str, found: SkillSources, depth: int) ->
         )
         return
     for entry in entries:
-        relative = prefix + entry.name
+        # Shown in reports only (files are opened by entry.path): valid UTF-8 whatever the
+        # bytes of the name (a name that is not UTF-8 would fail the JSON output).
+        relative = printable(prefix + entry.name)
         if entry.is_symlink():
             _link(entry.path, relative, root, found)
         elif entry.is_dir(follow_symlinks=False):
@@ -170,7 +173,7 @@ def _link(path: str, relative: str, folder: str, found: SkillSources) -> None:
         target = ""
     if not target or not (target == root or target.startswith(root.rstrip(os.sep) + os.sep)):
         try:
-            shown = os.readlink(path)
+            shown = printable(os.readlink(path))
         except OSError:
             shown = "?"
         found.outside_links.append(OutsideLink(relative, shown))

@@ -63,3 +63,15 @@ def test_every_kind_of_hostile_file_is_reported_not_crashed_on(tmp_path: Path) -
         ("download-execute", "latin1.sh"),  # read on past the bad byte
         ("link-outside", "secret-link"),  # /etc: high
     }
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path, "names", body="Read the files.\n")
+    (skill / os.fsdecode(b"run-\xff.sh")).write_text(CURL)
+    (skill / os.fsdecode(b"link-\xfe")).symlink_to(os.fsdecode(b"/tmp/\xfd"))
+    audit = _audit(skill)
+    findings = {(item["rule"], item["file"], item["evidence"]) for item in audit["findings"]}  # type: ignore[index, union-attr]
+    assert findings == {
+        ("download-execute", "run-\\xff.sh", CURL.strip()),
+        ("link-outside", "link-\\xfe", "link-\\xfe -> /tmp/\\xfd"),
+    }
