@@ -36,6 +36,7 @@ EVAL_FLAGS = {
     "skills_eval_max_turns": "--max-turns",
     "skills_eval_max_run_tokens": "--max-run-tokens",
     "skills_eval_max_tokens": "--max-tokens",
+    "skills_eval_allow_invalid": "--allow-invalid-skills",
 }
 
 
@@ -50,6 +51,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--triggers",
         action="store_true",
         help="measure the trigger rate of evals/triggers.json instead of running evals.json",
+    )
+    parser.add_argument(
+        "--allow-invalid-skills",
+        action="store_const",
+        const=True,
+        help="offer skills whose front matter is invalid anyway (by default they stop the run"
+        " before any request), saying what the model will see of them",
     )
     parser.add_argument(
         "--baseline",

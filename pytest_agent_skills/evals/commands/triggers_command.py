@@ -32,6 +32,7 @@ SHARED_FLAGS = {
         "skills_eval_attempts",
         "skills_eval_runtime",
         "skills_eval_max_tokens",
+        "skills_eval_allow_invalid",
     )
 }
 #: Its own.
@@ -71,6 +72,12 @@ OPTIONS: dict[str, dict[str, Any]] = {
         "choices": RUNTIME_NAMES,
         "help": "where the model's commands run (default: sandbox, else docker; local only when"
         " asked: it runs them on this machine)",
+    },
+    "--allow-invalid-skills": {
+        "action": "store_const",
+        "const": True,
+        "help": "offer skills whose front matter is invalid anyway (by default they stop the"
+        " run before any request), saying what the model will see of them",
     },
     "--min-recall": {"type": float, "metavar": "RATE", "help": "recall every skill reaches (0.5)"},
     "--min-precision": {

@@ -107,6 +107,8 @@ class EvalOptions:
     max_run_tokens: int | None = None
     #: The tokens the whole eval may use (None: no budget); once spent, no run starts.
     max_tokens: int | None = None
+    #: Offer skills whose front matter is invalid (else they stop the run before a request).
+    allow_invalid_skills: bool = False
     #: Gradings of each run's transcript (several: the grader's agreement with itself).
     grader_runs: int = 1
     #: Fields added to every grader request (the agent's are ``run.model_params``).
@@ -193,6 +195,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         max_turns=max_turns,
         max_run_tokens=max_run_tokens,
         max_tokens=max_tokens,
+        allow_invalid_skills=values("skills_eval_allow_invalid"),
     )
 
 

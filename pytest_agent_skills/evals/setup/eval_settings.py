@@ -147,4 +147,13 @@ EVAL_SETTINGS = settings.declare(
         help="tokens the whole eval may use, grader included; once spent no run starts (the"
         " runs not started are skipped, stop_reason budget) (default: no budget)",
     ),
+    Setting(
+        ini="skills_eval_allow_invalid",
+        kind="bool",
+        default=False,
+        section="evals",
+        help="offer skills whose front matter validate finds invalid to the model anyway"
+        " (saying what it will see of them); by default such a skill stops the eval, the"
+        " trigger matrix and the description loop before any request",
+    ),
 )

@@ -29,6 +29,7 @@ from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
 from ..setup.eval_files import EvalCase, TriggerQuery, load_evals, load_triggers, read_inputs
 from ..setup.eval_options import EvalOptions
 from ..setup.eval_runtime import eval_runtime
+from ..setup.offered import check_offered
 from ..verdicts.benchmark import (
     BASELINE,
     WITH_SKILL,
@@ -137,6 +138,16 @@ def configure(skill_dir: Path, baseline: Path | None, calibrate: bool = False) -
     return Skills(skill.name, skill.description, skill_dir, repositories, roots)
 
 
+def offered(skills: Skills) -> list[Any]:
+    """Every skill some configuration offers the model, once each."""
+    unique = {
+        skill.skill_file: skill
+        for repository in skills.repositories.values()
+        for skill in repository.skills()
+    }
+    return list(unique.values())
+
+
 #: Grader requests of one run at most: the grader is asked again once (see ``grader.grade``).
 GRADER_REQUESTS = 2
 
@@ -178,6 +189,7 @@ def _eval_plans(request: EvalRequest) -> tuple[Skills, tuple[EvalCase, ...], lis
     """The skill, its evals (``request.only`` of them) and every run to make of them."""
     options = request.options
     skills = configure(request.skill_dir, request.baseline, request.calibrate)
+    check_offered(offered(skills), request.options.allow_invalid_skills, request.progress)
     evals = load_evals(skills.directory, skills.name).evals
     if request.only:
         unknown = sorted(set(request.only) - {case.id for case in evals})
@@ -287,6 +299,7 @@ def _trigger_plans(
 ) -> tuple[Skills, tuple[TriggerQuery, ...], Path, list[TriggerPlan]]:
     """The skill, its trigger queries, their cassette folder and every run to make of them."""
     skills = configure(request.skill_dir, None)
+    check_offered(offered(skills), request.options.allow_invalid_skills, request.progress)
     queries = tuple(load_triggers(skills.directory))
     cassettes = _cassettes(request.options, skills) / "triggers"
     plans = [

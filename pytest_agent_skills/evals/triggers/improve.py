@@ -32,10 +32,12 @@ from ...errors import AgentSkillsError
 from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
 from ..setup.eval_files import TriggerQuery, load_triggers
 from ..setup.eval_options import EvalOptions
+from ..setup.offered import check_offered
 from ..suite.suite_runner import (
     EvalSetupError,
     configure,
     dry_run_notes,
+    offered,
     query_run_cassette,
     skill_cassettes,
 )
@@ -314,6 +316,7 @@ def _setup(request: ImproveRequest) -> _Setup:
     if request.iterations < 1:
         raise ImproveError(f"--iterations must be at least 1, got {request.iterations!r}")
     skills = configure(request.skill_dir, None)
+    check_offered(offered(skills), request.options.allow_invalid_skills, request.progress)
     queries = [
         Numbered(index, query) for index, query in enumerate(load_triggers(skills.directory), 1)
     ]

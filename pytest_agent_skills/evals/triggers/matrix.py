@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from ..setup.budget import PlannedConversation, dry_run_text
 from ..setup.eval_files import TRIGGERS_FILE, load_triggers
 from ..setup.eval_options import EvalOptions
+from ..setup.offered import check_offered
 from ..suite.suite_runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
 from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
 from .trigger_runs import RoutingBatch, RoutingRun, route_all
@@ -150,6 +151,7 @@ def matrix_dry_run(request: MatrixRequest) -> str:
     there is one), then the limits and budgets."""
     options = request.options
     found = repository_skills(request.paths)
+    check_offered(found.repository.skills(), options.allow_invalid_skills, request.progress)
     planned = [
         PlannedConversation(label, run.query, options.max_turns, (run.cassette,))
         for label, run in _runs(options, found)
@@ -164,6 +166,7 @@ def run_matrix(request: MatrixRequest) -> MatrixOutcome:
     options = request.options
     found = repository_skills(request.paths)
     skills = found.repository.skills()
+    check_offered(skills, options.allow_invalid_skills, request.progress)
     runs = [run for _label, run in _runs(options, found)]
     batch = RoutingBatch(
         found.repository,
