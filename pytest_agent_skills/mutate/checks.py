@@ -36,6 +36,10 @@ class Failure:
     why: str
 
 
+class CheckError(Exception):
+    """A check that could not judge a mutant (its runs failed): the mutant is an error."""
+
+
 class Suite(Protocol):
     """Named checks, each run against a skill folder in place of the skill."""
 
@@ -44,6 +48,9 @@ class Suite(Protocol):
 
     def place(self, work: Path) -> None:
         """Where the checks may write (the run's temporary folder, removed after it)."""
+
+    def spent(self) -> tuple[int, int]:
+        """Model requests this process's checks made, and those stopping early saved."""
 
     def run(self, index: int, folder: Path) -> Failure | None:
         """Run check ``index`` with ``folder`` in place of the skill: None when it passes."""
@@ -86,6 +93,9 @@ class ScenarioSuite:
         self.runtimes = self.runtimes._replace(work_root=workspaces)
         self._made.clear()
         self._runtime(self.runtimes.default)
+
+    def spent(self) -> tuple[int, int]:
+        return 0, 0  # scripted or replayed: no model request
 
     def run(self, index: int, folder: Path) -> Failure | None:
         from ..harness.runner import run_conversation

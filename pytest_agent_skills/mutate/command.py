@@ -10,9 +10,35 @@ from pathlib import Path
 from typing import Any
 
 from ..config.mutation import MUTATION_SETTINGS, command_flag
+from ..settings import Setting, load_all
 
 EXIT_OK, EXIT_LOW, EXIT_INTERRUPTED = 0, 1, 130
 _ARG_TYPES = {"int": int, "float": float}
+#: The eval settings ``--evals`` takes as flags (ini name -> the flag, as ``agent-skills
+#: eval`` names it); the rest come from the configuration file and the environment.
+EVAL_FLAGS = {
+    "skills_eval_runs": "--runs",
+    "skills_record": "--record",
+    "skills_upstream_url": "--upstream-url",
+    "skills_model": "--model",
+    "skills_grader_model": "--grader-model",
+    "skills_model_params": "--model-param",
+    "skills_grader_params": "--grader-param",
+    "skills_eval_cassettes": "--cassettes",
+    "skills_eval_runtime": "--runtime",
+    "skills_eval_max_turns": "--max-turns",
+    "skills_eval_max_run_tokens": "--max-run-tokens",
+    "skills_eval_max_tokens": "--max-tokens",
+}
+
+
+def _argument_kind(setting: Setting) -> dict[str, Any]:
+    """argparse's ``type``, ``choices``, ``action`` and ``metavar`` of a setting's kind."""
+    if setting.kind in ("list", "params"):
+        return {"action": "append", "metavar": setting.metavar or "VALUE"}
+    if setting.kind == "choice":
+        return {"choices": setting.choices}
+    return {"type": _ARG_TYPES.get(setting.kind, str), "metavar": setting.metavar or "VALUE"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +56,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
             help=f"{setting.help} (default: {setting.describe_default()}; ini: {setting.ini})",
         )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    evals = parser.add_argument_group(
+        "--evals", "the skill's evals.json through the eval pipeline, each mutant against the"
+        " original (agent-skills eval's settings)",
+    )
+    evals.add_argument(
+        "--evals",
+        action="store_true",
+        help="instead of the scenarios: evals/evals.json, the original as each mutant's"
+        " baseline; killed when an eval's verdict is worse; runs stop at the verdict",
+    )
+    evals.add_argument(
+        "--eval", type=int, action="append", dest="only", metavar="ID", help="only this eval"
+    )
+    evals.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --evals: print the mutants and the runs each may make, make none",
+    )
+    registry = load_all()
+    for ini, flag in EVAL_FLAGS.items():  # each flag from its setting's declaration
+        setting = registry[ini]
+        evals.add_argument(flag, dest=ini, help=setting.help, **_argument_kind(setting))
     parser.add_argument(
         "--pytest",
         nargs=argparse.REMAINDER,
@@ -43,15 +91,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config.file_settings import FileSettings
     from ..config.locate import ConfigLocator
-    from ..settings import load_all
     from .runner import OriginalFailedError
 
     load_all()
     flags: dict[str, Any] = {each.ini: getattr(args, each.ini) for each in MUTATION_SETTINGS}
+    names = {setting.ini: command_flag(setting) for setting in MUTATION_SETTINGS}
+    flags.update((ini, getattr(args, ini)) for ini in EVAL_FLAGS)
+    names.update(EVAL_FLAGS)
     values = FileSettings(
-        ConfigLocator(Path.cwd()).locate(args.skill_dir),
-        flags,
-        flag_names={setting.ini: command_flag(setting) for setting in MUTATION_SETTINGS},
+        ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=names
     )
     try:
         return _mutate(args, values)
@@ -69,10 +117,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _mutate(args: argparse.Namespace, values: Any) -> int:
     from ..files import write_atomic
-    from .plan import MutationPlan, run_plan
+    from .operators import MutateError
+    from .plan import MutationPlan, dry_run_text, run_plan
     from .report import score_text
 
-    plan = MutationPlan.from_settings(args.skill_dir, values, pytest_args=args.pytest)
+    if args.evals and args.pytest is not None:
+        raise MutateError("--evals and --pytest each choose what runs against a mutant: give one")
+    if args.dry_run and not args.evals:
+        raise MutateError("--dry-run plans the model runs of --evals: give --evals too")
+    evals = (tuple(args.only or ()) if args.evals else None)
+    plan = MutationPlan.from_settings(
+        args.skill_dir, values, pytest_args=args.pytest, evals=evals
+    )
+    if args.dry_run:
+        print(dry_run_text(plan))
+        return EXIT_OK
     outcome = run_plan(plan, progress=None if args.quiet else _progress)
     text = outcome.render(args.format)
     if args.output:

@@ -30,10 +30,16 @@ class MutationPlan:
     limits: RunLimits
     min_score: float | None
     pytest_args: tuple[str, ...] | None = None
+    #: ``--evals``: the eval ids to run (empty: every eval); None: not the evals.
+    evals: tuple[int, ...] | None = None
 
     @classmethod
     def from_settings(
-        cls, skill_dir: Path, values: SettingValues, pytest_args: Sequence[str] | None = None
+        cls,
+        skill_dir: Path,
+        values: SettingValues,
+        pytest_args: Sequence[str] | None = None,
+        evals: Sequence[int] | None = None,
     ) -> MutationPlan:
         from .runner import RunLimits
 
@@ -53,13 +59,24 @@ class MutationPlan:
             values,
             seed=values("skills_mutation_seed"),
             max_mutants=values("skills_mutation_max_mutants"),
-            limits=RunLimits(jobs=values("skills_mutation_jobs"), timeout=timeout),
+            # Model runs take what the endpoint takes: no deadline unless one is set.
+            limits=RunLimits(
+                jobs=values("skills_mutation_jobs"), timeout=timeout, auto_timeout=evals is None
+            ),
             min_score=min_score,
             pytest_args=None if pytest_args is None else tuple(pytest_args),
+            evals=None if evals is None else tuple(evals),
         )
 
     def suite(self) -> Suite:
         """The checks each mutant faces."""
+        if self.evals is not None:
+            from ..evals.setup.eval_options import eval_options
+            from .evals_suite import EvalsSuite
+
+            if not (self.skill_dir / "evals" / "evals.json").is_file():
+                raise MutateError(f"{self.skill_dir}: --evals needs evals/evals.json; it has none")
+            return EvalsSuite(self.skill_dir, eval_options(self.values), self.evals)
         if self.pytest_args is not None:
             from .pytest_suite import PytestSuite
 
@@ -134,3 +151,34 @@ def run_plan(
             f"no check passes on the original, so none can kill a mutant ({failures})"
         )
     return MutationOutcome(build_report(skill.name, run), run, tuple(suite.names))
+
+
+def dry_run_text(plan: MutationPlan) -> str:
+    """What ``--evals`` would do, without a request: the mutants, and the runs of each (those
+    of ``agent-skills eval --dry-run`` against the original, at the most runs; a mutant's
+    runs stop earlier once its verdict is worse)."""
+    from dataclasses import replace
+
+    from ..evals.setup.eval_options import eval_options
+    from ..evals.suite.suite_runner import EvalRequest, dry_run
+    from ..skill import Skill
+    from .evals_suite import FIRST_RUNS
+    from .operators import mutants_of
+
+    mutants = mutants_of(Skill.load(plan.skill_dir), plan.seed, plan.max_mutants)
+    options = eval_options(plan.values)
+    most = max(FIRST_RUNS, options.runs)
+    each = dry_run(
+        EvalRequest(
+            plan.skill_dir, replace(options, runs=most), baseline=plan.skill_dir,
+            only=plan.evals or (),
+        )
+    )
+    lines = [f"{len(mutants)} mutants, each run against the original as its baseline:"]
+    lines.extend(f"  {m.id} {m.operator} {m.file}:{m.line}" for m in mutants)
+    lines.append(
+        f"each mutant: {FIRST_RUNS} runs per configuration first, then one more at a time up to"
+        f" {most}, stopping once a verdict is worse; at the most, as for one mutant:"
+    )
+    lines.append(each)
+    return "\n".join(lines)

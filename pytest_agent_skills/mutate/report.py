@@ -164,5 +164,17 @@ def text_report(report: MutationReport, run: MutationRun) -> str:
             out.append(f"{entry.id} {entry.operator} {entry.file}:{entry.line} killed by"
                        f" {entry.killed_by}")
     out.append("")
+    made, saved = run.requests
+    if made:
+        out.append(saving_text(made, saved))
     out.append(score_text(report))
     return "\n".join(out) + "\n"
+
+
+def saving_text(made: int, saved: int) -> str:
+    """What stopping a mutant's runs at its verdict saved."""
+    return (
+        f"model requests (agent turns and grader requests, as the runs report them): {made}"
+        f" made; stopping each mutant's runs once its verdict was worse saved about {saved}"
+        f" ({100 * saved / (made + saved):.0f}% of {made + saved})"
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..skill import Skill
-from .checks import Failure, Suite
+from .checks import CheckError, Failure, Suite
 from .forks import Failed, Finished, run_forked
 from .mutant import Mutant
 
@@ -29,6 +29,8 @@ class Verdict:
     detail: str | None = None
     #: Checks run on this mutant (a run stops at the first that fails).
     checks_run: int = 0
+    #: Model requests its checks made, and those stopping early did not make.
+    requests: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,14 @@ class MutationRun:
     def passing(self) -> list[int]:
         return [index for index, failure in enumerate(self.original) if failure is None]
 
+    @property
+    def requests(self) -> tuple[int, int]:
+        """Model requests the mutants' checks made, and those stopping early saved."""
+        return (
+            sum(verdict.requests[0] for verdict in self.verdicts),
+            sum(verdict.requests[1] for verdict in self.verdicts),
+        )
+
 
 @dataclass(frozen=True)
 class RunLimits:
@@ -54,6 +64,8 @@ class RunLimits:
 
     jobs: int = 1
     timeout: float | None = None
+    #: False: None means no deadline at all (model runs take what the endpoint takes).
+    auto_timeout: bool = True
 
 
 class OriginalFailedError(Exception):
@@ -79,7 +91,9 @@ def run_mutation(
         original: tuple[Failure | None, ...] = first.value
         original_seconds = time.monotonic() - started
         passing = [index for index, failure in enumerate(original) if failure is None]
-        timeout = limits.timeout or 10 * original_seconds + 10.0
+        timeout = limits.timeout
+        if timeout is None and limits.auto_timeout:
+            timeout = 10 * original_seconds + 10.0
 
         def job(mutant: Mutant) -> Callable[[], Verdict]:
             return lambda: _mutant_verdict(
@@ -134,10 +148,13 @@ def _mutant_verdict(run: _MutantRun, suite: Suite, passing: list[int]) -> Verdic
             why = f"the skill no longer reads: [{first.rule}] {first.message}"
             return Verdict(ERROR, detail=why)
         for count, index in enumerate(passing, start=1):
-            failure = suite.run(index, folder)
+            try:
+                failure = suite.run(index, folder)
+            except CheckError as error:
+                return Verdict(ERROR, detail=str(error), requests=suite.spent())
             if failure is not None:
-                return Verdict(KILLED, failure.check, failure.why, count)
-        return Verdict(SURVIVED, checks_run=len(passing))
+                return Verdict(KILLED, failure.check, failure.why, count, suite.spent())
+        return Verdict(SURVIVED, checks_run=len(passing), requests=suite.spent())
     finally:
         shutil.rmtree(folder.parent, ignore_errors=True)
 
