@@ -60,20 +60,10 @@ class Command(NamedTuple):
 
 # --- validate ------------------------------------------------------------------------------------
 
-#: The plugin settings a validate flag sets (ini name -> argparse dest).
-VALIDATE_FLAGS = {
-    "skills_profile": "profile",
-    "skills_available_tools": "available_tool",
-    "skills_allow_unknown_fields": "allow_unknown_fields",
-    "skills_rule_severity": "rule_severity",
-    "skills_per_path_ignores": "per_path_ignore",
-    "skills_refresh": "refresh",
-    "skills_changed_since": "changed_since",
-}
-
 
 def _configure_validate(parser: argparse.ArgumentParser) -> None:
-    from .rules import FORMATTERS, PROFILES
+    from .config.file_settings import add_command_flags
+    from .rules import FORMATTERS
 
     add_paths_argument(parser)
     parser.add_argument(
@@ -83,49 +73,8 @@ def _configure_validate(parser: argparse.ArgumentParser) -> None:
         help="output format: text, json, sarif (code scanning), github (workflow annotations),"
         " junit (JUnit XML)",
     )
-    parser.add_argument(
-        "--profile",
-        choices=sorted(PROFILES),
-        help="accepted field set and runtime rules (default: spec; trpc adds the tRPC runtime's"
-        " Tools: rules)",
-    )
-    parser.add_argument(
-        "--available-tool",
-        action="append",
-        metavar="NAME",
-        help="a tool a Tools: section may declare (repeat); when given, others are errors",
-    )
-    parser.add_argument(
-        "--allow-unknown-fields",
-        action="store_const",
-        const=True,
-        help="report unknown front-matter fields as warnings",
-    )
-    parser.add_argument(
-        "--rule-severity",
-        action="append",
-        metavar="RULE=LEVEL",
-        help="override a rule's severity: error, warning or off (repeat)",
-    )
-    parser.add_argument(
-        "--per-path-ignore",
-        action="append",
-        metavar="GLOB:RULE[,RULE]",
-        help="ignore rules for the skills a glob matches, paths from the configuration file's"
-        " folder (else the current one) (repeat)",
-    )
-    parser.add_argument(
-        "--refresh",
-        action="store_const",
-        const=True,
-        help="download URL roots again instead of using the cache",
-    )
-    parser.add_argument(
-        "--changed-since",
-        metavar="REF",
-        help="check only the skills with a file that differs from this git ref (committed,"
-        " staged, unstaged or untracked), e.g. HEAD~1; says how many it left out",
-    )
+    # The flags of the settings validate takes (--profile, --refresh, ...).
+    add_command_flags(parser, "validate")
     parser.add_argument(
         "--exit-zero",
         action="store_true",
@@ -153,12 +102,8 @@ def _jobs(value: str) -> int | None:
     raise argparse.ArgumentTypeError(f"expected a positive number or 'auto', got {value!r}")
 
 
-def _validate_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings the validate flags set (ini name -> value, None when not given)."""
-    return {ini: getattr(args, dest) for ini, dest in VALIDATE_FLAGS.items()}
-
-
 def _run_validate(args: argparse.Namespace) -> int:
+    from .config.file_settings import command_flag_values
     from .config.scopes import Scopes
     from .links import describe_all
     from .listings import FolderListings
@@ -169,7 +114,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     # Each folder is listed once: to locate the configuration files, find and check the skills.
     listings = FolderListings()
     # Each path is checked with the configuration pytest would read for it.
-    scopes = Scopes(_validate_flags(args), listings=listings)
+    scopes = Scopes(command_flag_values(args, "validate"), listings=listings)
     skipped: list[SkippedLink] = []  # linked folders the walks did not enter
     found = targets(args.paths, scopes, skipped)
     ref = scopes.for_path(".").settings("skills_changed_since")

@@ -47,6 +47,17 @@ SETTING_MODULES = (
     *GLUE_PLUGINS,
 )
 
+#: The modules declaring the settings an ``agent-skills`` command takes as flags (``commands``):
+#: none imports pytest, so that a command reads its flags without pytest's start-up.  A test
+#: refuses a setting with ``commands`` declared anywhere else.
+COMMAND_SETTING_MODULES = (
+    "pytest_agent_skills.config.roots",
+    "pytest_agent_skills.config.validation",
+    "pytest_agent_skills.config.runs",
+    "pytest_agent_skills.evals.setup.eval_settings",
+    "pytest_agent_skills.evals.triggers.trigger_settings",
+)
+
 SettingKind = Literal["string", "choice", "bool", "int", "float", "list", "params"]
 
 #: The ini type each kind is registered with, so that pytest 9's native ``[tool.pytest]``
@@ -68,6 +79,11 @@ class Setting(NamedTuple):
     ``env`` defaults to the ini name in capitals (``skills_coverage`` -> ``SKILLS_COVERAGE``).
     A ``bool`` flag is a switch (``--skills-coverage``) unless ``flag_takes_value``, where it
     takes ``true`` or ``false`` (``--skills-validate false``).
+
+    ``commands`` names the ``agent-skills`` commands that take the setting as a flag too
+    (:func:`pytest_agent_skills.config.file_settings.add_command_flags` adds it to each);
+    ``command_flag`` is its flag there, by default the pytest flag without its ``skills-``
+    (``--skills-profile`` -> ``--profile``).
     """
 
     ini: str
@@ -80,10 +96,16 @@ class Setting(NamedTuple):
     metavar: str = ""
     section: str = "general"
     flag_takes_value: bool = False
+    commands: tuple[str, ...] = ()
+    command_flag: str = ""
 
     @property
     def flag_name(self) -> str:
         return self.flag or "--" + self.ini.replace("_", "-")
+
+    @property
+    def command_flag_name(self) -> str:
+        return self.command_flag or self.flag_name.replace("--skills-", "--", 1)
 
     @property
     def env_name(self) -> str:
@@ -234,32 +256,36 @@ def add_to_parser(parser: Any, settings: Iterable[Setting]) -> None:
     """Register each setting as a flag in our option group and as an ini option."""
     group = parser.getgroup("agent-skills", "Agent Skills testing (pytest-agent-skills)")
     for setting in settings:
-        flag_kwargs: dict[str, Any] = {
-            "dest": setting.dest,
-            "default": None,
-            "help": _flag_help(setting),
-        }
-        if setting.kind == "bool" and not setting.flag_takes_value:
-            flag_kwargs["action"] = "store_const"
-            flag_kwargs["const"] = True
-        elif setting.kind in ("list", "params"):
-            flag_kwargs["action"] = "append"
-            flag_kwargs["metavar"] = setting.metavar or "VALUE"
-        else:
-            choices = setting.choices or (("true", "false") if setting.kind == "bool" else ())
-            flag_kwargs["metavar"] = setting.metavar or (
-                "{" + ",".join(choices) + "}" if choices else "VALUE"
-            )
-        group.addoption(setting.flag_name, **flag_kwargs)
+        group.addoption(setting.flag_name, **flag_keywords(setting, setting.dest))
         # default=None tells "not in the file" from any value, so the environment can win.
         parser.addini(setting.ini, help=_ini_help(setting), type=setting.ini_type, default=None)
 
 
+def flag_keywords(setting: Setting, dest: str) -> dict[str, Any]:
+    """The argparse keywords of the setting's flag (pytest's ``addoption`` takes argparse's):
+    not given, it is None, so that the environment and the file can win; its help names the
+    ini option, the variable and the default."""
+    keywords: dict[str, Any] = {"dest": dest, "default": None, "help": _flag_help(setting)}
+    if setting.kind == "bool" and not setting.flag_takes_value:
+        keywords["action"] = "store_const"
+        keywords["const"] = True
+    elif setting.kind in ("list", "params"):
+        keywords["action"] = "append"
+        keywords["metavar"] = setting.metavar or "VALUE"
+    else:
+        choices = setting.choices or (("true", "false") if setting.kind == "bool" else ())
+        keywords["metavar"] = setting.metavar or (
+            "{" + ",".join(choices) + "}" if choices else "VALUE"
+        )
+    return keywords
+
+
 def _flag_help(setting: Setting) -> str:
+    # argparse formats help with %: a literal one is doubled.
     return (
         f"{setting.help} (ini: {setting.ini}; env: {setting.env_name};"
         f" default: {setting.describe_default()})"
-    )
+    ).replace("%", "%%")
 
 
 def _ini_help(setting: Setting) -> str:
@@ -430,6 +456,16 @@ class ConfigFile:
         return _resolved(setting, cli_value, raw, environ, cli_origin, origin)
 
 
+def command_settings(command: str) -> list[Setting]:
+    """The settings the ``agent-skills`` command ``command`` takes as flags, in the order
+    they are declared."""
+    import importlib
+
+    for module in COMMAND_SETTING_MODULES:
+        importlib.import_module(module)
+    return [setting for setting in REGISTRY if command in setting.commands]
+
+
 def load_all() -> SettingsRegistry:
     """The registry with every setting declared, in the order pytest loads them."""
     import importlib
@@ -457,21 +493,9 @@ def markdown_table(registry: SettingsRegistry) -> str:
 
 
 def add_command_flag(parser: Any, setting: Setting, flag: str) -> None:
-    """Add ``setting`` to an ``agent-skills`` command's argparse ``parser`` as ``flag``: its
-    help, choices, kind and default from the declaration (argparse's default is None, so that
-    an unset flag leaves the environment and the configuration file their say)."""
-    kwargs: dict[str, Any] = {
-        "dest": flag.removeprefix("--").replace("-", "_"),
-        "default": None,
-        "help": f"{setting.help} (ini: {setting.ini}; env: {setting.env_name};"
-        f" default: {setting.describe_default()})",
-    }
-    if setting.kind == "bool":
-        kwargs.update(action="store_const", const=True)
-    elif setting.kind in ("list", "params"):
-        kwargs.update(action="append", metavar=setting.metavar or "VALUE")
-    else:
-        kwargs["metavar"] = setting.metavar or (
-            "{" + ",".join(setting.choices) + "}" if setting.choices else "VALUE"
-        )
-    parser.add_argument(flag, **kwargs)
+    """Add ``setting`` to an ``agent-skills`` command's argparse ``parser`` as ``flag`` (its
+    value at the flag's name), the keywords as :func:`flag_keywords` makes them.  A command
+    that lists its settings by name calls this; naming the command in the setting's
+    ``commands`` (:func:`~pytest_agent_skills.config.file_settings.add_command_flags`) spares
+    the list."""
+    parser.add_argument(flag, **flag_keywords(setting, flag.removeprefix("--").replace("-", "_")))

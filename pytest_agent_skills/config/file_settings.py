@@ -1,13 +1,40 @@
 """The settings as a command outside pytest sees them: its own flags, then the
-environment, then the configuration file pytest would read, then the defaults."""
+environment, then the configuration file pytest would read, then the defaults.
+
+A command's flags of settings come from the settings themselves (:func:`add_command_flags`:
+each :class:`~pytest_agent_skills.settings.Setting` whose ``commands`` name it), so that a
+setting's flag, variable, ini option, type, choices, default and help are declared once.
+"""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import REGISTRY, ConfigFile
+from ..settings import REGISTRY, ConfigFile, command_settings, flag_keywords
+
+#: The argparse type of a number setting's flag (argparse refuses a bad one as usage).
+_FLAG_TYPES: dict[str, type] = {"int": int, "float": float}
+
+
+def add_command_flags(parser: argparse.ArgumentParser, command: str) -> None:
+    """Add the flag of each setting the command ``command`` takes (its ``command_flag``, its
+    value at the setting's ini name in the parsed arguments; None when not given)."""
+    for setting in command_settings(command):
+        keywords = flag_keywords(setting, setting.ini)
+        if setting.kind in _FLAG_TYPES:
+            keywords["type"] = _FLAG_TYPES[setting.kind]
+        if setting.kind == "choice":
+            keywords["choices"] = setting.choices
+        parser.add_argument(setting.command_flag_name, **keywords)
+
+
+def command_flag_values(args: argparse.Namespace, command: str) -> dict[str, Any]:
+    """The values of the flags :func:`add_command_flags` added to the command ``command``:
+    ini name -> the flag's value (None when not given)."""
+    return {setting.ini: getattr(args, setting.ini) for setting in command_settings(command)}
 
 
 class FileSettings:
@@ -31,6 +58,13 @@ class FileSettings:
         self.environ = environ
         #: The command's own flag of a setting (ini name -> ``--runs``), named in messages.
         self.flag_names = dict(flag_names or {})
+
+    @classmethod
+    def of_command(cls, config: ConfigFile, args: argparse.Namespace, command: str) -> FileSettings:
+        """The settings of ``config`` and of the flags :func:`add_command_flags` added to the
+        command ``command`` (parsed in ``args``), each named by its flag in messages."""
+        names = {setting.ini: setting.command_flag_name for setting in command_settings(command)}
+        return cls(config, command_flag_values(args, command), flag_names=names)
 
     def __call__(self, ini: str) -> Any:
         return self.config.resolve(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))

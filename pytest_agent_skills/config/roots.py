@@ -19,12 +19,14 @@ ROOT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_refresh",
+        commands=("validate",),
         kind="bool",
         default=False,
         help="download URL skill roots again instead of using the cache",
     ),
     Setting(
         ini="skills_changed_since",
+        commands=("validate",),
         metavar="REF",
         help="only the skills with a file that differs from this git ref (committed, staged,"
         " unstaged or untracked), e.g. HEAD~1 or origin/main; how many were left out is"

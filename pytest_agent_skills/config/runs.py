@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the harness loads when settings are built, not with their d
 RUN_SETTINGS = settings.declare(
     Setting(
         ini="skills_record",
+        commands=("eval", "triggers", "improve-description"),
         kind="choice",
         choices=("none", "once", "new", "all"),
         default="none",
@@ -27,6 +28,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_upstream_url",
+        commands=("eval", "triggers", "improve-description"),
         env="SKILLS_UPSTREAM_URL",
         metavar="BASE_URL",
         section="scenarios",
@@ -60,6 +62,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_model",
+        commands=("triggers", "improve-description"),
         env="SKILLS_MODEL",
         default="scripted",
         section="scenarios",
@@ -95,6 +98,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_model_params",
+        commands=("eval", "triggers", "improve-description"),
         kind="params",
         default={},
         flag="--skills-model-param",

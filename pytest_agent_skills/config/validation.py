@@ -22,6 +22,7 @@ VALIDATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_profile",
+        commands=("validate",),
         kind="choice",
         choices=PROFILE_NAMES,
         default="spec",
@@ -30,6 +31,7 @@ VALIDATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_available_tools",
+        commands=("validate",),
         flag="--skills-available-tool",
         kind="list",
         default=[],
@@ -39,12 +41,14 @@ VALIDATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_allow_unknown_fields",
+        commands=("validate",),
         kind="bool",
         default=False,
         help="report unknown front-matter fields as warnings instead of errors",
     ),
     Setting(
         ini="skills_rule_severity",
+        commands=("validate",),
         kind="list",
         default=[],
         metavar="RULE=LEVEL",
@@ -52,6 +56,7 @@ VALIDATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_per_path_ignores",
+        commands=("validate",),
         flag="--skills-per-path-ignore",
         kind="list",
         default=[],

@@ -171,36 +171,3 @@ def test_a_bad_evals_file_is_a_collection_error_at_its_line(pytester: pytest.Pyt
         ["*evals.json:2: unknown key 'expectatons' in evals?0?. Did you mean 'expectations'?*"]
     )
     assert result.ret == 2
-
-
-def test_eval_settings_take_the_flag_then_the_environment_then_the_file(tmp_path: Path) -> None:
-    from pytest_agent_skills.config.file_settings import FileSettings
-    from pytest_agent_skills.config.locate import ConfigLocator
-    from pytest_agent_skills.evals.setup.eval_options import eval_options
-    from pytest_agent_skills.settings import load_all
-
-    load_all()
-    (tmp_path / "pyproject.toml").write_text(
-        "[tool.pytest.ini_options]\nskills_eval_runs = 5\nskills_eval_jobs = 3\n"
-        'skills_grader_model = "from-file"\nskills_model = "agent"\n'
-        'skills_eval_runtime = "docker"\n'
-    )
-    config = ConfigLocator(tmp_path).locate(tmp_path)
-    environ = {
-        "SKILLS_EVAL_RUNS": "2",
-        "SKILLS_GRADER_MODEL": "from-env",
-        "SKILLS_EVAL_RUNTIME": "sandbox",
-    }
-    by_file = eval_options(FileSettings(config, {}, {}))
-    assert (by_file.runs, by_file.jobs, by_file.grader, by_file.model, by_file.runtime) == (
-        5,
-        3,
-        "from-file",
-        "agent",
-        "docker",
-    )
-    by_env = eval_options(FileSettings(config, {}, environ))
-    assert (by_env.runs, by_env.grader, by_env.runtime) == (2, "from-env", "sandbox")
-    flags = {"skills_eval_runs": 1, "skills_eval_runtime": "local"}
-    by_flag = eval_options(FileSettings(config, flags, environ))
-    assert by_flag.runs == 1 and by_flag.base_dir == tmp_path and by_flag.runtime == "local"

@@ -8,56 +8,28 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...workspace.names import RUNTIME_NAMES
+if TYPE_CHECKING:
+    from ...config.file_settings import FileSettings
 
 EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
 
-#: The plugin setting each flag sets (ini name -> the flag; argparse's dest is its name with
-#: underscores), named in messages about its value.
-EVAL_FLAGS = {
-    "skills_eval_runs": "--runs",
-    "skills_eval_jobs": "--jobs",
-    "skills_record": "--record",
-    "skills_upstream_url": "--upstream-url",
-    "skills_model": "--model",
-    "skills_grader_model": "--grader-model",
-    "skills_model_params": "--model-param",
-    "skills_grader_params": "--grader-param",
-    "skills_eval_min_pass_rate": "--min-pass-rate",
-    "skills_eval_require": "--require",
-    "skills_eval_models": "--model",
-    "skills_eval_grader_runs": "--grader-runs",
-    "skills_eval_threshold": "--threshold",
-    "skills_eval_cassettes": "--cassettes",
-    "skills_eval_attempts": "--attempts",
-    "skills_eval_runtime": "--runtime",
-    "skills_eval_max_turns": "--max-turns",
-    "skills_eval_max_run_tokens": "--max-run-tokens",
-    "skills_eval_max_tokens": "--max-tokens",
-    "skills_eval_allow_invalid": "--allow-invalid-skills",
-}
 
-
-def _dest(flag: str) -> str:
-    return flag.removeprefix("--").replace("-", "_")
+def add_dry_run(parser: argparse.ArgumentParser, help: str) -> None:
+    """The ``--dry-run`` flag of the commands that run models (what it prints: ``help``)."""
+    parser.add_argument("--dry-run", action="store_true", help=help)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ...config.file_settings import add_command_flags
+
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
     parser.add_argument("--out", type=Path, default=Path("evals-out"), help="output folder")
     parser.add_argument(
         "--triggers",
         action="store_true",
         help="measure the trigger rate of evals/triggers.json instead of running evals.json",
-    )
-    parser.add_argument(
-        "--allow-invalid-skills",
-        action="store_const",
-        const=True,
-        help="offer skills whose front matter is invalid anyway (by default they stop the run"
-        " before any request), saying what the model will see of them",
     )
     parser.add_argument(
         "--baseline",
@@ -68,49 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval", type=int, action="append", dest="only", metavar="ID", help="only this eval"
     )
-    parser.add_argument("--runs", type=int, metavar="N", help="runs per configuration (3)")
-    parser.add_argument("--jobs", type=int, metavar="J", help="runs at once (4)")
-    parser.add_argument(
-        "--record",
-        choices=("none", "once", "new", "all"),
-        help="cassette record mode (none: replay offline, the default)",
-    )
-    parser.add_argument("--upstream-url", metavar="BASE_URL", help="endpoint to record from")
-    parser.add_argument(
-        "--model",
-        action="append",
-        help="model name of the agent; repeated: the evals run on each model, DIR/<model>/ and"
-        " DIR/models.json",
-    )
-    parser.add_argument("--grader-model", metavar="MODEL", help="model of the grader")
-    parser.add_argument(
-        "--model-param",
-        action="append",
-        metavar="NAME=JSON",
-        help="a field added to every agent request (repeatable): temperature=0, seed=7,"
-        ' max_tokens=512, tool_choice="auto"',
-    )
-    parser.add_argument(
-        "--grader-param",
-        action="append",
-        metavar="NAME=JSON",
-        help="a field added to every grader request (repeatable)",
-    )
-    parser.add_argument("--min-pass-rate", type=float, metavar="RATE", help="bar (1.0)")
-    parser.add_argument(
-        "--require",
-        choices=("none", "better"),
-        help="better: an eval passes only when the 95%% interval of its delta is above 0",
-    )
-    parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
-    parser.add_argument("--cassettes", metavar="DIR", help="cassette folder")
-    parser.add_argument("--attempts", type=int, metavar="N", help="upstream attempts (5)")
-    parser.add_argument(
-        "--grader-runs",
-        type=int,
-        metavar="K",
-        help="grade each transcript K times: the grader's agreement with itself (1)",
-    )
+    # The flags of the settings eval takes (--runs, --model, ...); one --model is the agent's
+    # model (skills_model), several run the evals on each (skills_eval_models).
+    add_command_flags(parser, "eval")
     parser.add_argument(
         "--regrade",
         action="store_true",
@@ -123,46 +55,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="an A/A run: the with-skill configuration twice (with_skill, with_skill_repeat);"
         " writes calibration.json, the noise floor later benchmarks in --out show",
     )
-    parser.add_argument(
-        "--runtime",
-        choices=RUNTIME_NAMES,
-        help="where the model's commands run (default: sandbox, else docker; local only when"
-        " asked: it runs them on this machine)",
-    )
-    parser.add_argument(
-        "--max-turns", type=int, metavar="N", help="model turns a run may take (30)"
-    )
-    parser.add_argument(
-        "--max-run-tokens", type=int, metavar="N", help="tokens a run may use before it stops"
-    )
-    parser.add_argument(
-        "--max-tokens", type=int, metavar="N", help="tokens the eval may use: no run starts after"
-    )
-    parser.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="print the conversations and the most requests they may make, make none",
-    )
+    add_dry_run(parser, "print the conversations and the most requests they may make, make none")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ...config.file_settings import FileSettings
-    from ...config.locate import ConfigLocator
     from ...settings import load_all
     from ..setup.eval_options import eval_options
     from ..suite.output_folder import write_report, write_triggers
     from ..suite.suite_runner import EvalRequest, dry_run, run_benchmark, run_triggers
 
     load_all()
-    flags: dict[str, Any] = {ini: getattr(args, _dest(flag)) for ini, flag in EVAL_FLAGS.items()}
-    models = args.model or []
-    flags["skills_model"] = models[0] if len(models) == 1 else None
-    flags["skills_eval_models"] = models if len(models) > 1 else None
-    values = FileSettings(
-        ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=EVAL_FLAGS
-    )
-    options = eval_options(values)
+    options = eval_options(command_values(args))
     if args.regrade:
         options = dataclasses.replace(options, regrade=True)
     request = EvalRequest(
@@ -202,6 +106,21 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_benchmark(request)
     write_outcome(out, outcome, args.calibrate)
     return _shown(outcome, out)
+
+
+def command_values(args: argparse.Namespace) -> FileSettings:
+    """The settings of an eval: its flags, then the environment, then the configuration file
+    pytest would read for the skill folder.  ``--model`` is skills_eval_models' flag: given
+    once, it is the agent's model (skills_model)."""
+    from ...config.file_settings import FileSettings
+    from ...config.locate import ConfigLocator
+
+    values = FileSettings.of_command(ConfigLocator(Path.cwd()).locate(args.skill_dir), args, "eval")
+    models = values.flags["skills_eval_models"] or []
+    values.flags["skills_model"] = models[0] if len(models) == 1 else None
+    values.flags["skills_eval_models"] = models if len(models) > 1 else None
+    values.flag_names["skills_model"] = values.flag_names["skills_eval_models"]
+    return values
 
 
 def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:

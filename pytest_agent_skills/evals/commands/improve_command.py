@@ -8,16 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
-from .eval_command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK
-from .triggers_command import OPTIONS, SHARED_FLAGS
-
-#: The settings it shares with ``eval`` (ini name -> flag).
-FLAGS = {**SHARED_FLAGS, "skills_eval_threshold": EVAL_FLAGS["skills_eval_threshold"]}
+from .eval_command import EXIT_INTERRUPTED, EXIT_OK, add_dry_run
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ...config.file_settings import add_command_flags
+
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
     parser.add_argument("--out", type=Path, default=Path("improve-out"), help="output folder")
     parser.add_argument(
@@ -28,10 +25,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--write", action="store_true", help="put the best description into SKILL.md"
     )
-    for flag, keywords in OPTIONS.items():
-        if flag not in ("--min-recall", "--min-precision"):
-            parser.add_argument(flag, **keywords)
-    parser.add_argument("--threshold", type=float, metavar="RATE", help="trigger rate bar (0.5)")
+    # The flags of the settings improve-description takes (--runs, --threshold, ...).
+    add_command_flags(parser, "improve-description")
+    add_dry_run(parser, "print the runs and the most requests they may make, make none")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -50,10 +46,8 @@ def run(args: argparse.Namespace) -> int:
     )
 
     load_all()
-    flags: dict[str, Any] = {
-        ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in FLAGS.items()
-    }
-    values = FileSettings(ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=FLAGS)
+    config = ConfigLocator(Path.cwd()).locate(args.skill_dir)
+    values = FileSettings.of_command(config, args, "improve-description")
     request = ImproveRequest(
         args.skill_dir,
         eval_options(values),

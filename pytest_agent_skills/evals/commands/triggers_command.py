@@ -14,81 +14,15 @@ from typing import Any
 from ... import settings
 from ...errors import ConfigurationError
 from ...settings import SettingValues
-from ...workspace.names import RUNTIME_NAMES
-from .eval_command import EVAL_FLAGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT
+from .eval_command import EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT, add_dry_run
 
-#: The settings the triggers command shares with ``eval`` (how runs are made and recorded):
-#: ini name -> flag.
-SHARED_FLAGS = {
-    ini: EVAL_FLAGS[ini]
-    for ini in (
-        "skills_eval_runs",
-        "skills_eval_jobs",
-        "skills_record",
-        "skills_upstream_url",
-        "skills_model",
-        "skills_model_params",
-        "skills_eval_cassettes",
-        "skills_eval_attempts",
-        "skills_eval_runtime",
-        "skills_eval_max_tokens",
-        "skills_eval_allow_invalid",
-    )
-}
-#: Its own.
-TRIGGER_FLAGS = {
-    "skills_trigger_min_recall": "--min-recall",
-    "skills_trigger_min_precision": "--min-precision",
-}
 #: Collisions printed (all of them are in triggers-matrix.json and the report).
 COLLISIONS_SHOWN = 5
-#: The options besides the paths and --out: flag -> argparse keywords.
-OPTIONS: dict[str, dict[str, Any]] = {
-    "--runs": {"type": int, "metavar": "N", "help": "runs per query (3)"},
-    "--jobs": {"type": int, "metavar": "J", "help": "runs at once (4)"},
-    "--record": {
-        "choices": ("none", "once", "new", "all"),
-        "help": "cassette record mode (none: replay offline, the default)",
-    },
-    "--upstream-url": {"metavar": "BASE_URL", "help": "endpoint to record from"},
-    "--model": {"help": "model name of the agent"},
-    "--model-param": {
-        "action": "append",
-        "metavar": "NAME=JSON",
-        "help": "a field added to every request (repeatable): temperature=0, seed=7",
-    },
-    "--cassettes": {"metavar": "DIR", "help": "cassette folder"},
-    "--attempts": {"type": int, "metavar": "N", "help": "upstream attempts (5)"},
-    "--max-tokens": {
-        "type": int,
-        "metavar": "N",
-        "help": "tokens it may use: no run starts after (runs going on finish)",
-    },
-    "--dry-run": {
-        "action": "store_true",
-        "help": "print the runs and the most requests they may make, make none",
-    },
-    "--runtime": {
-        "choices": RUNTIME_NAMES,
-        "help": "where the model's commands run (default: sandbox, else docker; local only when"
-        " asked: it runs them on this machine)",
-    },
-    "--allow-invalid-skills": {
-        "action": "store_const",
-        "const": True,
-        "help": "offer skills whose front matter is invalid anyway (by default they stop the"
-        " run before any request), saying what the model will see of them",
-    },
-    "--min-recall": {"type": float, "metavar": "RATE", "help": "recall every skill reaches (0.5)"},
-    "--min-precision": {
-        "type": float,
-        "metavar": "RATE",
-        "help": "precision every skill reaches (0.5)",
-    },
-}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ...config.file_settings import add_command_flags
+
     parser.add_argument(
         "paths",
         nargs="*",
@@ -97,8 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " here collects, then skills_roots)",
     )
     parser.add_argument("--out", type=Path, default=Path("triggers-out"), help="output folder")
-    for flag, keywords in OPTIONS.items():
-        parser.add_argument(flag, **keywords)
+    # The flags of the settings triggers takes (--runs, --min-recall, ...).
+    add_command_flags(parser, "triggers")
+    add_dry_run(parser, "print the runs and the most requests they may make, make none")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
@@ -107,7 +42,7 @@ def matrix_bars(values: SettingValues) -> Any:
     :class:`ConfigurationError` naming where it was set."""
     from ..triggers.matrix import MatrixBars
 
-    for ini in TRIGGER_FLAGS:
+    for ini in ("skills_trigger_min_recall", "skills_trigger_min_precision"):
         rate = values(ini)
         if not 0 <= rate <= 1:
             raise ConfigurationError(
@@ -128,12 +63,8 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
 
     load_all()
-    names = {**SHARED_FLAGS, **TRIGGER_FLAGS}
-    flags: dict[str, Any] = {
-        ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in names.items()
-    }
     start = targets[0] if targets else Path.cwd()
-    values = FileSettings(ConfigLocator(Path.cwd()).locate(start), flags, flag_names=names)
+    values = FileSettings.of_command(ConfigLocator(Path.cwd()).locate(start), args, "triggers")
     request = MatrixRequest(
         tuple(targets),
         eval_options(values),

@@ -16,6 +16,8 @@ DEFAULT_MAX_TURNS = 30
 EVAL_SETTINGS = settings.declare(
     Setting(
         ini="skills_eval_runs",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--runs",
         kind="int",
         default=3,
         metavar="N",
@@ -24,6 +26,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_jobs",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--jobs",
         kind="int",
         default=4,
         metavar="J",
@@ -32,6 +36,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_model",
+        commands=("eval",),
         env="SKILLS_GRADER_MODEL",
         metavar="MODEL",
         section="evals",
@@ -40,6 +45,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_params",
+        commands=("eval",),
         env="SKILLS_GRADER_PARAMS",
         kind="params",
         default={},
@@ -52,6 +58,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_min_pass_rate",
+        commands=("eval",),
+        command_flag="--min-pass-rate",
         kind="float",
         default=1.0,
         metavar="RATE",
@@ -60,6 +68,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_require",
+        commands=("eval",),
+        command_flag="--require",
         kind="choice",
         choices=("none", "better"),
         default="none",
@@ -70,6 +80,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_grader_runs",
+        commands=("eval",),
+        command_flag="--grader-runs",
         kind="int",
         default=1,
         metavar="K",
@@ -79,16 +91,20 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_models",
+        commands=("eval",),
+        command_flag="--model",
         kind="list",
         default=[],
         metavar="MODEL",
         section="evals",
         help="run the evals on each of these agent models (instead of skills_model): one output"
-        " folder DIR/<model>/ each and DIR/models.json, the overview (command line: --model"
-        " repeated)",
+        " folder DIR/<model>/ each and DIR/models.json, the overview (agent-skills eval: --model"
+        " repeated; given once, it is skills_model)",
     ),
     Setting(
         ini="skills_eval_threshold",
+        commands=("eval", "improve-description"),
+        command_flag="--threshold",
         kind="float",
         default=0.5,
         metavar="RATE",
@@ -97,6 +113,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_cassettes",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--cassettes",
         metavar="DIR",
         section="evals",
         help="folder of the eval cassettes, a subfolder per skill (default: eval-cassettes in the"
@@ -104,6 +122,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_attempts",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--attempts",
         kind="int",
         default=DEFAULT_ATTEMPTS,
         metavar="N",
@@ -113,6 +133,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_runtime",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--runtime",
         kind="choice",
         choices=RUNTIME_NAMES,
         env="SKILLS_EVAL_RUNTIME",
@@ -124,6 +146,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_turns",
+        commands=("eval",),
+        command_flag="--max-turns",
         kind="int",
         default=DEFAULT_MAX_TURNS,
         metavar="N",
@@ -133,6 +157,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_run_tokens",
+        commands=("eval",),
+        command_flag="--max-run-tokens",
         kind="int",
         metavar="N",
         section="evals",
@@ -141,6 +167,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_tokens",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--max-tokens",
         kind="int",
         metavar="N",
         section="evals",
@@ -149,6 +177,8 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_allow_invalid",
+        commands=("eval", "triggers", "improve-description"),
+        command_flag="--allow-invalid-skills",
         kind="bool",
         default=False,
         section="evals",

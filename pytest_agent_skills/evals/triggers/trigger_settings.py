@@ -17,6 +17,8 @@ TRIGGER_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_trigger_min_recall",
+        commands=("triggers",),
+        command_flag="--min-recall",
         kind="float",
         default=0.5,
         metavar="RATE",
@@ -26,6 +28,8 @@ TRIGGER_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_trigger_min_precision",
+        commands=("triggers",),
+        command_flag="--min-precision",
         kind="float",
         default=0.5,
         metavar="RATE",
