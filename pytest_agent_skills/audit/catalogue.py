@@ -101,7 +101,8 @@ _rule(
     "curl or wget piped into a shell or an interpreter, a shell run on a download's output,"
     " PowerShell Invoke-Expression of a download, exec of a fetched page. Critical for an"
     " unknown host; medium for the official installers of well-known tools (rustup, uv,"
-    " Homebrew); high for a download made executable and run.",
+    " Homebrew); high for a download made executable and run; critical inside a base64"
+    " literal (hidden from review, whatever runs it).",
     "Install from a package manager with a pinned version, or ship the script in the skill.",
 )
 _rule(
@@ -120,7 +121,8 @@ _rule(
     "critical",
     "opens a shell for a remote host",
     "/dev/tcp redirections, nc -e, socat exec:, a socket duplicated onto stdin/stdout with a"
-    " shell, a PowerShell TCPClient loop: remote control of the machine.",
+    " shell, a PowerShell TCPClient loop: remote control of the machine; also inside a base64"
+    " literal.",
     "Remove it.",
 )
 _rule(

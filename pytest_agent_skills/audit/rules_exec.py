@@ -127,6 +127,8 @@ def execution(located: Located) -> Iterator[Hit]:
         yield from _reverse_shell_python(located)
     if located.mentions(_PRIVILEGE_WORDS):
         yield from _privilege(located)
+    if located.mentions(("base64", "b64")):
+        yield from _encoded_payloads(located)
 
 
 def _download_execute(located: Located) -> Iterator[Hit]:
@@ -284,3 +286,40 @@ def _pattern_rule(
     for match in pattern.finditer(located.text):
         weighed, shown = _weigh(located, match.start(), severity)
         yield Hit(rule, weighed, match.start(), match.end(), message + shown)
+
+
+_BASE64_LITERAL = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])")
+#: The patterns looked for inside a decoded literal, with their rule and what they mean.
+_DECODED_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (_DOWNLOAD_EXECUTE, "download-execute", "downloads code and runs it"),
+    (_REVERSE_SHELL, "reverse-shell", "opens a shell for a remote host"),
+)
+
+
+def _encoded_payloads(located: Located) -> Iterator[Hit]:
+    """Base64 literals whose decoded text downloads and runs code or opens a reverse shell:
+    hidden from review whatever runs them (a data URI of an image decodes to bytes, not
+    text, and is passed over)."""
+    import base64
+    import binascii
+
+    for match in _BASE64_LITERAL.finditer(located.text):
+        literal = match.group()
+        try:
+            decoded = base64.b64decode(literal + "=" * (-len(literal) % 4)).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if not decoded.isprintable() and not all(c.isprintable() or c in "\n\t\r" for c in decoded):
+            continue
+        for pattern, rule, meaning in _DECODED_PATTERNS:
+            found = pattern.search(decoded)
+            if found:
+                yield Hit(
+                    rule,
+                    "critical",
+                    match.start(),
+                    match.end(),
+                    f"a base64 literal hides code that {meaning}: it decodes to"
+                    f" {found.group()[:120]!r}",
+                )
+                break
