@@ -29,16 +29,10 @@ def pytest_collection_modifyitems(
 ) -> None:
     if settings.value(config, "skills_mutation_min_score") is None:
         return
-    from .roots import root_files, selected_root_files, skill_dir_of
+    from .roots import selected_skill_dirs
 
-    collected = [Path(item.path) for item in items]
-    under_roots = selected_root_files(session, root_files(config).skills)
-    folders: dict[str, Path] = {}
-    for path in (*collected, *under_roots):
-        folder = skill_dir_of(path)
-        if folder is not None:
-            folders.setdefault(os.path.realpath(folder), folder)
-    for folder in folders.values():
+    folders = selected_skill_dirs(session, items)
+    for folder in folders:
         skill_file = folder / SKILL_FILE
         shown = os.path.relpath(skill_file, config.rootpath).replace(os.sep, "/")
         items.append(

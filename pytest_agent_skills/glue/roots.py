@@ -196,3 +196,17 @@ def skill_dir_of(path: Path) -> Path | None:
     if path.parent.name == "evals" and (path.parent.parent / SKILL_FILE).is_file():
         return path.parent.parent
     return None
+
+
+def selected_skill_dirs(session: pytest.Session, items: Iterable[pytest.Item]) -> list[Path]:
+    """The skills a run selected, each once: those of the collected ``SKILL.md`` and eval
+    files, and those under the skill roots (the items a run adds per skill are made of
+    these)."""
+    collected = [Path(item.path) for item in items]
+    under_roots = selected_root_files(session, root_files(session.config).skills)
+    folders: dict[str, Path] = {}
+    for path in (*collected, *under_roots):
+        folder = skill_dir_of(path)
+        if folder is not None:
+            folders.setdefault(os.path.realpath(folder), folder)
+    return list(folders.values())

@@ -5,7 +5,6 @@ bar (the library is :mod:`pytest_agent_skills.evals.triggers.matrix`)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +31,12 @@ def pytest_collection_modifyitems(
     and ``-m`` select it like any item."""
     if not settings.value(config, "skills_trigger_matrix"):
         return
-    from .roots import root_files, selected_root_files, skill_dir_of
+    from .roots import selected_skill_dirs
 
-    collected = [Path(item.path) for item in items]
-    under_roots = selected_root_files(session, root_files(config).skills)
-    folders: dict[str, Path] = {}
-    for path in (*collected, *under_roots):
-        folder = skill_dir_of(path)
-        if folder is not None:
-            folders.setdefault(os.path.realpath(folder), folder)
+    folders = selected_skill_dirs(session, items)
     if folders:
         item = TriggerMatrixItem.from_parent(
-            session, name=ITEM_NAME, skill_dirs=list(folders.values())
+            session, name=ITEM_NAME, skill_dirs=folders
         )
         items.append(item)
 
