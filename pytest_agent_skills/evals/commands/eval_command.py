@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from ...config.file_settings import FileSettings
 
 EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
+#: ``--baseline git:REF``: the skill as it was at a git ref.
+GIT_PREFIX = "git:"
 
 
 def add_dry_run(parser: argparse.ArgumentParser, help: str) -> None:
@@ -33,9 +36,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--baseline",
-        type=Path,
-        metavar="DIR",
-        help="compare against this earlier version of the skill instead of without it",
+        metavar="DIR|git:REF",
+        help="compare against this earlier version of the skill instead of without it: a"
+        " folder, or git:REF for the skill as it was at a git ref (git:HEAD~1, git:origin/main;"
+        " taken with git archive, the working tree untouched)",
     )
     parser.add_argument(
         "--eval", type=int, action="append", dest="only", metavar="ID", help="only this eval"
@@ -62,21 +66,48 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ...settings import load_all
     from ..setup.eval_options import eval_options
-    from ..suite.output_folder import write_report, write_triggers
-    from ..suite.suite_runner import EvalRequest, dry_run, run_benchmark, run_triggers
+    from ..suite.suite_runner import EvalRequest
 
     load_all()
     options = eval_options(command_values(args))
     if args.regrade:
         options = dataclasses.replace(options, regrade=True)
-    request = EvalRequest(
-        args.skill_dir,
-        options,
-        baseline=args.baseline,
-        only=tuple(args.only or ()),
-        progress=None if args.quiet else sys.stderr,
-        calibrate=args.calibrate,
-    )
+    with tempfile.TemporaryDirectory(prefix="agent-skills-baseline-") as scratch:
+        baseline, ref, commit = baseline_folder(args.baseline, args.skill_dir, Path(scratch))
+        request = EvalRequest(
+            args.skill_dir,
+            options,
+            baseline=baseline,
+            only=tuple(args.only or ()),
+            progress=None if args.quiet else sys.stderr,
+            calibrate=args.calibrate,
+            baseline_ref=ref,
+            baseline_commit=commit,
+        )
+        return _run_request(args, request, options)
+
+
+def baseline_folder(
+    spec: str | None, skill_dir: Path, scratch: Path
+) -> tuple[Path | None, str, str]:
+    """The baseline folder of ``--baseline`` (None without one) and, for ``git:REF``, the ref
+    and the commit: the skill folder as it was at the ref, unpacked under ``scratch``."""
+    if spec is None or not spec.startswith(GIT_PREFIX):
+        return (Path(spec) if spec is not None else None), "", ""
+    from ...gitref import export_folder
+
+    ref = spec.removeprefix(GIT_PREFIX)
+    folder = scratch / Path(skill_dir).resolve().name
+    snapshot = export_folder(ref, Path(skill_dir), folder, f"--baseline {spec}")
+    print(f"baseline: {skill_dir} as it was at {ref} (commit {snapshot.commit})", file=sys.stderr)
+    return snapshot.path, ref, snapshot.commit
+
+
+def _run_request(args: argparse.Namespace, request: Any, options: Any) -> int:
+    """Run ``request`` as the arguments ask: a dry run, the trigger runs, the benchmark."""
+    from ..suite.output_folder import write_report, write_triggers
+    from ..suite.suite_runner import dry_run, run_benchmark, run_triggers
+
     out: Path = args.out
     if args.dry_run:
         print(dry_run(request, triggers=args.triggers))

@@ -65,6 +65,9 @@ class EvalRequest:
     progress: TextIO | None = None
     #: An A/A run: the with-skill configuration twice (``with_skill``, ``with_skill_repeat``).
     calibrate: bool = False
+    #: ``--baseline git:REF``: the ref and commit :attr:`baseline` was taken from.
+    baseline_ref: str = ""
+    baseline_commit: str = ""
 
 
 @dataclass
@@ -181,6 +184,8 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         regraded=options.regrade,
         runtime=runtime.name,
         grader_output=weakest(result.grader_output for result in results),
+        baseline_ref=request.baseline_ref,
+        baseline_commit=request.baseline_commit,
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals, budget.spent)
 

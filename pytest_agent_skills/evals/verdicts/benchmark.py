@@ -37,6 +37,9 @@ class BenchmarkInfo:
     runtime: str = ""
     #: The grader's structured output mode (see :mod:`.grader_output`); None: no grading asked.
     grader_output: str | None = None
+    #: ``--baseline git:REF``: the ref and the commit the baseline skill was taken from.
+    baseline_ref: str = ""
+    baseline_commit: str = ""
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -152,6 +155,11 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[s
             "regraded": info.regraded,
             "runtime": info.runtime,
             "runs_skipped": len(runs) - len(measured),
+            **(
+                {"baseline": {"ref": info.baseline_ref, "commit": info.baseline_commit}}
+                if info.baseline_ref
+                else {}
+            ),
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,
@@ -226,6 +234,15 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         f" runtime {meta.get('runtime') or 'unknown'}.",
         "",
         *_runtime_warning(meta.get("runtime")),
+        *(
+            [
+                f"Baseline: the skill as it was at {meta['baseline']['ref']} (commit"
+                f" {meta['baseline']['commit']}), taken from git.",
+                "",
+            ]
+            if meta.get("baseline")
+            else []
+        ),
         "| configuration | pass rate | 95% interval | all expectations met (95%) | time (s)"
         " | tokens |",
         "| --- | --- | --- | --- | --- | --- |",
