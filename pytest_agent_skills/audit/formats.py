@@ -64,7 +64,7 @@ def to_text(run: AuditRun, base: Path | None = None) -> str:
     if skipped:
         parts.append(f"{skipped} file(s) not analysed")
     if run.suppressed:
-        parts.append(f"{run.suppressed} suppressed")
+        parts.append(f"{len(run.suppressed)} suppressed")
     if document.summary.dynamic_runs:
         parts.append(f"{document.summary.dynamic_runs} dynamic run(s)")
     parts.append(f"{len(run.failed)} skill(s) failed")
@@ -99,23 +99,26 @@ def to_sarif(run: AuditRun, base: Path | None = None) -> str:
         for rule in AUDIT_RULES.values()
     ]
     results: list[dict[str, Any]] = []
-    for skill in run.document.skills:
-        for finding in skill.findings:
-            result: dict[str, Any] = {
-                "ruleId": finding.rule,
-                "level": _LEVELS[finding.severity],
-                "message": {"text": finding.message},
-                "locations": [sarif_location(Path(skill.path, finding.file), finding.line, base)],
-                "properties": {
-                    "skill": skill.name,
-                    "severity": finding.severity,
-                    "analysis": finding.analysis,
-                    "evidence": finding.evidence,
-                },
-            }
-            if finding.rule in index:
-                result["ruleIndex"] = index[finding.rule]
-            results.append(result)
+    silenced = [(each.skill, each.finding, each.reason) for each in run.suppressed]
+    shown = [(skill, finding, None) for skill in run.document.skills for finding in skill.findings]
+    for skill, finding, reason in [*shown, *silenced]:
+        result: dict[str, Any] = {
+            "ruleId": finding.rule,
+            "level": _LEVELS[finding.severity],
+            "message": {"text": finding.message},
+            "locations": [sarif_location(Path(skill.path, finding.file), finding.line, base)],
+            "properties": {
+                "skill": skill.name,
+                "severity": finding.severity,
+                "analysis": finding.analysis,
+                "evidence": finding.evidence,
+            },
+        }
+        if finding.rule in index:
+            result["ruleIndex"] = index[finding.rule]
+        if reason is not None:  # code scanning shows it as dismissed, with why
+            result["suppressions"] = [{"kind": "external", "justification": reason}]
+        results.append(result)
     return sarif_log(rules, results, base)
 
 

@@ -19,12 +19,20 @@ from .scan import audit_skill
 from .seam import DynamicAnalysis, DynamicTarget
 
 
+class Silenced(NamedTuple):
+    """A finding a suppression of the configuration silenced, with its reason."""
+
+    skill: SkillAudit
+    finding: AuditFinding
+    reason: str
+
+
 class AuditRun(NamedTuple):
     """The document, the suppressed findings (not in it) and the skills that fail their
     ``fail_on``."""
 
     document: AuditDocument
-    suppressed: int
+    suppressed: list[Silenced]
     failed: list[str]
 
 
@@ -52,7 +60,7 @@ def audit_folders(
     run, see :func:`~.seam.start_dynamic`), detonate each too."""
     started = time.monotonic()
     skills: list[SkillAudit] = []
-    suppressed = 0
+    suppressed: list[Silenced] = []
     failed: list[str] = []
     runs = 0
     for folder, options in folders:
@@ -64,24 +72,22 @@ def audit_folders(
             findings += result.findings
             not_analyzed += result.not_analyzed
             runs += result.runs
-        kept = _kept(findings, str(folder), options)
-        suppressed += len(findings) - len(kept)
+        findings = [finding for finding in findings if options.runs(finding.rule)]
+        reasons = [options.suppressed_by(str(folder), finding.rule) for finding in findings]
         skill = SkillAudit(
             name=printable(audit.name),
             path=printable(str(folder)),
-            findings=kept,
+            findings=[f for f, why in zip(findings, reasons, strict=True) if why is None],
             not_analyzed=not_analyzed,
         )
+        kept = skill.findings
+        suppressed += [
+            Silenced(skill, f, why.reason)
+            for f, why in zip(findings, reasons, strict=True)
+            if why is not None
+        ]
         skills.append(skill)
         if any(options.fails(finding.severity) for finding in kept):
             failed.append(skill.path)
     summary = summarize(skills, runs, time.monotonic() - started)
     return AuditRun(AuditDocument(skills=skills, summary=summary), suppressed, failed)
-
-
-def _kept(findings: list[AuditFinding], folder: str, options: AuditOptions) -> list[AuditFinding]:
-    return [
-        finding
-        for finding in findings
-        if options.runs(finding.rule) and options.suppressed_by(folder, finding.rule) is None
-    ]

@@ -93,6 +93,14 @@ def test_a_suppression_from_the_configuration_file_silences_with_its_reason(
     status, out, _err = cli(capsys, "audit", "skills")
     assert status == 0
     assert "1 low; 1 suppressed; 0 skill(s) failed" in out
+    _status, out, _err = cli(capsys, "audit", "skills", "--format", "sarif")
+    silenced = [r for r in json.loads(out)["runs"][0]["results"] if "suppressions" in r]
+    assert [(r["ruleId"], r["suppressions"]) for r in silenced] == [
+        (
+            "download-execute",
+            [{"kind": "external", "justification": "setup.example is our own installer"}],
+        )
+    ]
 
 
 def test_json_is_the_documented_document(skills: Path, capsys: pytest.CaptureFixture[str]) -> None:
