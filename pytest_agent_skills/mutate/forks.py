@@ -19,6 +19,13 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+#: Seconds a child asked to stop has to unwind (its commands killed) before it is killed.
+GRACE_SECONDS = 5.0
+
+
+def _stop(signum: int, frame: object) -> None:
+    """A child's SIGTERM: unwind, so that what the job opened is closed on the way out."""
+    raise SystemExit(128 + signum)
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ def _start(index: int, jobs: Sequence[Callable[[], T]]) -> _Child:
         try:
             os.setpgid(0, 0)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, _stop)
             payload = pickle.dumps(("ok", jobs[index]()))
         except BaseException as error:
             payload = pickle.dumps(("failed", f"{type(error).__name__}: {error}"))
@@ -175,8 +183,18 @@ def _outcome(child: _Child, status: int) -> Finished[T] | Failed:
 
 
 def _end(child: _Child) -> None:
-    """Kill the child's process group and reap the child."""
+    """Ask the child's process group to stop (SIGTERM: the child unwinds, and its runtimes
+    kill the commands they started in sessions of their own), then kill what is left of it
+    after :data:`GRACE_SECONDS`; reap the child."""
     with contextlib.suppress(OSError):  # already gone
+        os.killpg(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + GRACE_SECONDS
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(child.pid, os.WNOHANG)[0] == child.pid:
+                break
+        time.sleep(0.02)
+    with contextlib.suppress(OSError):
         os.killpg(child.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         os.close(child.reader)
