@@ -37,13 +37,19 @@ class Bait:
 
     @classmethod
     def fresh(cls) -> Bait:
-        ssh, aws_id, aws_secret = _canary("ssh"), _canary("akid"), _canary("aws")
+        ssh, rsa = _canary("ssh"), _canary("rsa")
+        aws_id, aws_secret = _canary("akid"), _canary("aws")
         netrc, git, gh = _canary("netrc"), _canary("git"), _canary("gh")
         files = {
             ".ssh/id_ed25519": (
                 "-----BEGIN OPENSSH PRIVATE KEY-----\n"
                 f"{base64.b64encode(ssh.encode()).decode()}\n{ssh}\n"
                 "-----END OPENSSH PRIVATE KEY-----\n"
+            ),
+            ".ssh/id_rsa": (
+                "-----BEGIN RSA PRIVATE KEY-----\n"
+                f"{base64.b64encode(rsa.encode()).decode()}\n{rsa}\n"
+                "-----END RSA PRIVATE KEY-----\n"
             ),
             ".aws/credentials": (
                 f"[default]\naws_access_key_id = {aws_id}\naws_secret_access_key = {aws_secret}\n"
@@ -55,6 +61,7 @@ class Bait:
         variables = {name: _canary(name.lower().replace("_", "")) for name in TOKEN_VARIABLES}
         planted = {
             ssh: "~/.ssh/id_ed25519",
+            rsa: "~/.ssh/id_rsa",
             aws_id: "~/.aws/credentials",
             aws_secret: "~/.aws/credentials",
             netrc: "~/.netrc",

@@ -44,6 +44,10 @@ ALLOWED_WRITES = (
     "/proc/self",
     "/proc/thread-self",
 )
+#: What an interactive shell says first when its input is not a terminal (a reverse shell).
+_SHELL_PROMPT = re.compile(
+    r"job control turned off|no job control in this shell|cannot set terminal process group"
+)
 #: HOME's shell start-up files: a run's report holds what a changed one contains.
 SHELL_STARTUP = tuple(
     f"{HOME}/{name}"
@@ -173,6 +177,14 @@ class RunReading:
                     f"sent {', '.join(leaked)} to {target} ({connection.get('protocol')})",
                     _printable(payload),
                 )
+            if _SHELL_PROMPT.search(payload):
+                self.add(
+                    "dynamic-egress",
+                    "high",
+                    f"handed a shell to {target}: a shell's prompt came over the connection (a"
+                    " reverse shell)",
+                    _printable(payload),
+                )
             self.add(
                 "dynamic-egress",
                 "medium",
@@ -254,6 +266,14 @@ class RunReading:
                     others["system"].append(call.path)
             elif posixpath.basename(call.path).lower() in MEMORY_FILES:
                 self._write(call.path, others)
+            elif "/.git/hooks/" in call.path:
+                self.add(
+                    "dynamic-persistence",
+                    "high",
+                    f"wrote a git hook, {call.path}: code git runs at a later commit or checkout"
+                    f" ({call.call}: {call.result or 'unfinished'})",
+                    call.path,
+                )
         self._summed(
             "dynamic-persistence",
             "medium",
