@@ -43,7 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " (code scanning), github (workflow annotations)",
     )
     for ini, flag in AUDIT_FLAGS.items():
-        add_command_flag(parser, REGISTRY[ini], flag)
+        # A switch here ('audit --dynamic'), whatever the pytest flag takes.
+        add_command_flag(parser, REGISTRY[ini]._replace(flag_takes_value=False), flag)
     parser.add_argument(
         "--runtime",
         choices=("sandbox", "docker"),
