@@ -52,7 +52,6 @@ AUDIT_SETTINGS = settings.declare(
     Setting(
         ini="skills_audit_dynamic",
         kind="bool",
-        flag_takes_value=True,
         default=False,
         help="also detonate each skill in the isolated runtime (sandbox, else Docker): its"
         " scripts and shell blocks run baited with fake credentials",
