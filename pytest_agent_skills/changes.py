@@ -69,6 +69,16 @@ class ChangedSkills:
         )
 
 
+def changed_since(folders: Sequence[Path], ref: str, where: Path) -> ChangedSkills:
+    """:func:`changed_skills` for the ``--changed-since REF`` option, its summary said on
+    stderr."""
+    import sys
+
+    split = changed_skills(folders, ref, where, f"--changed-since {ref}")
+    sys.stderr.write(f"agent-skills: {split.summary()}\n")
+    return split
+
+
 def changed_skills(folders: Sequence[Path], ref: str, where: Path, purpose: str) -> ChangedSkills:
     """Split ``folders`` (skill folders, in run order) by what differs from ``ref`` in the git
     work tree holding ``where``; ``purpose`` names the option in errors

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -142,7 +141,7 @@ def changed_targets(
 ) -> dict[Path, Scope]:
     """The SKILL.md files of the skills under ``targets`` with a file that differs from the git
     ``ref`` (each with its target's scope); what was kept and left out is said on stderr."""
-    from .changes import changed_skills
+    from .changes import changed_since
     from .rules import skill_dirs
 
     scope_of: dict[Path, Scope] = {}
@@ -151,6 +150,5 @@ def changed_targets(
             scope_of.setdefault(folder, scope)
     folders = list(scope_of)
     where = folders[0] if folders else Path.cwd()  # git is asked in the first skill's work tree
-    split = changed_skills(folders, ref, where, f"--changed-since {ref}")
-    sys.stderr.write(f"agent-skills: {split.summary()}\n")
+    split = changed_since(folders, ref, where)
     return {folder / SKILL_FILE: scope_of[folder] for folder in split.kept}

@@ -26,10 +26,11 @@ ROOT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_changed_since",
-        commands=("validate",),
+        commands=("validate", "eval", "triggers"),
         metavar="REF",
         help="only the skills with a file that differs from this git ref (committed, staged,"
         " unstaged or untracked), e.g. HEAD~1 or origin/main; how many were left out is"
-        " reported",
+        " reported (eval: nothing runs for an unchanged skill; triggers: the whole matrix runs"
+        " when a changed skill has trigger queries or a name or description changed)",
     ),
 )

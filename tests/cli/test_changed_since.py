@@ -185,3 +185,56 @@ def test_audit_takes_the_changed_skills_only(
     assert [skill["name"] for skill in json.loads(out)["skills"]] == ["skill-002"]
     assert "1 skill(s) changed since HEAD" in err
     assert "3 unchanged left out" in err
+
+
+def test_the_trigger_matrix_runs_whole_when_a_description_changed_and_not_for_a_body(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.cli import cli
+
+    folders = skills_repository(tmp_path, 200)
+    for folder in folders[:2]:
+        (folder / "evals").mkdir()
+        (folder / "evals" / "triggers.json").write_text(
+            json.dumps([{"query": f"summarise {folder.name}", "should_trigger": True}]),
+            encoding="utf-8",
+        )
+    commit_all(tmp_path, "trigger queries")
+    body_only = folders[50] / "SKILL.md"
+    body_only.write_text(body_only.read_text(encoding="utf-8") + "More.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+
+    status, out, err = cli(capsys, "triggers", "--dry-run", "--changed-since", "HEAD", "skills")
+
+    assert (status, out) == (0, "")
+    assert "1 skill(s) changed since HEAD" in err and "199 unchanged left out" in err
+    assert "the trigger matrix is not run" in err
+
+    described = folders[120] / "SKILL.md"
+    described.write_text(
+        described.read_text(encoding="utf-8").replace("Summarises", "Condenses"), encoding="utf-8"
+    )
+    status, out, err = cli(capsys, "triggers", "--dry-run", "--changed-since", "HEAD", "skills")
+
+    assert status == 0
+    assert (
+        "agent-skills: the skills offered to the model changed, so every skill's trigger runs"
+        " are included: skills/skill-120: name or description changed"
+    ) in err
+    planned = [line for line in out.splitlines() if "summarise skill-00" in line]
+    assert len(planned) == 2 * 3  # both skills' queries, three runs each, 200 skills offered
+
+
+def test_eval_runs_nothing_for_an_unchanged_skill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.cli import cli
+
+    skills_repository(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+
+    status, out, err = cli(capsys, "eval", "--changed-since", "HEAD", "skills/skill-001")
+
+    assert status == 0
+    assert out == "skills/skill-001: unchanged since HEAD: no eval run\n"
+    assert "0 skill(s) changed since HEAD" in err

@@ -69,7 +69,16 @@ def run(args: argparse.Namespace) -> int:
     from ..suite.suite_runner import EvalRequest
 
     load_all()
-    options = eval_options(command_values(args))
+    values = command_values(args)
+    ref = values("skills_changed_since")
+    if ref:
+        from ...changes import changed_since
+
+        skill_dir = Path(args.skill_dir)
+        if not changed_since([skill_dir], ref, skill_dir).kept:
+            print(f"{skill_dir}: unchanged since {ref}: no eval run")
+            return EXIT_OK
+    options = eval_options(values)
     if args.regrade:
         options = dataclasses.replace(options, regrade=True)
     with tempfile.TemporaryDirectory(prefix="agent-skills-baseline-") as scratch:

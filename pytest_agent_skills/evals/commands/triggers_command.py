@@ -65,6 +65,9 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     load_all()
     start = targets[0] if targets else Path.cwd()
     values = FileSettings.of_command(ConfigLocator(Path.cwd()).locate(start), args, "triggers")
+    ref = values("skills_changed_since")
+    if ref and not matrix_reached(targets, ref):
+        return EXIT_OK
     request = MatrixRequest(
         tuple(targets),
         eval_options(values),
@@ -85,6 +88,35 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         return EXIT_INTERRUPTED
     failed = outcome.document["summary"]["errors"] or unmeasured(outcome.document)
     return EXIT_SHORT if outcome.short or failed else EXIT_OK
+
+
+def matrix_reached(targets: Sequence[Path], ref: str) -> bool:
+    """Whether a change since the git ``ref`` reaches the trigger matrix of the skills under
+    ``targets``, said on stderr: a name or description changed (every query's outcome may
+    change), or a changed skill has trigger queries.  The matrix then runs whole: every query
+    is asked with every skill offered."""
+    from ...changes import changed_since
+    from ...rules import skill_dirs
+    from ..setup.eval_files import TRIGGERS_FILE
+
+    folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
+    split = changed_since(folders, ref, folders[0] if folders else Path.cwd())
+    queried = [folder for folder in split.changed if (folder / TRIGGERS_FILE).is_file()]
+    if split.reaches_all:
+        print(f"agent-skills: {split.reach()}", file=sys.stderr)
+    elif queried:
+        print(
+            f"agent-skills: {len(queried)} changed skill(s) with trigger queries: the matrix"
+            " runs whole (every query with every skill offered)",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"agent-skills: no name or description changed since {ref} and no changed skill"
+            " has trigger queries: the trigger matrix is not run",
+            file=sys.stderr,
+        )
+    return split.reaches_all or bool(queried)
 
 
 def _score(value: float | None) -> str:
