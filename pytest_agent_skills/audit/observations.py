@@ -44,6 +44,15 @@ ALLOWED_WRITES = (
     "/proc/self",
     "/proc/thread-self",
 )
+#: The programs that own a honeytoken (by its first component under HOME): their reading it is
+#: their job, not a theft.
+_OWNERS = {
+    ".ssh": frozenset({"ssh", "scp", "sftp", "ssh-add", "ssh-keygen", "ssh-agent"}),
+    ".aws": frozenset({"aws"}),
+    ".netrc": frozenset({"git-remote-http", "git-remote-https", "ftp", "lftp"}),
+    ".git-credentials": frozenset({"git-credential-store", "git"}),
+    ".config": frozenset({"gh"}),
+}
 #: What an interactive shell says first when its input is not a terminal (a reverse shell).
 _SHELL_PROMPT = re.compile(
     r"job control turned off|no job control in this shell|cannot set terminal process group"
@@ -212,10 +221,15 @@ class RunReading:
     def _honeytokens(self) -> None:
         read = set(self.report.get("honeytokens_read") or [])
         planted = {f"{HOME}/{relative}" for relative in self.bait.files}
+        readers: dict[str, set[str]] = {}
         for call in file_calls(str(self.report.get("trace") or ""), self.cwd):
             if call.path in planted and not call.result.startswith("-1"):
                 read.add(call.path)
+                readers.setdefault(call.path, set()).add(call.program)
         for path in sorted(read):
+            owners = _OWNERS.get(posixpath.relpath(path, HOME).split("/")[0], frozenset())
+            if readers.get(path) and readers[path] <= owners:
+                continue  # the credential's own tool using it (ssh its key, gh its token)
             self.add(
                 "dynamic-honeytoken-read",
                 "high",

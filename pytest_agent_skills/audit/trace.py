@@ -29,12 +29,15 @@ _OPENING = frozenset({"open", "openat", "openat2"})
 
 class FileCall(NamedTuple):
     """One call that named a file: the call, the path (absolute when the trace tells), whether
-    it would write, and its result (``0``, ``3``, ``-1 EROFS (Read-only file system)``)."""
+    it would write, its result (``0``, ``3``, ``-1 EROFS (Read-only file system)``), and the
+    program the calling process ran (the file name of its last ``execve``; empty when the
+    trace does not tell)."""
 
     call: str
     path: str
     writes: bool
     result: str
+    program: str = ""
 
 
 def _unescape(text: str) -> str:
@@ -51,11 +54,16 @@ def file_calls(trace: str, cwd: str) -> list[FileCall]:
     """The calls of ``trace`` that name a file; relative paths are read against ``cwd`` (the
     run's working directory: a command that changes folder first is placed there anyway)."""
     calls = []
+    programs: dict[str, str] = {}
     for line in trace.splitlines():
         match = _CALL.match(line)
         if match is None:
             continue
         name, args = match["name"], match["args"]
+        pid = line.split(maxsplit=1)[0]
+        if name == "execve" and (match["result"] or "").strip() == "0":
+            executed = _STRING.search(args)
+            programs[pid] = posixpath.basename(_unescape(executed[1])) if executed else ""
         if name not in _OPENING and name not in _CHANGING:
             continue
         strings = [_unescape(text) for text in _STRING.findall(args)]
@@ -65,7 +73,8 @@ def file_calls(trace: str, cwd: str) -> list[FileCall]:
         paths = strings if name in _CHANGING else strings[:1]
         for path in paths:
             absolute = posixpath.normpath(posixpath.join(cwd, path))
-            calls.append(FileCall(name, absolute, writes, (match["result"] or "").strip()))
+            result = (match["result"] or "").strip()
+            calls.append(FileCall(name, absolute, writes, result, programs.get(pid, "")))
     return calls
 
 
