@@ -52,6 +52,7 @@ SETTING_MODULES = (
 #: refuses a setting with ``commands`` declared anywhere else.
 COMMAND_SETTING_MODULES = (
     "pytest_agent_skills.config.roots",
+    "pytest_agent_skills.config.gate",
     "pytest_agent_skills.config.validation",
     "pytest_agent_skills.config.runs",
     "pytest_agent_skills.evals.setup.eval_settings",

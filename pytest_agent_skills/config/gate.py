@@ -19,6 +19,7 @@ from . import roots  # noqa: F401 - the shared settings come first in the regist
 GATE_SETTINGS = settings.declare(
     Setting(
         ini="skills_budget_body",
+        commands=("tokens",),
         kind="int",
         default=2500,
         metavar="TOKENS",
@@ -27,6 +28,7 @@ GATE_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_budget_doc",
+        commands=("tokens",),
         kind="int",
         default=5000,
         metavar="TOKENS",
@@ -35,6 +37,7 @@ GATE_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_budget_listing",
+        commands=("tokens",),
         kind="int",
         default=2000,
         metavar="TOKENS",
@@ -44,6 +47,7 @@ GATE_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_budget_fail",
+        commands=("tokens", "ci"),
         kind="bool",
         default=False,
         help="make a token budget exceeded an error (agent-skills tokens exits 1); off by"
@@ -51,6 +55,8 @@ GATE_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_tokens_threshold",
+        commands=("tokens",),
+        command_flag="--threshold",
         kind="float",
         default=0.1,
         metavar="RATE",
@@ -59,6 +65,7 @@ GATE_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_min_coverage",
+        commands=("coverage", "ci"),
         kind="float",
         default=0.0,
         metavar="RATE",

@@ -13,24 +13,16 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..config import gate  # noqa: F401 - declares the settings the flags are derived from
+from ..config.file_settings import add_command_flags
 from .ci import FAIL_ON, CheckOutcome, GateError, GateRequest, parse_checks
-from .flags import add_setting_flags, setting_values
+from .flags import setting_values
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 
-#: The settings the gate's own flags set: ini name -> flag.
-CI_FLAGS = {
-    "skills_min_coverage": "--min-coverage",
-    "skills_budget_fail": "--budget-fail",
-    "skills_eval_cassettes": "--cassettes",
-}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..evals.setup import eval_settings  # noqa: F401 - declares skills_eval_cassettes
-
     parser.add_argument("paths", nargs="*", metavar="PATH", help="skill folders or roots"
                         " (default: what `pytest` here collects, then skills_roots)")
     parser.add_argument(
@@ -59,7 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="as the GitHub Action's step: the options from its inputs (AGENT_SKILLS_CHECKS,"
         " _CHANGED_ONLY, _BASE_REF, _FAIL_ON), the SARIF file in $RUNNER_TEMP, --exit-zero",
     )
-    add_setting_flags(parser, CI_FLAGS)
+    add_command_flags(parser, "ci")
 
 
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
@@ -71,7 +63,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         _from_action_inputs(args, os.environ)
     checks = parse_checks(args.checks)
     workspace = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
-    values = setting_values(args, CI_FLAGS, targets[0] if targets else Path.cwd())
+    values = setting_values(args, "ci", targets[0] if targets else Path.cwd())
     folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
     request = _select(folders, checks, args, workspace)
     outcomes: list[CheckOutcome] = []

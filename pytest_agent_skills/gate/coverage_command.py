@@ -8,33 +8,25 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import gate  # noqa: F401 - declares the settings the flags are derived from
 from ..errors import ConfigurationError
 from .flags import add_report_arguments, emit, setting_values
 
 EXIT_OK = 0
 EXIT_BELOW = 1
 
-#: The settings this command's flags set: ini name -> flag.
-COVERAGE_FLAGS = {
-    "skills_min_coverage": "--min-coverage",
-    "skills_eval_cassettes": "--cassettes",
-}
 #: Where the eval cassettes are when no setting says (as ``agent-skills eval`` looks).
 DEFAULT_CASSETTES = "eval-cassettes"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from ..evals.setup import eval_settings  # noqa: F401 - declares skills_eval_cassettes
-
-    add_report_arguments(parser, COVERAGE_FLAGS)
+    add_report_arguments(parser, "coverage")
 
 
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..rules import skill_dirs
     from .coverage import coverage_report, to_text
 
-    values = setting_values(args, COVERAGE_FLAGS, targets[0] if targets else Path.cwd())
+    values = setting_values(args, "coverage", targets[0] if targets else Path.cwd())
     minimum = values("skills_min_coverage")
     if not 0 <= minimum <= 1:
         raise ConfigurationError(

@@ -9,26 +9,16 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..config import gate  # noqa: F401 - declares the settings the flags are derived from
 from ..errors import ConfigurationError
+from ..settings import REGISTRY
 from .flags import add_report_arguments, emit, setting_values
 from .token_model import Budgets, Comparison, TokenReport
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 
-#: The settings this command's flags set: ini name -> flag.
-TOKEN_FLAGS = {
-    "skills_budget_body": "--budget-body",
-    "skills_budget_doc": "--budget-doc",
-    "skills_budget_listing": "--budget-listing",
-    "skills_budget_fail": "--budget-fail",
-    "skills_tokens_threshold": "--threshold",
-}
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
-    add_report_arguments(parser, TOKEN_FLAGS)
+    add_report_arguments(parser, "tokens")
     parser.add_argument(
         "--compare",
         metavar="REF",
@@ -68,12 +58,12 @@ def failed(report: TokenReport) -> bool:
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..rules import skill_dirs
 
-    values = setting_values(args, TOKEN_FLAGS, targets[0] if targets else Path.cwd())
+    values = setting_values(args, "tokens", targets[0] if targets else Path.cwd())
     for ini in ("skills_budget_body", "skills_budget_doc", "skills_budget_listing"):
         if values(ini) < 0:
             raise ConfigurationError(
-                f"{values.origin(ini)}: {TOKEN_FLAGS[ini]} is a number of tokens, 0 or more,"
-                f" got {values(ini)!r}"
+                f"{values.origin(ini)}: {REGISTRY[ini].command_flag_name} is a number of tokens,"
+                f" 0 or more, got {values(ini)!r}"
             )
     threshold = values("skills_tokens_threshold")
     if threshold < 0:

@@ -113,7 +113,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_cassettes",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "coverage", "ci"),
         command_flag="--cassettes",
         metavar="DIR",
         section="evals",
