@@ -21,6 +21,8 @@ from pytest_agent_skills.audit.severity import rank
 from tests.support.cli import cli
 from tests.support.detonation import corpus, expectation, runtime_only, started
 
+pytestmark = pytest.mark.sandbox
+
 
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[Detonator]:
@@ -168,6 +170,7 @@ def test_the_command_detonates_recorded_commands_into_the_json_document(
     }
 
 
+@pytest.mark.docker
 def test_the_docker_isolation_sees_what_the_sandbox_sees() -> None:
     skill = corpus("malicious")[0].parent / "usage-metrics"
     for analysis in started("docker"):

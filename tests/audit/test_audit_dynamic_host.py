@@ -27,6 +27,8 @@ from pytest_agent_skills.audit.runs import PlannedRun
 from pytest_agent_skills.skill import Skill
 from tests.support.detonation import corpus, started
 
+pytestmark = pytest.mark.sandbox
+
 #: How deep below each watched folder the snapshot goes (dotfiles, ~/.ssh/x, ~/.claude/x).
 DEPTH = 3
 CONTENT_CAP = 1024 * 1024
