@@ -1,12 +1,9 @@
 """bench/audit_dynamic.py runs one detonation per runtime and prints its cost against the bare
 start of the same runtime (and, in the sandbox, the same script unwatched)."""
 
-import re
-
 import pytest
 
-from tests.support.bench import NUMBER, assert_lines, run_bench
-from tests.support.services import missing_service
+from tests.support.bench import NUMBER, assert_lines, check_runtime_listed, run_bench
 
 N = NUMBER
 
@@ -26,9 +23,7 @@ def test_one_run_prints_the_cost_per_script_against_the_floor(
     runtime: str, floors: list[str]
 ) -> None:
     output = run_bench("audit_dynamic.py", "--runs", "1", "--runtimes", runtime, timeout=600)
-    unavailable = re.search(rf"^  {runtime}\s+unavailable: (.*)$", output, re.M)
-    if unavailable:
-        missing_service(f"runtime {runtime!r} unavailable: {unavailable[1]}")
+    check_runtime_listed(output, runtime)
     assert_lines(
         output,
         rf"^\(load average {N}, {N}, {N}\)$",

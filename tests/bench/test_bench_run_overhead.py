@@ -3,12 +3,10 @@ overhead, the first call, staging and the 100 MB skill against their floors; as 
 row comes again as a normal user."""
 
 import os
-import re
 
 import pytest
 
-from tests.support.bench import NUMBER, assert_lines, run_bench
-from tests.support.services import missing_service
+from tests.support.bench import NUMBER, assert_lines, check_runtime_listed, run_bench
 
 N = NUMBER
 
@@ -23,9 +21,7 @@ N = NUMBER
 )
 def test_one_call_prints_every_figure_of_the_runtime(runtime: str) -> None:
     output = run_bench("run_overhead.py", "--runs", "1", "--runtimes", runtime, timeout=600)
-    unavailable = re.search(rf"^  {runtime}\s+unavailable: (.*)$", output, re.M)
-    if unavailable:
-        missing_service(f"runtime {runtime!r} unavailable: {unavailable[1]}")
+    check_runtime_listed(output, runtime)
     assert_lines(
         output,
         rf"^\(load average {N}, {N}, {N}\)$",

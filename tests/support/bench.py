@@ -39,3 +39,13 @@ def assert_lines(output: str, *patterns: str) -> None:
     lines = output.splitlines()
     missing = [p for p in patterns if not any(re.search(p, line) for line in lines)]
     assert not missing, "no line matches " + ", ".join(map(repr, missing)) + f" in:\n{output}"
+
+
+def check_runtime_listed(output: str, runtime: str) -> None:
+    """Skip (or fail, where the services are required) when the bench printed that
+    ``runtime`` is unavailable (its row ``  RUNTIME  unavailable: REASON``)."""
+    from tests.support.services import missing_service
+
+    unavailable = re.search(rf"^  {runtime}\s+unavailable: (.*)$", output, re.M)
+    if unavailable:
+        missing_service(f"runtime {runtime!r} unavailable: {unavailable[1]}")
