@@ -6,7 +6,9 @@ and the commit are in benchmark.json's metadata and benchmark.md."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.support.evals import fake_endpoint, run_eval_command, write_eval_skill
@@ -92,3 +94,43 @@ def test_a_skill_absent_at_the_ref_is_a_clear_error(tmp_path: Path) -> None:
         f"--baseline git:HEAD~1: skills/csv-stats-2 did not exist at HEAD~1 ({commit}) in"
         f" {repository}; give a ref where it exists, or a folder with --baseline DIR"
     ) in done.stderr
+
+
+def test_improve_description_starts_from_the_description_at_a_git_ref(tmp_path: Path) -> None:
+    from tests.support.evals import REPO
+    from tests.support.routing import word_overlap_endpoint, write_repository
+
+    planted = "Helps with data."
+    repository = tmp_path / "repo"
+    repository.mkdir()
+    git(repository, "init", "-q", "-b", "main")
+    queries = [("mean of the value column in my csv file", True), ("median of a csv column", True),
+               ("csv column statistics", True), ("write my meeting notes", False),
+               ("a poem about data", False)]  # fmt: skip
+    skills = write_repository(repository, {"csv-stats": (planted, queries)})
+    (repository / ".gitignore").write_text("eval-cassettes/\nout/\n", encoding="utf-8")
+    commit_all(repository, "planted")
+    skill_file = skills / "csv-stats" / "SKILL.md"
+    skill_file.write_text(
+        skill_file.read_text(encoding="utf-8").replace(planted, "Statistics of csv columns."),
+        encoding="utf-8",
+    )
+    commit_all(repository, "a better description")
+    commit = git(repository, "rev-parse", "HEAD~1").strip()
+
+    with word_overlap_endpoint() as (_model, url):
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_agent_skills.cli", "improve-description",
+             "skills/csv-stats", "--baseline", "git:HEAD~1", "--record", "all",
+             "--upstream-url", url, "--model", "word-overlap", "--runs", "1",
+             "--iterations", "1", "--runtime", "local", "--out", "out", "-q"],
+            cwd=repository, env={**os.environ, "PYTHONPATH": str(REPO)},
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    document = json.loads((repository / "out" / "description-candidates.json").read_text())
+    assert document["original"] == planted
+    assert document["candidates"][0]["description"] == planted
+    assert document["start"] == {"ref": "HEAD~1", "commit": commit}
+    assert git(repository, "status", "--porcelain") == ""

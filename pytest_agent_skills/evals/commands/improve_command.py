@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from .eval_command import EXIT_INTERRUPTED, EXIT_OK, add_dry_run
 
@@ -25,6 +27,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--write", action="store_true", help="put the best description into SKILL.md"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR|git:REF",
+        help="start from the description of this earlier version of the skill (a folder, or"
+        " git:REF for the skill as it was at a git ref) instead of its own",
+    )
     # The flags of the settings improve-description takes (--runs, --threshold, ...).
     add_command_flags(parser, "improve-description")
     add_dry_run(parser, "print the runs and the most requests they may make, make none")
@@ -36,26 +44,47 @@ def run(args: argparse.Namespace) -> int:
     from ...config.locate import ConfigLocator
     from ...settings import load_all
     from ..setup.eval_options import eval_options
-    from ..suite.output_folder import write_bytes, write_json, write_report
-    from ..triggers.description_edit import replace_description
-    from ..triggers.improve import (
-        CANDIDATES_FILE,
-        ImproveRequest,
-        improve_description,
-        improve_dry_run,
-    )
+    from ..triggers.improve import ImproveRequest
 
     load_all()
     config = ConfigLocator(Path.cwd()).locate(args.skill_dir)
     values = FileSettings.of_command(config, args, "improve-description")
-    request = ImproveRequest(
-        args.skill_dir,
-        eval_options(values),
-        holdout=args.holdout,
-        seed=args.seed,
-        iterations=args.iterations,
-        progress=None if args.quiet else sys.stderr,
-    )
+    with tempfile.TemporaryDirectory(prefix="agent-skills-baseline-") as scratch:
+        start, ref, commit = _start(args.baseline, args.skill_dir, Path(scratch))
+        request = ImproveRequest(
+            args.skill_dir,
+            eval_options(values),
+            holdout=args.holdout,
+            seed=args.seed,
+            iterations=args.iterations,
+            progress=None if args.quiet else sys.stderr,
+            start_description=start,
+            start_ref=ref,
+            start_commit=commit,
+        )
+        return _run_request(args, request)
+
+
+def _start(spec: str | None, skill_dir: Path, scratch: Path) -> tuple[str | None, str, str]:
+    """The description of ``--baseline`` (None without one), its git ref and commit."""
+    from ...skill import Skill
+    from ..triggers.improve import ImproveError
+    from .eval_command import baseline_folder
+
+    folder, ref, commit = baseline_folder(spec, skill_dir, scratch)
+    if folder is None:
+        return None, "", ""
+    if not (folder / "SKILL.md").is_file():
+        raise ImproveError(f"--baseline {spec}: not a skill folder (no SKILL.md)")
+    return Skill.load(folder).description, ref, commit
+
+
+def _run_request(args: argparse.Namespace, request: Any) -> int:
+    """The loop (or its dry run) of ``request``, written to ``--out`` and printed."""
+    from ..suite.output_folder import write_bytes, write_json, write_report
+    from ..triggers.description_edit import replace_description
+    from ..triggers.improve import CANDIDATES_FILE, improve_description, improve_dry_run
+
     if args.dry_run:
         print(improve_dry_run(request))
         return EXIT_OK

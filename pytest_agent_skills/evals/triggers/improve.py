@@ -73,6 +73,11 @@ class ImproveRequest:
     seed: int = 0
     iterations: int = 5
     progress: TextIO | None = None
+    #: The description the loop starts from (candidate 0) instead of the skill's own, and the
+    #: git ref and commit it was taken from (``--baseline git:REF``).
+    start_description: str | None = None
+    start_ref: str = ""
+    start_commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -402,8 +407,17 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
             Path(scratch), _errors(skills.directory),
             budget=TokenBudget(request.options.max_tokens),
         )  # fmt: skip
-        first = Candidate(0, skills.description)
-        loop.score(first, original)
+        start = request.start_description
+        first = Candidate(0, skills.description if start is None else start)
+        start_skill = original
+        if start is not None:  # the body of today with the description of the ref
+            start_skill, refused = loop.candidate_skill(0, start)
+            if start_skill is None:
+                raise ImproveError(
+                    f"the description at {request.start_ref or 'the baseline'} cannot be the"
+                    f" starting point: {refused}"
+                )
+        loop.score(first, start_skill)
         loop.candidates.append(first)
         body = original.body
         for number in range(1, request.iterations + 1):
@@ -431,7 +445,12 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
     best = min(scored, key=Candidate.rank)
     document = {
         "skill_name": skills.name,
-        "original": skills.description,
+        "original": first.description,
+        **(
+            {"start": {"ref": request.start_ref, "commit": request.start_commit}}
+            if request.start_ref
+            else {}
+        ),
         "holdout": request.holdout,
         "seed": request.seed,
         "model": request.options.model,
