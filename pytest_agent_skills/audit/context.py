@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Literal, NamedTuple
 
 from .severity import Severity
@@ -53,6 +54,7 @@ EVIDENCE_CHARS = 200
 
 #: The pattern of each tuple of words :meth:`Located.mentions` was asked for.
 _WORDS: dict[tuple[str, ...], re.Pattern[str]] = {}
+_WORDS_ANY_CASE: dict[tuple[str, ...], re.Pattern[str]] = {}
 
 
 class Hit(NamedTuple):
@@ -84,16 +86,43 @@ class Located:
         first look, before its patterns run."""
         if self._lower is None:
             self._lower = self.text.lower()
-        pattern = _WORDS.get(words)
-        if pattern is None:
-            pattern = _WORDS[words] = re.compile("|".join(map(re.escape, words)))
-        return pattern.search(self._lower) is not None
+        lower = self._lower
+        return any(word in lower for word in words)
 
     @property
     def starts(self) -> list[int]:
         if self._starts is None:
             self._starts = line_starts(self.text)
         return self._starts
+
+    def scan(self, pattern: re.Pattern[str], words: tuple[str, ...]) -> Iterator[re.Match[str]]:
+        """The matches of ``pattern`` (a pattern of one line, or one continued on the next)
+        on the lines holding one of ``words`` (any case): the pattern runs over those lines
+        only, not the whole text (a large file of data has few)."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        if len(self._lower) == len(self.text):  # the same offsets: the lowercase text is searched
+            haystack = self._lower
+            found = _WORDS.get(words)
+            if found is None:
+                found = _WORDS[words] = re.compile("|".join(map(re.escape, words)))
+        else:
+            haystack = self.text
+            found = _WORDS_ANY_CASE.get(words)
+            if found is None:
+                found = re.compile("|".join(map(re.escape, words)), re.IGNORECASE)
+                _WORDS_ANY_CASE[words] = found
+        text = self.text
+        done = -1
+        for hit in found.finditer(haystack):
+            if hit.start() < done:
+                continue  # on a line searched already
+            start = text.rfind("\n", 0, hit.start()) + 1
+            end = text.find("\n", hit.end())
+            end = len(text) if end < 0 else text.find("\n", end + 1)  # and the next line
+            end = len(text) if end < 0 else end
+            yield from pattern.finditer(text, start, end)
+            done = end
 
     def line(self, offset: int) -> int:
         """The 1-based line of ``offset``."""

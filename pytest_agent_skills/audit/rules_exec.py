@@ -120,9 +120,7 @@ def execution(located: Located) -> Iterator[Hit]:
     if located.mentions(_DECODE_WORDS):
         yield from _decode_execute(located)
     if located.mentions(_SHELL_WORDS):
-        yield from _pattern_rule(
-            located, _REVERSE_SHELL, "reverse-shell", "critical", "opens a shell for a remote host"
-        )
+        yield from _reverse_shell(located)
     if located.mentions(("dup2", "pty.spawn")):
         yield from _reverse_shell_python(located)
     if located.mentions(_PRIVILEGE_WORDS):
@@ -132,8 +130,7 @@ def execution(located: Located) -> Iterator[Hit]:
 
 
 def _download_execute(located: Located) -> Iterator[Hit]:
-    text = located.text
-    for match in _DOWNLOAD_EXECUTE.finditer(text):
+    for match in located.scan(_DOWNLOAD_EXECUTE, _DOWNLOAD_WORDS):
         severity, where = _download_severity(match.group())
         severity, shown = _weigh(located, match.start(), severity)
         yield Hit(
@@ -143,7 +140,7 @@ def _download_execute(located: Located) -> Iterator[Hit]:
             match.end(),
             f"downloads code {where} and runs it unseen{shown}",
         )
-    for match in _DOWNLOAD_RUN.finditer(text):
+    for match in located.scan(_DOWNLOAD_RUN, ("curl", "wget")):
         severity, where = _download_severity(match.group())
         severity = "high" if severity == "critical" else severity
         severity, shown = _weigh(located, match.start(), severity)
@@ -178,7 +175,7 @@ _DECODED_NAME = re.compile(
 
 def _decode_execute(located: Located) -> Iterator[Hit]:
     text = located.text
-    for match in _DECODE_EXECUTE.finditer(text):
+    for match in located.scan(_DECODE_EXECUTE, _DECODE_WORDS):
         severity, shown = _weigh(located, match.start(), "critical")
         yield Hit(
             "decode-execute",
@@ -275,17 +272,16 @@ _PRIVILEGE = (
 
 def _privilege(located: Located) -> Iterator[Hit]:
     for pattern, severity, message in _PRIVILEGE:
-        for match in pattern.finditer(located.text):
+        for match in located.scan(pattern, _PRIVILEGE_WORDS):
             weighed, shown = _weigh(located, match.start(), severity)  # type: ignore[arg-type]
             yield Hit("privilege-escalation", weighed, match.start(), match.end(), message + shown)
 
 
-def _pattern_rule(
-    located: Located, pattern: re.Pattern[str], rule: str, severity: Severity, message: str
-) -> Iterator[Hit]:
-    for match in pattern.finditer(located.text):
-        weighed, shown = _weigh(located, match.start(), severity)
-        yield Hit(rule, weighed, match.start(), match.end(), message + shown)
+def _reverse_shell(located: Located) -> Iterator[Hit]:
+    for match in located.scan(_REVERSE_SHELL, _SHELL_WORDS):
+        weighed, shown = _weigh(located, match.start(), "critical")
+        message = "opens a shell for a remote host" + shown
+        yield Hit("reverse-shell", weighed, match.start(), match.end(), message)
 
 
 _BASE64_LITERAL = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])")

@@ -128,7 +128,7 @@ def persistence(located: Located) -> Iterator[Hit]:
             )
         yield Hit("persistence", severity, match.start(), match.end(), why)
     for pattern, in_code, in_docs, message in _SCHEDULED:
-        for match in pattern.finditer(text):
+        for match in located.scan(pattern, _PERSISTENCE_WORDS):
             region = located.region(match.start())
             severity = in_code if code else in_docs
             if region in ("quote", "data") and severity in ("critical", "high"):

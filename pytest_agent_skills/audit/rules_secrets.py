@@ -127,7 +127,7 @@ def secrets(located: Located) -> Iterator[Hit]:
     text = located.text
     network = [match.start() for match in _NETWORK.finditer(text)]
     kind = located.source.kind
-    for match in _CREDENTIAL.finditer(text):
+    for match in located.scan(_CREDENTIAL, _SECRET_WORDS):
         region = located.region(match.start())
         block = located.block(match.start())
         sends = [
