@@ -43,8 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " (code scanning), github (workflow annotations)",
     )
     for ini, flag in AUDIT_FLAGS.items():
-        # A switch here ('audit --dynamic'), whatever the pytest flag takes.
-        add_command_flag(parser, REGISTRY[ini]._replace(flag_takes_value=False), flag)
+        add_command_flag(parser, REGISTRY[ini], flag)
     parser.add_argument(
         "--runtime",
         choices=("sandbox", "docker"),
