@@ -102,6 +102,10 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+#: The agent's final answer, which the grader quotes (a pass counts only with a quote found).
+ANSWER = "The answer is 42"
+
+
 class SlowEndpoint:
     """Answers every request after ``delay`` seconds (each connection has its thread)."""
 
@@ -118,7 +122,8 @@ class SlowEndpoint:
             self.requests += 1
         messages = body.get("messages", [])
         if "response_format" in body:
-            grading = {"expectations": [{"text": "It says 42", "passed": True, "evidence": "42"}]}
+            said = {"text": "It says 42", "passed": True, "evidence": "42", "quotes": [ANSWER]}
+            grading = {"expectations": [said]}
             turn = ModelTurn(text=json.dumps(grading))
         elif "bench-skill:" in (messages[0].get("content") or "") and not any(
             message["role"] == "tool" for message in messages
@@ -129,7 +134,7 @@ class SlowEndpoint:
             arguments = json.dumps({"skill": "bench-skill", "command": self.command})
             turn = ModelTurn(tool_calls=(ToolCall("call_2", "skill_run", arguments),))
         else:
-            turn = ModelTurn(text="42")
+            turn = ModelTurn(text=ANSWER)
         answer = completion_body(turn, str(body.get("model", "")), "chatcmpl-bench")
         answer["usage"] = {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105}
         return Reply(answer)

@@ -320,6 +320,12 @@ COMMANDS: tuple[Command, ...] = (
         "evals.commands.eval_command",
     ),
     _delegated(
+        "grader-check",
+        "test the grader model on the shipped gold set before trusting it: accuracy, false-pass"
+        " and false-fail rates, unsupported passes; replayed from cassettes, or recorded",
+        "evals.commands.grader_check_command",
+    ),
+    _delegated(
         "triggers",
         "run every skill's evals/triggers.json with all the skills offered: which skill loads"
         " for each query, precision and recall per skill, collisions; replayed from cassettes",

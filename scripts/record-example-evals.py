@@ -84,7 +84,12 @@ class StandIn:
             figure = re.search(r"[0-9]+\.[0-9]+", text)
             passed = bool(figure and figure.group(0) in said)
             graded.append(
-                {"text": text, "passed": passed, "evidence": f"final answer: {said or '(none)'}"}
+                {
+                    "text": text,
+                    "passed": passed,
+                    "evidence": f"final answer: {said or '(none)'}",
+                    "quotes": [said] if said else [],
+                }
             )
         return ModelTurn(text=json.dumps({"expectations": graded}))
 

@@ -22,7 +22,7 @@ from pytest_agent_skills.evals.commands.triggers_command import matrix_bars
 from pytest_agent_skills.evals.setup.eval_options import eval_options
 from pytest_agent_skills.settings import Setting
 
-COMMANDS = ("validate", "eval", "triggers", "improve-description")
+COMMANDS = ("validate", "eval", "triggers", "improve-description", "grader-check")
 
 
 class Built(NamedTuple):
@@ -80,6 +80,10 @@ FIELDS: dict[str, Callable[[Built], Any]] = {
     "skills_eval_max_run_tokens": lambda built: built.evals.max_run_tokens,
     "skills_eval_max_tokens": lambda built: built.evals.max_tokens,
     "skills_eval_allow_invalid": lambda built: built.evals.allow_invalid_skills,
+    "skills_eval_trust_grader": lambda built: built.evals.trust_grader,
+    "skills_eval_allow_same_grader": lambda built: built.evals.allow_same_grader,
+    "skills_eval_grader_check": lambda built: built.evals.grader_check,
+    "skills_grader_check_max_false_pass": lambda built: built.evals.max_false_pass,
     "skills_trigger_min_recall": lambda built: built.bars.min_recall,
     "skills_trigger_min_precision": lambda built: built.bars.min_precision,
 }
@@ -99,7 +103,11 @@ SAMPLES: dict[str, tuple[str, str, str]] = {
 
 
 #: What else the configuration file must hold for the setting to be valid at all.
-BESIDE = {"skills_available_tools": "skills_profile = trpc\n"}
+BESIDE = {
+    "skills_available_tools": "skills_profile = trpc\n",
+    # The default grader is the agent's own model: --require better asks for a judge apart.
+    "skills_eval_require": "skills_eval_allow_same_grader = true\n",
+}
 
 
 def samples(setting: Setting) -> tuple[str, str, str]:

@@ -52,9 +52,12 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
                           "-q", cwd=tmp_path)  # fmt: skip
     assert strict.returncode == 1  # the stochastic agent misses the default bar of 1.0
     assert "NOT met: the mean pass rate with the skill" in strict.stdout
-    assert strict.stderr.splitlines() == [  # -q: no progress, the runtime's warning stays
+    assert strict.stderr.splitlines() == [  # -q: no progress; the warnings stay
         "warning: the model's commands ran on this machine (runtime local), not isolated: they"
-        " could read, change and delete anything this user can"
+        " could read, change and delete anything this user can",
+        # No --grader-model: the agent grades itself, and says so.
+        "warning: the grader 'fake-agent' is the agent's own model: a judge of the agent's own"
+        " family may favour it; name a grader of another family with --grader-model",
     ]
 
     usage = _eval(str(skill), "--runs", "0", cwd=tmp_path)

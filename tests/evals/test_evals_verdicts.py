@@ -193,7 +193,8 @@ def test_a_pytest_item_failing_require_better_prints_the_interval_and_the_hint(
     pytester.makefile(
         ".toml",
         pyproject='[tool.pytest.ini_options]\nskills_model = "fake-agent"\nskills_eval_runs = 3\n'
-        'skills_eval_min_pass_rate = 0\nskills_eval_jobs = 1\nskills_eval_runtime = "local"\n',
+        'skills_eval_min_pass_rate = 0\nskills_eval_jobs = 1\nskills_eval_runtime = "local"\n'
+        'skills_grader_model = "fake-grader"\n',  # a judge apart: --require better asks it
     )
     with fake_endpoint(Behaviour(seed=5, grader_pass=0.6)) as (_endpoint, url):
         recorded = pytester.runpytest_subprocess(

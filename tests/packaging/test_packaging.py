@@ -33,6 +33,8 @@ PACKAGED = (
     "pytest_agent_skills/rules/rules.md",
     "pytest_agent_skills/evals/report/report.css",
     "pytest_agent_skills/evals/report/report.js",
+    "pytest_agent_skills/evals/suite/grader_gold.json",
+    "pytest_agent_skills/schemas/grader-check.schema.json",
 )
 
 

@@ -103,11 +103,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run_eval_command(
-    *args: str, cwd: Path, timeout: float = 600
+    *args: str, cwd: Path, timeout: float = 600, command: str = "eval"
 ) -> subprocess.CompletedProcess[str]:
-    """``agent-skills eval ARGS`` as a user runs it (its own process, this checkout's package)."""
+    """``agent-skills eval ARGS`` (or another ``command``) as a user runs it (its own process,
+    this checkout's package)."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", "eval", *args],
+        [sys.executable, "-m", "pytest_agent_skills.cli", command, *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
@@ -144,6 +145,8 @@ class Behaviour:
     uses_skill_by_model: dict[str, float] = field(default_factory=dict)
     #: The agent never answers: it lists the skills again and again.
     loops: bool = False
+    #: The grader passes every expectation with these quotes, whatever the run said.
+    invented_quotes: list[str] = field(default_factory=list)
 
 
 def grading_stream(behaviour: Behaviour, prompt: str) -> random.Random:
@@ -291,6 +294,8 @@ class FakeEndpoint:
         final = re.search(r"^\[final answer\] (.*)$", content, re.M)
         right = bool(final and re.search(r"\b3(\.0)?\b", final.group(1)))
         verdicts = [right] * len(asked)
+        if self.behaviour.invented_quotes:
+            verdicts = [True] * len(asked)
         if self.behaviour.grader_pass is not None:
             prompt = re.search(r"^\[user\] (.*)$", content, re.M)
             key = prompt.group(1) if prompt else ""
@@ -305,6 +310,8 @@ class FakeEndpoint:
                     "text": text,
                     "passed": passed,
                     "evidence": f"final answer: {final.group(1) if final else '(none)'}",
+                    "quotes": self.behaviour.invented_quotes
+                    or ([final.group(1)] if final else []),
                 }
                 for text, passed in zip(asked, verdicts, strict=True)
             ]
@@ -387,6 +394,8 @@ class CommandAgent:
     evidence: str = "the run ended"
     #: What the grader says of every expectation.
     passed: bool = True
+    #: What the grader quotes (None: the final answer, which the run has).
+    quotes: list[str] | None = None
     results: list[str] = field(default_factory=list)
 
     def respond(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
@@ -395,7 +404,12 @@ class CommandAgent:
             asked = re.findall(r"^\d+\. (.*)$", content.split("== Transcript ==")[0], re.M)
             grading = {
                 "expectations": [
-                    {"text": text, "passed": self.passed, "evidence": self.evidence}
+                    {
+                        "text": text,
+                        "passed": self.passed,
+                        "evidence": self.evidence,
+                        "quotes": [self.final] if self.quotes is None else self.quotes,
+                    }
                     for text in asked
                 ]
             }

@@ -226,6 +226,7 @@ def _shown(outcome: Any, out: Path) -> int:
             file=sys.stderr,
         )
     _warn_if_local(outcome.document["metadata"]["runtime"])
+    _warn_about_grader(outcome.document)
     runs = outcome.document["runs"]
     stopped = [run for run in runs if run["result"]["stop_reason"] and not run["skipped"]]
     if stopped:
@@ -241,6 +242,34 @@ def _shown(outcome: Any, out: Path) -> int:
         print("interrupted: the runs that finished are written", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_SHORT if short else EXIT_OK
+
+
+def _warn_about_grader(document: dict[str, Any]) -> None:
+    """Unsupported passes, judge and agent not apart, quotes not checked, the grader's
+    gold-set figures."""
+    metadata = document["metadata"]
+    unsupported = {
+        name: part["unsupported_passes"]
+        for name, part in document["run_summary"].items()
+        if isinstance(part, dict) and part.get("unsupported_passes")
+    }
+    if unsupported:
+        counts = ", ".join(f"{name} {count}" for name, count in unsupported.items())
+        print(f"unsupported passes (no quote of the grader's found in the run; fails): {counts}")
+    if metadata.get("same_grader"):
+        print(
+            f"warning: {metadata['same_grader']}: a judge of the agent's own family may favour"
+            " it; name a grader of another family with --grader-model",
+            file=sys.stderr,
+        )
+    if metadata.get("trust_grader"):
+        print("note: --trust-grader: the grader's passes were not checked", file=sys.stderr)
+    check = metadata.get("grader_check")
+    if check:
+        print(
+            f"grader on the gold set: accuracy {check['accuracy']:.2f}, false-pass rate"
+            f" {check['false_pass_rate']:.2f}, unsupported rate {check['unsupported_rate']:.2f}"
+        )
 
 
 def _warn_if_local(runtime: str) -> None:

@@ -11,6 +11,7 @@ grades other texts than were asked, is asked again once; then the run is a gradi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -33,16 +34,23 @@ FILE_TEXT_LIMIT = 20_000
 EVIDENCE_LIMIT = 300
 #: Characters of the whole grading request's transcript and files.
 TOTAL_TEXT_LIMIT = 200_000
+#: Quotes of one expectation, and characters of one, the grader may write where the server
+#: enforces the schema.
+QUOTES_LIMIT, QUOTE_LIMIT = 3, 200
+#: How the transcript's lines of the agent's part begin (the user's message comes before).
+AGENT_MARKERS = ("[assistant] ", "[tool call] ", "[tool result", "[final answer] ")
 
 GRADER_INSTRUCTIONS = """\
 You grade the run of an AI agent against expectations. For each expectation, decide from
 the transcript and the output files whether it holds: pass only on clear evidence of real
 task completion (a file with the right content, not just the right name); when uncertain,
-fail. Cite the evidence (a quote, or what you found missing).
+fail. Cite the evidence (a quote, or what you found missing), and give in "quotes" the exact
+words of the agent's messages, tool results, final answer or output files that show it,
+copied verbatim: a pass whose quotes are not found in the run does not count.
 
 Answer with only a JSON object, no other text:
 {"expectations": [{"text": "<the expectation, exactly as given>", "passed": true or false,
-"evidence": "<the evidence>"}]}
+"evidence": "<the evidence>", "quotes": ["<verbatim excerpt of the run>"]}]}
 with one entry per expectation, in the order given."""
 
 GRADING_SCHEMA: dict[str, Any] = {
@@ -55,11 +63,12 @@ GRADING_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["text", "passed", "evidence"],
+                "required": ["text", "passed", "evidence", "quotes"],
                 "properties": {
                     "text": {"type": "string"},
                     "passed": {"type": "boolean"},
                     "evidence": {"type": "string"},
+                    "quotes": {"type": "array", "items": {"type": "string"}},
                 },
             },
         }
@@ -73,16 +82,29 @@ class GradingError(AgentSkillsError):
 
 @dataclass(frozen=True)
 class Graded:
-    """One expectation judged: grading.json's ``{text, passed, evidence}``."""
+    """One expectation judged: grading.json's ``{text, passed, evidence}`` (skill-creator's
+    names and meaning), the grader's ``quotes`` and whether a pass is ``supported`` by one
+    found in the run (see :mod:`.quotes`)."""
 
     text: str
     passed: bool
     evidence: str
     #: With several gradings (``--grader-runs``): ``{passed, gradings, agreement}``.
     agreement: dict[str, Any] | None = None
+    #: The grader's verbatim excerpts of the run (none for an expectation checked by code).
+    quotes: tuple[str, ...] = ()
+    #: False: the grader passed it with no quote found in the run, so it is a fail; None: not
+    #: checked (``--trust-grader``); True otherwise (fails and code checks need no quote).
+    supported: bool | None = True
 
     def to_json(self) -> dict[str, Any]:
-        found = {"text": self.text, "passed": self.passed, "evidence": self.evidence}
+        found: dict[str, Any] = {
+            "text": self.text,
+            "passed": self.passed,
+            "evidence": self.evidence,
+            "quotes": list(self.quotes),
+            "supported": self.supported,
+        }
         if self.agreement is not None:
             found["grader_agreement"] = self.agreement
         return found
@@ -243,6 +265,11 @@ def pinned_schema(asked: Sequence[str]) -> dict[str, Any]:
         **entry["properties"],
         "text": {"type": "string", "enum": list(dict.fromkeys(asked))},
         "evidence": {"type": "string", "maxLength": EVIDENCE_LIMIT},
+        "quotes": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": QUOTE_LIMIT},
+            "maxItems": QUOTES_LIMIT,
+        },
     }
     listed = {
         **GRADING_SCHEMA["properties"]["expectations"],
@@ -293,16 +320,19 @@ def parse_grading(content: str, asked: Sequence[str]) -> tuple[list[Graded] | No
         ):
             return None, "an entry without a 'text' string and a 'passed' boolean"
         evidence = entry.get("evidence")
+        quotes = entry.get("quotes")
+        quotes = quotes if isinstance(quotes, list) else []
         found[entry["text"].strip()] = Graded(
-            entry["text"], entry["passed"], evidence if isinstance(evidence, str) else ""
+            entry["text"],
+            entry["passed"],
+            evidence if isinstance(evidence, str) else "",
+            quotes=tuple(quote for quote in quotes if isinstance(quote, str)),
         )
     missing = [text for text in asked if text.strip() not in found]
     extra = sorted(set(found) - {text.strip() for text in asked})
     if missing or extra:
         return None, f"it grades other texts than were asked (missing {missing}, extra {extra})"
-    return [
-        Graded(text, found[text.strip()].passed, found[text.strip()].evidence) for text in asked
-    ], ""
+    return [dataclasses.replace(found[text.strip()], text=text) for text in asked], ""
 
 
 def transcript_text(trajectory: Trajectory, paths: Mapping[str, str]) -> str:

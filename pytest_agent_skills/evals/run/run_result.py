@@ -69,6 +69,11 @@ class EvalRunResult:
         return sum(item.passed for item in self.expectations)
 
     @property
+    def unsupported(self) -> int:
+        """The grader's passes no quote of which was found in the run (counted as fails)."""
+        return sum(item.supported is False for item in self.expectations)
+
+    @property
     def total(self) -> int:
         return len(self.expectations)
 
@@ -101,6 +106,7 @@ class EvalRunResult:
                 "tool_calls": self.tool_calls,
                 "errors": 1 if self.error else 0,
                 "stop_reason": self.stop_reason,
+                "unsupported": self.unsupported,
             },
             "expectations": [item.to_json() for item in self.expectations],
             "error": self.error.to_json() if self.error else None,

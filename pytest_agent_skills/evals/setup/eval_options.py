@@ -113,6 +113,14 @@ class EvalOptions:
     grader_runs: int = 1
     #: Fields added to every grader request (the agent's are ``run.model_params``).
     grader_params: Mapping[str, Any] = field(default_factory=dict)
+    #: The grader's passes taken without checking its quotes against the run.
+    trust_grader: bool = False
+    #: ``require`` ``better`` allowed with a grader of the agent's own model or family.
+    allow_same_grader: bool = False
+    #: The grader tested on the gold set before the evals (see :mod:`.grader_check`).
+    grader_check: bool = False
+    #: The highest false-pass rate on the gold set that ``grader-check`` accepts.
+    max_false_pass: float = 0.1
     #: Where the model's commands run: a runtime's name, or None for the first isolated one
     #: available (see :mod:`.eval_runtime`); a runtime in ``run`` is used as it is.
     runtime: str | None = None
@@ -166,7 +174,11 @@ def eval_options(values: SettingValues) -> EvalOptions:
         None if values(ini) is None else _whole(values, ini)
         for ini in ("skills_eval_max_run_tokens", "skills_eval_max_tokens")
     )
-    for ini in ("skills_eval_min_pass_rate", "skills_eval_threshold"):
+    for ini in (
+        "skills_eval_min_pass_rate",
+        "skills_eval_threshold",
+        "skills_grader_check_max_false_pass",
+    ):
         rate = values(ini)
         if not 0 <= rate <= 1:
             raise ConfigurationError(
@@ -176,7 +188,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
     from ...config.runs import run_settings
     from ...config.runtimes import runtime_options
 
-    return EvalOptions(
+    options = EvalOptions(
         run=run_settings(values),
         runs=runs,
         jobs=jobs,
@@ -196,7 +208,31 @@ def eval_options(values: SettingValues) -> EvalOptions:
         max_run_tokens=max_run_tokens,
         max_tokens=max_tokens,
         allow_invalid_skills=values("skills_eval_allow_invalid"),
+        trust_grader=values("skills_eval_trust_grader"),
+        allow_same_grader=values("skills_eval_allow_same_grader"),
+        grader_check=values("skills_eval_grader_check"),
+        max_false_pass=values("skills_grader_check_max_false_pass"),
     )
+    refused_same_grader(options, values)
+    return options
+
+
+def refused_same_grader(options: EvalOptions, values: SettingValues) -> None:
+    """A :class:`ConfigurationError` when ``require`` is ``better`` and a grader judges its
+    own model or family (see :mod:`.judges`), unless ``allow_same_grader``."""
+    from .judges import same_grader
+
+    if options.require != "better" or options.allow_same_grader:
+        return
+    for model in options.models or (options.model,):
+        kinship = same_grader(model, options.grader)
+        if kinship:
+            raise ConfigurationError(
+                f"{values.origin('skills_eval_require')}: --require better with {kinship}: a"
+                " judge of its own family may favour it; name a grader of another family"
+                " (--grader-model) or allow it with --allow-same-grader"
+                " (skills_eval_allow_same_grader)"
+            )
 
 
 def _whole(values: SettingValues, ini: str) -> int:

@@ -26,7 +26,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_jobs",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "grader-check"),
         command_flag="--jobs",
         kind="int",
         default=4,
@@ -36,7 +36,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_model",
-        commands=("eval",),
+        commands=("eval", "grader-check"),
         env="SKILLS_GRADER_MODEL",
         metavar="MODEL",
         section="evals",
@@ -45,7 +45,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_params",
-        commands=("eval",),
+        commands=("eval", "grader-check"),
         env="SKILLS_GRADER_PARAMS",
         kind="params",
         default={},
@@ -80,7 +80,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_grader_runs",
-        commands=("eval",),
+        commands=("eval", "grader-check"),
         command_flag="--grader-runs",
         kind="int",
         default=1,
@@ -88,6 +88,47 @@ EVAL_SETTINGS = settings.declare(
         section="evals",
         help="grade each run's transcript K times and report how often the grader agrees with"
         " itself per expectation; an expectation the gradings disagree on is never a pass",
+    ),
+    Setting(
+        ini="skills_eval_trust_grader",
+        commands=("eval", "grader-check"),
+        command_flag="--trust-grader",
+        kind="bool",
+        default=False,
+        section="evals",
+        help="take the grader's passes as it gives them; by default a pass counts only when one"
+        " of the grader's quotes is found in the run (else it is an unsupported pass, a fail)",
+    ),
+    Setting(
+        ini="skills_eval_allow_same_grader",
+        commands=("eval",),
+        command_flag="--allow-same-grader",
+        kind="bool",
+        default=False,
+        section="evals",
+        help="allow skills_eval_require better with a grader that is the agent's model or of its"
+        " family by name (refused otherwise: a judge of its own family)",
+    ),
+    Setting(
+        ini="skills_eval_grader_check",
+        commands=("eval",),
+        command_flag="--grader-check",
+        kind="bool",
+        default=False,
+        section="evals",
+        help="run the grader on the shipped gold set first (as agent-skills grader-check) and"
+        " write its accuracy and false-pass rate into benchmark.json and the report",
+    ),
+    Setting(
+        ini="skills_grader_check_max_false_pass",
+        commands=("grader-check",),
+        command_flag="--max-false-pass",
+        kind="float",
+        default=0.1,
+        metavar="RATE",
+        section="evals",
+        help="agent-skills grader-check exits 1 when the grader's false-pass rate on the gold"
+        " set is above this rate",
     ),
     Setting(
         ini="skills_eval_models",
@@ -113,7 +154,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_cassettes",
-        commands=("eval", "triggers", "improve-description", "coverage", "ci"),
+        commands=("eval", "triggers", "improve-description", "coverage", "ci", "grader-check"),
         command_flag="--cassettes",
         metavar="DIR",
         section="evals",
@@ -122,7 +163,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_attempts",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "grader-check"),
         command_flag="--attempts",
         kind="int",
         default=DEFAULT_ATTEMPTS,

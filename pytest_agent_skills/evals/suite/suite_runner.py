@@ -29,6 +29,7 @@ from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
 from ..setup.eval_files import EvalCase, TriggerQuery, load_evals, load_triggers, read_inputs
 from ..setup.eval_options import EvalOptions
 from ..setup.eval_runtime import eval_runtime
+from ..setup.judges import same_grader
 from ..setup.offered import check_offered
 from ..verdicts.benchmark import (
     BASELINE,
@@ -38,6 +39,7 @@ from ..verdicts.benchmark import (
     BenchmarkInfo,
     benchmark_json,
 )
+from .grader_check import checked_grader
 
 if TYPE_CHECKING:
     from ...workspace import Runtime
@@ -161,6 +163,7 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
     skills, evals, plans = _eval_plans(request)
     progress = Progress(request.progress, len(plans), f"evals of {skills.name}")
     budget = TokenBudget(options.max_tokens)
+    figures = checked_grader(options, request.progress)
     with eval_runtime(options) as runtime:
         results, stopped = run_all(
             options,
@@ -186,6 +189,9 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         grader_output=weakest(result.grader_output for result in results),
         baseline_ref=request.baseline_ref,
         baseline_commit=request.baseline_commit,
+        trust_grader=options.trust_grader,
+        same_grader=same_grader(options.model, options.grader),
+        grader_check=figures,
     )
     return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals, budget.spent)
 

@@ -40,6 +40,12 @@ class BenchmarkInfo:
     #: ``--baseline git:REF``: the ref and the commit the baseline skill was taken from.
     baseline_ref: str = ""
     baseline_commit: str = ""
+    #: The grader's passes taken without checking its quotes (``--trust-grader``).
+    trust_grader: bool = False
+    #: What ties the grader to the agent (see :mod:`.judges`); "" when nothing does.
+    same_grader: str = ""
+    #: The grader's figures on the gold set (``--grader-check``; see :mod:`.grader_check`).
+    grader_check: dict[str, Any] | None = None
 
 
 def stats(values: Sequence[float], digits: int) -> dict[str, float]:
@@ -54,15 +60,16 @@ def stats(values: Sequence[float], digits: int) -> dict[str, float]:
     }
 
 
-def _summary(runs: Sequence[EvalRunResult]) -> dict[str, dict[str, float]]:
+def _summary(runs: Sequence[EvalRunResult]) -> dict[str, Any]:
     return {
         "pass_rate": stats([run.pass_rate for run in runs], 4),
         "time_seconds": stats([run.time_seconds for run in runs], 3),
         "tokens": stats([float(run.tokens) for run in runs], 1),
+        "unsupported_passes": sum(run.unsupported for run in runs),
     }
 
 
-Summary = dict[str, dict[str, float]]
+Summary = dict[str, Any]
 
 
 def _delta(first: Summary, second: Summary) -> dict[str, str]:
@@ -110,6 +117,10 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
         if info.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
             problems.append(evidence.gate_problem(found, info.configurations))
         errors = sum(1 for run in mine if run.error)
+        unsupported = {
+            name: sum(run.unsupported for run in mine if run.key.configuration == name)
+            for name in info.configurations
+        }
         verdicts.append(
             {
                 "eval_id": eval_id,
@@ -118,6 +129,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
                 "delta": format(delta, "+.2f"),
                 "errors": errors,
                 "skipped": len(listed) - len(mine),
+                "unsupported_passes": unsupported,
                 "meets_bar": not problems,
                 "problems": problems,
                 **found,
@@ -160,6 +172,9 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[s
                 if info.baseline_ref
                 else {}
             ),
+            "trust_grader": info.trust_grader,
+            "same_grader": info.same_grader or None,
+            "grader_check": info.grader_check,
         },
         "runs": [run.benchmark_entry() for run in runs],
         "run_summary": summary,
@@ -189,6 +204,7 @@ def notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
             f"{len(errored)} of {len(runs)} runs failed ({', '.join(kinds)}): counted as"
             " errors, never as passes"
         )
+    found += grader_notes(info, runs)
     adapted = _ADAPTED_GRADER_OUTPUT.get(info.grader_output or "")
     if adapted:
         found.append(adapted)
@@ -219,6 +235,33 @@ def notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
                 f"Expectation {text!r} passes in every run of every configuration: it may not"
                 " tell the skill's value"
             )
+    return found
+
+
+def grader_notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
+    """How far the grader's verdicts can be trusted: unsupported passes, --trust-grader, a
+    judge of the agent's family, its figures on the gold set."""
+    found = []
+    unsupported = sum(run.unsupported for run in runs)
+    if info.trust_grader:
+        found.append(
+            "--trust-grader: the grader's passes were taken as it gave them, its quotes not"
+            " checked against the runs"
+        )
+    elif unsupported:
+        found.append(
+            f"{unsupported} of the grader's passes were unsupported (none of its quotes is in"
+            " the run): counted as failures"
+        )
+    if info.same_grader:
+        found.append(f"Judge and agent are not apart: {info.same_grader}")
+    check = info.grader_check
+    if check:
+        found.append(
+            f"The grader on the gold set ({check['items']} cases): accuracy"
+            f" {check['accuracy']:.2f}, false passes {check['false_pass_rate']:.2f}, false"
+            f" fails {check['false_fail_rate']:.2f}, unsupported {check['unsupported_rate']:.2f}"
+        )
     return found
 
 
@@ -303,6 +346,7 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
             f" {_cell(item['text'])} | {item['passed']}/{item['gradings']} |"
             for verdict, item in split
         ]
+    lines += unsupported_table(document["runs"])
     floor = document.get("calibration")
     if floor:
         lines += [
@@ -332,6 +376,32 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
     if document["notes"]:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
     return "\n".join(lines) + "\n"
+
+
+def unsupported_table(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """benchmark.md's lines of the unsupported passes, each with the quotes not found."""
+    found = [
+        (run, item)
+        for run in runs
+        for item in run["expectations"]
+        if item.get("supported") is False
+    ]
+    if not found:
+        return []
+    lines = [
+        "",
+        "Unsupported passes (the grader passed them; none of its quotes is in the run):",
+        "",
+        "| eval | configuration | run | expectation | quotes not found |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for run, item in found:
+        quotes = "; ".join(repr(quote) for quote in item.get("quotes") or []) or "(none given)"
+        lines.append(
+            f"| {run['eval_id']} | {run['configuration']} | {run['run_number']} |"
+            f" {_cell(item['text'])} | {_cell(quotes)} |"
+        )
+    return lines
 
 
 def _runtime_warning(runtime: str | None) -> list[str]:
