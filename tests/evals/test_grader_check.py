@@ -77,6 +77,7 @@ def test_a_credulous_grader_passes_every_must_fail_case_and_exits_1(tmp_path: Pa
     assert figures["unsupported_rate"] == 0.0
     assert figures["accuracy"] == round(len(MUST_PASS) / len(GOLD.cases), 4)
     Draft202012Validator(json.loads(schema_text())).validate(figures)
+    assert figures["$schema"].endswith("/grader-check.schema.json")
 
 
 def test_a_grader_inventing_its_quotes_has_every_pass_unsupported(tmp_path: Path) -> None:

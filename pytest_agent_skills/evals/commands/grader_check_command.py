@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         write_document(args.out, check)
     if args.format == "json":
-        print(check.model_dump_json(indent=2))
+        print(check.to_json())
     else:
         print(text_report(check))
     return EXIT_OK if check.passed else EXIT_ABOVE

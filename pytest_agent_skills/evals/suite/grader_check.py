@@ -44,6 +44,8 @@ GOLD_SET = "grader_gold.json"
 #: The name of the figures' document and of its schema.
 DOCUMENT = "grader-check.json"
 SCHEMA_NAME = "grader-check"
+#: Where the schema is published; every document names it in ``$schema``.
+SCHEMA_URL = f"https://pytest-agent-skills.invalid/schemas/{SCHEMA_NAME}.schema.json"
 
 
 class GoldSetError(AgentSkillsError):
@@ -110,8 +112,12 @@ class CaseResult(BaseModel):
 class GraderCheck(BaseModel):
     """grader-check.json: the grader's figures on the gold set, and each case."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
+    schema_url: str = Field(
+        default=SCHEMA_URL, validation_alias="$schema", serialization_alias="$schema",
+        description="the JSON Schema of this document",
+    )  # fmt: skip
     grader_model: str
     grader_runs: int
     trust_grader: bool
@@ -128,7 +134,11 @@ class GraderCheck(BaseModel):
 
     def figures(self) -> dict[str, Any]:
         """The figures alone, as benchmark.json's ``metadata.grader_check`` carries them."""
-        return self.model_dump(exclude={"cases"})
+        return self.model_dump(exclude={"cases", "schema_url"})
+
+    def to_json(self) -> str:
+        """The document as written, ``$schema`` first."""
+        return self.model_dump_json(by_alias=True, indent=2)
 
 
 #: The published JSON Schema of grader-check.json.
@@ -137,7 +147,10 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / f"{SCHEMA_NAME}.
 
 def schema_text() -> str:
     """The JSON Schema of :class:`GraderCheck`, as the package ships it."""
-    return json.dumps(GraderCheck.model_json_schema(), indent=2, sort_keys=True) + "\n"
+    schema = GraderCheck.model_json_schema(by_alias=True, mode="serialization")
+    draft = "https://json-schema.org/draft/2020-12/schema"
+    schema = {"$schema": draft, "$id": SCHEMA_URL, **schema}
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 def load_gold(path: Path | None = None) -> GoldSet:
@@ -274,7 +287,7 @@ def write_document(path: Path, check: GraderCheck) -> None:
     """grader-check.json at ``path``, written whole (never half)."""
     from .output_folder import write_json
 
-    write_json(path, json.loads(check.model_dump_json()))
+    write_json(path, json.loads(check.to_json()))
 
 
 
