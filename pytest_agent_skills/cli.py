@@ -339,6 +339,12 @@ COMMANDS: tuple[Command, ...] = (
         "evals.commands.improve_command",
     ),
     _delegated(
+        "schema",
+        "list the JSON Schemas of the documents agent-skills writes and reads (each written"
+        " document names its own in $schema); NAME prints one",
+        "evals.commands.schema_command",
+    ),
+    _delegated(
         "mutate",
         "make mutants of a skill (a deleted step, a wrong number, a narrowed description...),"
         " run its scenarios or tests against each: which did the checks notice, the mutation"

@@ -331,13 +331,14 @@ def _too_large(path: Path | str, size: int, limit: int, what: str) -> FileTooLar
     )
 
 
-def write_atomic(path: Path | str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all: a temporary file beside it,
-    renamed over it."""
+def write_atomic(path: Path | str, content: str | bytes) -> None:
+    """Write ``content`` (text as UTF-8) to ``path`` whole or not at all: a temporary file
+    beside it, renamed over it. The one way the package writes a file it makes."""
     target = Path(path)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_bytes(data)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)

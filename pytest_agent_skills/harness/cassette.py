@@ -20,7 +20,6 @@ import difflib
 import functools
 import json
 import math
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from typing import Any
 
 from .. import httpbounds
 from ..errors import ConfigurationError
-from ..files import MIB, FileReadError, read_limited
+from ..files import MIB, FileReadError, read_limited, write_atomic
 from ..httpbounds import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_TOTAL_TIMEOUT,
@@ -151,7 +150,9 @@ class Cassette:
         return cls(path, interactions)
 
     def save(self, redactor: Redactor) -> None:
+        from ..typed_documents import schema_uri  # pydantic: loaded when recording only
         document = {
+            "$schema": schema_uri("cassette"),  # .cassette_document's model
             "format": CASSETTE_FORMAT,
             "version": 1,
             "interactions": [redactor.redact(item.to_json()) for item in self.interactions],
@@ -167,9 +168,7 @@ class Cassette:
                 " content)."
             )
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        temporary.write_bytes(content)
-        os.replace(temporary, self.path)
+        write_atomic(self.path, content)
 
 
 @dataclass

@@ -80,6 +80,7 @@ def test_a_recording_replays_offline_into_the_same_benchmark(
         assert json.loads((run_dir / "outputs" / "stats.json").read_text()) == {"mean": 3.0}
     assert "| with_skill |" in (out / "benchmark.md").read_text()
     assert json.loads((out / "eval-1" / "eval_metadata.json").read_text()) == {
+        "$schema": "pytest-agent-skills:schemas/eval-metadata.schema.json",
         "eval_id": 1,
         "eval_name": "mean of a column",
         "prompt": "What is the mean of the value column in data.csv?",

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.suite.output_folder import write_json
+from pytest_agent_skills.evals.documents.document_io import write_data
+from pytest_agent_skills.evals.documents.triggers import MatrixDocument
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, matrix_document
 from tests.support.browser import browser, open_report  # noqa: F401
 from tests.support.evals import replaying
@@ -37,7 +38,7 @@ def fifty(tmp_path: Path) -> Path:
         sorted(skills), planned_counts(skills, 3), replaying(tmp_path, runs=3), MatrixBars()
     )
     out_dir = tmp_path / "triggers-out"
-    write_json(out_dir / "triggers-matrix.json", document)
+    write_data(out_dir / "triggers-matrix.json", MatrixDocument, document)
     return out_dir
 
 

@@ -214,7 +214,8 @@ def test_a_normal_recording_keeps_the_cassettes_shape(tmp_path: Path, transport:
         )
     assert outcome.trajectory.final == "Hello."
     data = json.loads(cassette.read_text())
-    assert list(data) == ["format", "version", "interactions"]
+    assert list(data) == ["$schema", "format", "version", "interactions"]
+    assert data["$schema"] == "pytest-agent-skills:schemas/cassette.schema.json"
     (interaction,) = data["interactions"]
     request, response = interaction["request"], interaction["response"]
     assert list(request) == ["method", "url", "headers", "body"]

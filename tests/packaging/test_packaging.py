@@ -30,6 +30,8 @@ PACKAGED = (
     "pytest_agent_skills/schemas/audit.schema.json",
     "pytest_agent_skills/schemas/tokens.schema.json",
     "pytest_agent_skills/schemas/coverage.schema.json",
+    "pytest_agent_skills/schemas/benchmark.schema.json",
+    "pytest_agent_skills/schemas/cassette.schema.json",
     "pytest_agent_skills/rules/rules.md",
     "pytest_agent_skills/evals/report/report.css",
     "pytest_agent_skills/evals/report/report.js",

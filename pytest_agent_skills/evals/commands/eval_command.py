@@ -185,7 +185,9 @@ def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
 
 
 def _several_models(request: Any, out: Path, calibrate: bool) -> int:
-    from ..suite.output_folder import write_json, write_report
+    from ..documents.document_io import write_data
+    from ..documents.overview import ModelsDocument
+    from ..suite.output_folder import write_report
     from ..suite.per_model import MODELS_NAME, run_models
 
     def write(folder: Path, outcome: Any) -> None:
@@ -196,7 +198,7 @@ def _several_models(request: Any, out: Path, calibrate: bool) -> int:
     statuses = [
         _shown(outcome, out / overview["folders"][model]) for model, outcome in outcomes.items()
     ]
-    write_json(out / MODELS_NAME, overview)
+    write_data(out / MODELS_NAME, ModelsDocument, overview)
     write_report(out)
     print(f"wrote {out / MODELS_NAME}")
     if EXIT_INTERRUPTED in statuses:

@@ -81,7 +81,10 @@ def _start(spec: str | None, skill_dir: Path, scratch: Path) -> tuple[str | None
 
 def _run_request(args: argparse.Namespace, request: Any) -> int:
     """The loop (or its dry run) of ``request``, written to ``--out`` and printed."""
-    from ..suite.output_folder import write_bytes, write_json, write_report
+    from ...files import write_atomic
+    from ..documents.document_io import write_data
+    from ..documents.triggers import CandidatesDocument
+    from ..suite.output_folder import write_report
     from ..triggers.description_edit import replace_description
     from ..triggers.improve import CANDIDATES_FILE, improve_description, improve_dry_run
 
@@ -90,7 +93,7 @@ def _run_request(args: argparse.Namespace, request: Any) -> int:
         return EXIT_OK
     outcome = improve_description(request)
     out: Path = args.out
-    write_json(out / CANDIDATES_FILE, outcome.document)
+    write_data(out / CANDIDATES_FILE, CandidatesDocument, outcome.document)
     write_report(out)
     for item in outcome.document["candidates"]:
         scores = (
@@ -104,7 +107,7 @@ def _run_request(args: argparse.Namespace, request: Any) -> int:
     if args.write and outcome.document["best_iteration"] != 0:
         skill_file = Path(args.skill_dir) / "SKILL.md"
         text = skill_file.read_bytes().decode("utf-8")
-        write_bytes(skill_file, replace_description(text, outcome.best).encode("utf-8"))
+        write_atomic(skill_file, replace_description(text, outcome.best))
         print(f"wrote the description into {skill_file}")
     elif args.write:
         print("the original description is the best: SKILL.md is unchanged")

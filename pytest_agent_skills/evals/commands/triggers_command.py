@@ -57,9 +57,11 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ...config.file_settings import FileSettings
     from ...config.locate import ConfigLocator
     from ...settings import load_all
+    from ..documents.document_io import write_data
+    from ..documents.triggers import MatrixDocument
     from ..report.folder import MATRIX_FILE
     from ..setup.eval_options import eval_options
-    from ..suite.output_folder import write_json, write_report
+    from ..suite.output_folder import write_report
     from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
 
     load_all()
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         return EXIT_OK
     outcome = run_matrix(request)
     out: Path = args.out
-    write_json(out / MATRIX_FILE, outcome.document)
+    write_data(out / MATRIX_FILE, MatrixDocument, outcome.document)
     write_report(out)
     print_matrix(outcome.document)
     print(f"wrote {out / MATRIX_FILE}")

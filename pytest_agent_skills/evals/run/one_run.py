@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,8 @@ from typing import Any
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
 from ...harness.errors import CassetteMissError, ModelError, NoCassetteError
+from ..documents.document_io import read_document, write_data
+from ..documents.run_files import RunRecordDocument
 from ..setup.budget import BUDGET, TURN_LIMIT
 from ..setup.eval_files import EvalCase
 from .bounds import bounded_outputs, bounded_transcript
@@ -265,19 +266,18 @@ def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> EvalRunResult:
 
 
 def _read_record(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    """The run's record, none before the run was first recorded; a record that is not one
+    is refused (:class:`DocumentError`)."""
+    if not path.is_file():
         return {}
-    return data if isinstance(data, dict) else {}
+    return read_document(RunRecordDocument, path).model_dump(
+        mode="json", exclude_unset=True, exclude={"schema_"}
+    )
 
 
 def _write_record(path: Path, timing: dict[str, Any], error: RunError | None, tokens: int) -> None:
     document = {"timing": timing, "tokens": tokens, "error": error.to_json() if error else None}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    write_data(path, RunRecordDocument, document)
 
 
 def _now() -> str:

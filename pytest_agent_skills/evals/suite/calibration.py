@@ -10,11 +10,12 @@ runs carries it as ``calibration`` and the report states it beside every delta.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..documents.document_io import read_document, write_data
+from ..documents.overview import CalibrationDocument
 from ..run.run_result import EvalRunResult
 from ..verdicts import stats
 from ..verdicts.benchmark import WITH_SKILL
@@ -82,14 +83,12 @@ def write_calibration(
     out_dir: Path, document: dict[str, Any], runs: Sequence[EvalRunResult]
 ) -> Path:
     """calibration.json of an A/A benchmark, whose ``calibration`` field it fills too."""
-    from .output_folder import write_json
-
     calibration = calibration_summary(document, runs)
     document["calibration"] = {name: calibration[name] for name in SHOWN}
     for verdict in document["evals"]:
         verdict["noise_floor_ci95"] = verdict["delta_ci95"]
     path = Path(out_dir) / CALIBRATION_NAME
-    write_json(path, calibration)
+    write_data(path, CalibrationDocument, calibration)
     return path
 
 
@@ -97,12 +96,13 @@ def attach_calibration(out_dir: Path, document: dict[str, Any]) -> bool:
     """Put the noise floor of ``out_dir``'s calibration.json into ``document`` (as
     ``calibration``, each eval's floor as ``evals[i].noise_floor_ci95``) when it was measured
     with the same skill, models and runs; whether it was."""
-    try:
-        calibration = json.loads((Path(out_dir) / CALIBRATION_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    path = Path(out_dir) / CALIBRATION_NAME
+    if not path.is_file():
         return False
+    read = read_document(CalibrationDocument, path)
+    calibration = read.model_dump(mode="json", exclude_unset=True)
     meta = document["metadata"]
-    if not isinstance(calibration, dict) or REPEAT in meta.get("configurations", ()):
+    if REPEAT in meta.get("configurations", ()):
         return False
     if any(calibration.get(name) != meta.get(name) for name in SAME_SETTINGS):
         return False

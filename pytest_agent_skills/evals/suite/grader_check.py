@@ -285,9 +285,11 @@ def text_report(check: GraderCheck) -> str:
 
 def write_document(path: Path, check: GraderCheck) -> None:
     """grader-check.json at ``path``, written whole (never half)."""
-    from .output_folder import write_json
+    from ...files import write_atomic
+    from ..run.bounds import json_file_bytes
 
-    write_json(path, json.loads(check.to_json()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json_file_bytes(json.loads(check.to_json())))
 
 
 

@@ -8,29 +8,27 @@ folder is replaced as a whole, so no file of an earlier run survives in it.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from ..run.bounds import json_file_bytes
+from ...files import write_atomic
+from ..documents.benchmark_model import BenchmarkDocument
+from ..documents.document_io import write_data
+from ..documents.run_files import (
+    EvalMetadataDocument,
+    GradingDocument,
+    MetricsDocument,
+    TimingDocument,
+    TranscriptDocument,
+)
+from ..documents.triggers import TriggerResultsDocument
 from ..run.run_result import EvalRunResult
 from ..verdicts.benchmark import benchmark_markdown
 
 if TYPE_CHECKING:
     from ..setup.eval_files import EvalCase
-
-
-def write_json(path: Path, data: Any) -> None:
-    write_bytes(path, json_file_bytes(data))
-
-
-def write_bytes(path: Path, content: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(content)
-    os.replace(temporary, path)
 
 
 def write_benchmark(
@@ -49,13 +47,14 @@ def write_benchmark(
     for case in evals:
         metadata = eval_metadata(case)
         folder = out_dir / f"eval-{case.id}"
-        write_json(folder / "eval_metadata.json", metadata)
+        write_data(folder / "eval_metadata.json", EvalMetadataDocument, metadata)
         # skill-creator's viewer takes a folder with outputs/ for a run and looks for the file
         # there and one folder up: ours are a level deeper (eval-<id>/<configuration>/run-<n>).
         for configuration in configurations:
-            write_json(folder / configuration / "eval_metadata.json", metadata)
-    write_json(out_dir / "benchmark.json", document)
-    write_bytes(out_dir / "benchmark.md", benchmark_markdown(document).encode("utf-8"))
+            copy = folder / configuration / "eval_metadata.json"
+            write_data(copy, EvalMetadataDocument, metadata)
+    write_data(out_dir / "benchmark.json", BenchmarkDocument, document)
+    write_atomic(out_dir / "benchmark.md", benchmark_markdown(document))
 
 
 def eval_metadata(case: EvalCase) -> dict[str, Any]:
@@ -73,21 +72,22 @@ def write_run(folder: Path, run: EvalRunResult) -> None:
     if folder.is_dir() and not folder.is_symlink():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    write_json(folder / "grading.json", run.grading())
-    write_json(folder / "timing.json", run.timing)
-    write_json(folder / "metrics.json", run.metrics)
-    write_json(folder / "transcript.json", run.transcript)
+    write_data(folder / "grading.json", GradingDocument, run.grading())
+    write_data(folder / "timing.json", TimingDocument, run.timing)
+    write_data(folder / "metrics.json", MetricsDocument, run.metrics)
+    write_data(folder / "transcript.json", TranscriptDocument, run.transcript)
     outputs = folder / "outputs"
     outputs.mkdir()
     for name, content in run.outputs.items():
         relative = PurePosixPath(name)
         if relative.is_absolute() or ".." in relative.parts:
             continue  # never outside the run's folder (captured files have plain names)
-        write_bytes(outputs / relative, content)
+        (outputs / relative).parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(outputs / relative, content)
 
 
 def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
-    write_json(out_dir / "triggers.json", document)
+    write_data(out_dir / "triggers.json", TriggerResultsDocument, document)
 
 
 def write_report(out_dir: Path) -> Path:

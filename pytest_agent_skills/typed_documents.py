@@ -1,0 +1,50 @@
+"""What every document model the package writes shares: frozen values, unknown fields
+refused, and the ``$schema`` each written document carries (as SARIF does), naming its
+schema."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: Where a document's ``$schema`` points: the schemas ship in the package (``schemas/``) and
+#: ``agent-skills schema NAME`` prints one; the value ends in ``/<name>.schema.json``.
+SCHEMA_BASE = "pytest-agent-skills:schemas/"
+
+#: Versions of the interval fields: ``[low, high]``.
+Interval = tuple[float, float]
+
+
+def schema_uri(name: str) -> str:
+    """The ``$schema`` value of the document called ``name``."""
+    return f"{SCHEMA_BASE}{name}.schema.json"
+
+
+class Part(BaseModel):
+    """A part of a document: frozen, and a field it does not declare is refused, so a file
+    that is not this document (hand-edited, another version) never reads as one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Open(BaseModel):
+    """A part whose fields other tools add to (skill-creator's metadata, the timings): its
+    declared fields are typed, others kept as they are."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+
+class Document(Part):
+    """A whole JSON file; :attr:`NAME` names its schema."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    #: The schema's name: ``schemas/<NAME>.schema.json``.
+    NAME: ClassVar[str] = ""
+
+    schema_: str | None = Field(
+        default=None,
+        alias="$schema",
+        description="the document's JSON Schema (absent in files written before it was)",
+    )
