@@ -406,7 +406,7 @@ def test_a_run_without_its_folder_is_shown_as_missing(out_dir: Path) -> None:
 
 
 def test_long_transcripts_are_cut_to_size(out_dir: Path) -> None:
-    from pytest_agent_skills.evals.report import page as report_page
+    from pytest_agent_skills.evals.report import runs_section as report_page
 
     case = EvalCase(1, "long", "Go", ("A",), {"with_skill": (1,)}, tool_result="r" * 70_000)
     write_benchmark(out_dir, [case])

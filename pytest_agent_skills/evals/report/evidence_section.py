@@ -4,8 +4,8 @@ without them shows none of this."""
 
 from __future__ import annotations
 
-from .folder import Benchmark, EvalEvidence, Interval, ModelFigures, ModelsOverview
 from .markup import Markup, column_heads, el
+from .values import Benchmark, EvalEvidence, Interval, ModelFigures, ModelsOverview
 
 
 def interval_text(interval: Interval | None, signed: bool = False) -> str:

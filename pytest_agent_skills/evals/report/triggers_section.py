@@ -11,8 +11,8 @@ of 700 pixels a side, read without scrolling.
 from __future__ import annotations
 
 from .chart import percent
-from .folder import Candidates, Matrix, SkillScore
 from .markup import Markup, column_heads, el
+from .values import Candidates, Matrix, SkillScore
 
 #: A cell's side, in pixels.
 CELL = 14

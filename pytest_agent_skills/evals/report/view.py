@@ -8,7 +8,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .folder import Benchmark, EvalEvidence, Run, Stat
+from .values import Benchmark, EvalEvidence, Run, Stat
 
 
 def stat_of(values: Sequence[float]) -> Stat:

@@ -11,7 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from .folder import ReportError, read_folder
+from .folder import read_folder
+from .located import ReportError
 from .page import render_page
 
 __all__ = ["REPORT_NAME", "ReportError", "write_report"]
