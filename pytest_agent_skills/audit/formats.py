@@ -75,7 +75,7 @@ def to_text(run: AuditRun, base: Path | None = None) -> str:
 
 def to_json(run: AuditRun, base: Path | None = None) -> str:
     del base
-    return run.document.model_dump_json(indent=2) + "\n"
+    return run.document.model_dump_json(indent=2, by_alias=True) + "\n"
 
 
 def to_sarif(run: AuditRun, base: Path | None = None) -> str:

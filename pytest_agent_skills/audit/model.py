@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..typed_documents import schema_uri
 from .severity import SEVERITIES, Severity
 
 #: The document's version: a change that breaks a reader makes a new one.
@@ -85,8 +86,15 @@ class AuditSummary(_Model):
 class AuditDocument(_Model):
     """What ``agent-skills audit --format json`` writes."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", title="agent-skills audit report")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills audit report"
+    )
 
+    schema_: str = Field(
+        default=schema_uri("audit"),
+        alias="$schema",
+        description="the document's JSON Schema (``agent-skills schema audit`` prints it)",
+    )
     version: Literal[1] = AUDIT_VERSION
     skills: list[SkillAudit]
     summary: AuditSummary

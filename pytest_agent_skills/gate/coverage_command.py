@@ -36,6 +36,9 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     cassettes = values.base_dir / (values("skills_eval_cassettes") or DEFAULT_CASSETTES)
     folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
     report = coverage_report(folders, cassettes, minimum)
-    text = report.model_dump_json(indent=2) + "\n" if args.format == "json" else to_text(report)
+    if args.format == "json":
+        text = report.model_dump_json(indent=2, by_alias=True) + "\n"
+    else:
+        text = to_text(report)
     emit(args, text)
     return EXIT_OK if report.passed else EXIT_BELOW

@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..typed_documents import schema_uri
+
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "coverage.schema.json"
 
 
@@ -64,8 +66,15 @@ class CoverageSummary(_Model):
 class CoverageReport(_Model):
     """What ``agent-skills coverage --format json`` writes."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", title="agent-skills coverage report")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills coverage report"
+    )
 
+    schema_: str = Field(
+        default=schema_uri("coverage"),
+        alias="$schema",
+        description="the document's JSON Schema (``agent-skills schema coverage`` prints it)",
+    )
     version: Literal[1] = 1
     cassettes: str = Field(description="the eval cassette folder the recordings were looked for in")
     min_coverage: float = Field(ge=0, le=1, description="the gate: the coverage required")

@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..typed_documents import schema_uri
+
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "tokens.schema.json"
 
 #: The budget rules: the part of a skill each one weighs.
@@ -89,8 +91,15 @@ class Comparison(_Model):
 class TokenReport(_Model):
     """What ``agent-skills tokens --format json`` writes."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", title="agent-skills tokens report")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills tokens report"
+    )
 
+    schema_: str = Field(
+        default=schema_uri("tokens"),
+        alias="$schema",
+        description="the document's JSON Schema (``agent-skills schema tokens`` prints it)",
+    )
     version: Literal[1] = 1
     estimator: str = Field(description="how the tokens were counted, and its measured error")
     budgets: Budgets

@@ -79,7 +79,10 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     )
     folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
     report = token_report(folders, budgets, args.compare, threshold)
-    text = report.model_dump_json(indent=2) + "\n" if args.format == "json" else to_text(report)
+    if args.format == "json":
+        text = report.model_dump_json(indent=2, by_alias=True) + "\n"
+    else:
+        text = to_text(report)
     emit(args, text)
     return EXIT_FAILED if failed(report) else EXIT_OK
 

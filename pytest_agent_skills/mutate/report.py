@@ -9,12 +9,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..typed_documents import schema_uri
 from .operators import OPERATORS
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
 
 SCHEMA_NAME = "mutation.schema.json"
-#: Where the schema is published; every report names it in ``$schema``.
-SCHEMA_URL = f"https://pytest-agent-skills.invalid/schemas/{SCHEMA_NAME}"
+#: What every report names in ``$schema`` (the package's one convention).
+SCHEMA_URL = schema_uri("mutation")
 
 Status = Literal["killed", "survived", "error", "timeout"]
 

@@ -108,6 +108,7 @@ def test_json_is_the_documented_document(skills: Path, capsys: pytest.CaptureFix
     assert status == 1
     data = json.loads(out)
     Draft202012Validator(json.loads(audit_schema())).validate(data)
+    assert data["$schema"] == "pytest-agent-skills:schemas/audit.schema.json"
     fetcher = next(skill for skill in data["skills"] if skill["name"] == "fetcher")
     assert fetcher["path"] == "skills/fetcher"
     assert fetcher["findings"][0] | {"message": ""} == {

@@ -49,9 +49,10 @@ def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
 
 
 def test_a_written_document_has_the_fixed_shape_and_validates_against_the_schema() -> None:
-    data = json.loads(_document().model_dump_json())
+    data = json.loads(_document().model_dump_json(by_alias=True))
     Draft202012Validator(json.loads(audit_schema())).validate(data)
-    assert list(data) == ["version", "skills", "summary"]
+    assert list(data) == ["$schema", "version", "skills", "summary"]
+    assert data["$schema"].endswith("/audit.schema.json")
     assert data["version"] == 1
     (skill,) = data["skills"]
     assert list(skill) == ["name", "path", "findings", "not_analyzed"]
@@ -84,7 +85,7 @@ def test_a_written_document_has_the_fixed_shape_and_validates_against_the_schema
 def test_a_document_that_is_not_an_audit_report_is_refused(
     change: dict[str, object], where: str
 ) -> None:
-    data = {**json.loads(_document().model_dump_json()), **change}
+    data = {**json.loads(_document().model_dump_json(by_alias=True)), **change}
     with pytest.raises(ValidationError, match=where.replace(".", r"\.")):
         AuditDocument.model_validate(data)
 

@@ -126,7 +126,7 @@ def test_the_command_prints_the_best_and_writes_only_the_description(tmp_path: P
         in (tmp_path / "improve-out" / "report.html").read_text()
     )
     after = skill_file.read_bytes()
-    old_line = f"description: {PLANTED}".encode()
+    old_line = f"description: {json.dumps(PLANTED)}".encode()
     assert after.replace(after.split(b"\n")[2], old_line) == before
     assert document["best"] in after.decode()
 

@@ -48,6 +48,7 @@ def test_the_example_suite_skills_with_recorded_evals_and_a_trigger_matrix_are_c
     assert (status, err) == (0, "")
     document = json.loads(out)
     Draft202012Validator(json.loads(coverage_schema())).validate(document)
+    assert document["$schema"] == "pytest-agent-skills:schemas/coverage.schema.json"
     by_name = {skill["name"]: skill for skill in document["skills"]}
     invoice = by_name["invoice-totals"]
     assert invoice["evals"] == {"count": 2, "recorded": 2, "error": ""}

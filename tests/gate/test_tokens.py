@@ -45,6 +45,7 @@ def test_each_part_of_a_skill_is_counted_and_the_json_report_meets_its_schema(
     assert (status, err) == (0, "")
     document = json.loads(out)
     Draft202012Validator(json.loads(tokens_schema())).validate(document)
+    assert document["$schema"] == "pytest-agent-skills:schemas/tokens.schema.json"
     (skill,) = document["skills"]
     assert skill["name"] == "csv-summary"
     assert skill["description"] == estimate_tokens(

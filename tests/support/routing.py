@@ -138,7 +138,8 @@ def timeless(document: dict[str, Any]) -> dict[str, Any]:
 
 def write_repository(root: Path, skills: dict[str, tuple[str, list[tuple[str, bool]]]]) -> Path:
     """``root/skills/<name>`` for each ``name: (description, [(query, should_trigger)])``
-    (no ``triggers.json`` for an empty list); returns ``root/skills``."""
+    (no ``triggers.json`` for an empty list); returns ``root/skills``.  The description is
+    written as a quoted YAML string, so one with ``": "`` in it reads as the text given."""
     folder = root / "skills"
     for name, (description, queries) in skills.items():
         files = {}
@@ -148,7 +149,7 @@ def write_repository(root: Path, skills: dict[str, tuple[str, list[tuple[str, bo
         write_skill(
             folder,
             name,
-            front=f"name: {name}\ndescription: {description}\n",
+            front=f"name: {name}\ndescription: {json.dumps(description)}\n",
             body=f"The {name} skill's instructions.\n",
             files=files,
         )

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...errors import AgentSkillsError
 from ...harness.errors import CassetteMissError, NoCassetteError
+from ...typed_documents import schema_uri
 from ..run.grader import GradingError, GradingRequest, files_text
 from ..run.grader_runs import grade_times
 
@@ -44,8 +45,8 @@ GOLD_SET = "grader_gold.json"
 #: The name of the figures' document and of its schema.
 DOCUMENT = "grader-check.json"
 SCHEMA_NAME = "grader-check"
-#: Where the schema is published; every document names it in ``$schema``.
-SCHEMA_URL = f"https://pytest-agent-skills.invalid/schemas/{SCHEMA_NAME}.schema.json"
+#: What every document names in ``$schema`` (the package's one convention).
+SCHEMA_URL = schema_uri(SCHEMA_NAME)
 
 
 class GoldSetError(AgentSkillsError):
