@@ -32,7 +32,8 @@ def test_a_weak_suite_fails_its_mutation_item_with_the_survivors(
         "*M01 broadened-description SKILL.md:3 survived",
         "*  --- a/SKILL.md",
         "*mutation score 0.00: 0 killed, 6 survived, 0 error(s)/timeout(s) of 6 mutants",
-        f"FAILED {SKILL}/SKILL.md::mutation - mutation score below*",
+        # pytest 9 adds " - <the message's first line>" to the summary line; 8.4 does not.
+        f"FAILED {SKILL}/SKILL.md::mutation*",
     ])
 
 
