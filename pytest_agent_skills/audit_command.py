@@ -5,7 +5,6 @@ finding reaches ``--fail-on`` (default high), 0 otherwise, 2 for usage errors.""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from .targets import (
     check_output,
     repository_root,
     targets,
+    write_report,
 )
 
 #: The plugin setting each flag sets (ini name -> the flag), the flags made from the
@@ -103,13 +103,5 @@ def run(args: argparse.Namespace) -> int:
         if analysis is not None:
             analysis.close()
     text = FORMATTERS[args.format](audit, repository_root(scopes))
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UsageError(
-                f"-o {args.output}: cannot write the report ({error.strerror or error})"
-            ) from None
-    else:
-        sys.stdout.write(text)
+    write_report(args.output, text)
     return 1 if audit.failed else 0

@@ -35,6 +35,7 @@ from .targets import (
     check_output,
     repository_root,
     targets,
+    write_report,
 )
 
 if TYPE_CHECKING:
@@ -137,15 +138,7 @@ def _run_validate(args: argparse.Namespace) -> int:
         text = to_sarif(reports, base=repository_root(scopes))
     else:
         text = FORMATTERS[args.format](reports)
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UsageError(
-                f"-o {args.output}: cannot write the report ({error.strerror or error})"
-            ) from None
-    else:
-        sys.stdout.write(text)
+    write_report(args.output, text)
     if args.exit_zero:
         return EXIT_OK
     return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +23,20 @@ if TYPE_CHECKING:
 
 class UsageError(AgentSkillsError):
     """Bad command-line input; reported with exit status 2."""
+
+
+def write_report(output: Path | None, text: str) -> None:
+    """A command's report: to ``output`` (``-o``) when given, a :class:`UsageError` naming it
+    when it cannot be written; else to the standard output."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(
+            f"-o {output}: cannot write the report ({error.strerror or error})"
+        ) from None
 
 
 def add_paths_argument(parser: argparse.ArgumentParser) -> None:
