@@ -85,6 +85,9 @@ class Setting(NamedTuple):
     (:func:`pytest_agent_skills.config.file_settings.add_command_flags` adds it to each);
     ``command_flag`` is its flag there, by default the pytest flag without its ``skills-``
     (``--skills-profile`` -> ``--profile``).
+
+    ``one_per_line``: a ``list`` whose items hold spaces (a suppression's reason): a text (an
+    environment variable's) is split by lines only, never at spaces.
     """
 
     ini: str
@@ -99,6 +102,7 @@ class Setting(NamedTuple):
     flag_takes_value: bool = False
     commands: tuple[str, ...] = ()
     command_flag: str = ""
+    one_per_line: bool = False
 
     @property
     def flag_name(self) -> str:
@@ -165,8 +169,9 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
 
     A list given as one text is split: by lines when it has several (stripped, blank ones
     dropped, as pytest reads a configuration file's), else by whitespace (an environment
-    variable's ``a b``).  Request parameters (``params``) become a mapping of names to JSON
-    values (see :mod:`pytest_agent_skills.request_params`).
+    variable's ``a b``) unless the setting is ``one_per_line``.  Request parameters
+    (``params``) become a mapping of names to JSON values (see
+    :mod:`pytest_agent_skills.request_params`).
     """
     kind = setting.kind
     if kind == "params":
@@ -175,7 +180,7 @@ def convert(setting: Setting, raw: Any, origin: str) -> Any:
         return parse_params(raw, origin, setting.flag_name)
     if kind == "list":
         if isinstance(raw, str):
-            return _lines(raw) if "\n" in raw else raw.split()
+            return _lines(raw) if "\n" in raw or setting.one_per_line else raw.split()
         return [str(item).strip() for item in raw if str(item).strip()]
     if isinstance(raw, (list, tuple)):
         raw = raw[-1] if raw else ""

@@ -74,7 +74,8 @@ def parse_suppressions(
     items: Iterable[str], base: str | os.PathLike[str], origin: str
 ) -> tuple[Suppression, ...]:
     """``["skills/scanner:instruction-override,fake-system-block -- quotes attacks to detect
-    them"]``: one per item, a reason after `` -- `` required."""
+    them"]``: one per item, a reason after `` -- `` required.  A second `` -- `` is refused: it
+    reads as two suppressions written on one line (the reason would swallow the second)."""
     suppressions = []
     for item in items:
         where, separator, reason = item.partition(" -- ")
@@ -82,6 +83,12 @@ def parse_suppressions(
             raise ConfigurationError(
                 f"{origin}: suppression {item.strip()!r} gives no reason; write"
                 f" {SUPPRESSION_SYNTAX} (every suppression says why the finding is safe)"
+            )
+        if " -- " in reason:
+            raise ConfigurationError(
+                f"{origin}: suppression {item.strip()!r} has ' -- ' twice: write one"
+                f" {SUPPRESSION_SYNTAX} per line (in an environment variable too: a newline"
+                " between two) and no ' -- ' inside a reason"
             )
         glob, colon, rules = where.strip().partition(":")
         if not colon or not glob or not rules:

@@ -47,7 +47,8 @@ AUDIT_SETTINGS = settings.declare(
         default=[],
         metavar="GLOB:RULE[,RULE] -- REASON",
         help="audit findings silenced in the skills a glob matches (paths from the rootdir),"
-        " each with the reason it is safe",
+        " each with the reason it is safe; one per line (in the environment variable too)",
+        one_per_line=True,
     ),
     Setting(
         ini="skills_audit_dynamic",

@@ -103,6 +103,45 @@ def test_a_suppression_from_the_configuration_file_silences_with_its_reason(
     ]
 
 
+def test_the_environment_variable_takes_one_suppression_per_line_reasons_with_spaces(
+    skills: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "SKILLS_AUDIT_SUPPRESS",
+        "skills/fetcher:download-execute -- setup.example is our own installer",
+    )
+    _status, out, _err = cli(capsys, "audit", "skills", "--format", "sarif")
+    silenced = [r for r in json.loads(out)["runs"][0]["results"] if "suppressions" in r]
+    assert [r["suppressions"][0]["justification"] for r in silenced] == [
+        "setup.example is our own installer"
+    ]
+    monkeypatch.setenv(
+        "SKILLS_AUDIT_SUPPRESS",
+        "skills/fetcher:download-execute -- our own installer\n"
+        "skills/weather:persistence -- the user is told\n",
+    )
+    status, out, _err = cli(capsys, "audit", "skills", "--fail-on", "low")
+    assert status == 0
+    assert "0 skill(s) failed" in out and "2 suppressed" in out
+
+
+def test_two_suppressions_on_one_line_are_a_usage_error_naming_the_fix(
+    skills: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(
+        "SKILLS_AUDIT_SUPPRESS",
+        "skills/fetcher:download-execute -- ours skills/weather:persistence -- told",
+    )
+    status, _out, err = cli(capsys, "audit", "skills")
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        "agent-skills audit: error: environment variable SKILLS_AUDIT_SUPPRESS: suppression"
+        " 'skills/fetcher:download-execute -- ours skills/weather:persistence -- told' has"
+        " ' -- ' twice: write one 'GLOB:RULE[,RULE] -- REASON' per line (in an environment"
+        " variable too: a newline between two) and no ' -- ' inside a reason"
+    )
+
+
 def test_json_is_the_documented_document(skills: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _err = cli(capsys, "audit", "skills", "--format", "json")
     assert status == 1
