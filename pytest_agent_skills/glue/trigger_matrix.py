@@ -55,8 +55,8 @@ class TriggerMatrixItem(_EvalItem):
     def runtest(self) -> None:
         from ..evals.commands.triggers_command import matrix_bars
         from ..evals.setup.eval_options import eval_options
-        from ..evals.triggers.matrix import MatrixRequest, run_matrix, unmeasured
-        from ..evals.triggers.matrix_scores import false_triggers_text
+        from ..evals.triggers.matrix import MatrixRequest, run_matrix
+        from ..evals.triggers.matrix_text import matrix_text
 
         values = settings.PluginSettings(self.config)
         try:
@@ -65,35 +65,6 @@ class TriggerMatrixItem(_EvalItem):
             )
         except ConfigurationError as error:
             raise pytest.UsageError(str(error)) from None
-        document = run_matrix(request).document
-        short, summary = document["summary"]["below_bar"], document["summary"]
-        never = unmeasured(document)
-        if not short and not summary["errors"] and not never:
-            return
-        lines = [
-            f"{len(short)} of {summary['skills']} skills below a bar (recall"
-            f" {document['min_recall']:g}, precision {document['min_precision']:g}):"
-        ]
-        for name, problems in short.items():
-            shown = false_triggers_text(document["per_skill"][name])
-            lines.append(
-                f"- {name}: {'; '.join(problems)}"
-                + (f"; false triggers: {shown}" if shown else "")
-            )
-        lines.extend(
-            f"collision: {item['a']} <-> {item['b']}: {item['count']} runs"
-            for item in document["collisions"][:3]
-        )
-        if summary["errors"]:
-            first = next(query for query in document["queries"] if query["errors"])
-            lines.append(
-                f"{summary['errors']} of {summary['runs']} runs failed; first"
-                f" ({first['owner']}: {first['query']!r}): {first['error_messages'][0]}"
-            )
-        if never:
-            lines.append(
-                f"{len(never)} quer(ies) with no run made: the token budget (--max-tokens) was"
-                f" spent ({summary['runs_skipped']} run(s) skipped); first ({never[0]['owner']}:"
-                f" {never[0]['query']!r})"
-            )
-        raise MatrixFailed("\n".join(lines))
+        text = matrix_text(run_matrix(request).document)
+        if text.failed:
+            raise MatrixFailed(text.failure())

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_agent_skills.evals.suite.suite_runner import EvalSetupError
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
+from pytest_agent_skills.evals.triggers.matrix_text import matrix_text
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
 from tests.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository
@@ -120,6 +121,21 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
         "notes": ["precision 0.00 < 0.5"],
         "sheet-tools": ["precision 0.40 < 0.5"],
     }
+    text = matrix_text(document)  # the command prints it, the pytest item fails with it
+    assert text.skills == (
+        "ok    csv-tools: recall 0.75 (6/8), precision 0.60; false triggers: sheet-tools 2",
+        "FAIL  notes: recall - (0/0), precision 0.00",
+        "ok    pdf-tools: recall 0.50 (4/8), precision 1.00; false triggers: notes 4",
+        "FAIL  sheet-tools: recall 0.50 (4/8), precision 0.40; false triggers: csv-tools 4,"
+        " its own should-not queries 4",
+    )
+    assert text.failed and text.failure().splitlines() == [
+        text.skills[1],
+        text.skills[3],
+        "collision: csv-tools <-> sheet-tools: 6 runs (csv-tools took 4, sheet-tools took 2)",
+        "collision: notes <-> pdf-tools: 4 runs (notes took 4, pdf-tools took 0)",
+        "4 skills, 9 queries, 36 runs; 2 skill(s) below a bar (recall 0.5, precision 0.5)",
+    ]
     # Every skill is offered in every run, as the agent sees them.
     system = model.bodies[0]["messages"][0]["content"]
     assert all(f"- {name}: {SKILLS[name][0]}" in system for name in SKILLS)
@@ -153,6 +169,11 @@ def test_a_description_changed_since_the_recording_is_an_error_of_every_run(
     assert summary["errors"] == summary["runs"] == 36
     first = outcome.document["queries"][0]
     assert first["loaded"] == {} and "cassette" in first["error_messages"][0].lower()
+    errors = matrix_text(outcome.document).errors
+    assert errors == (
+        "36 of 36 runs failed; first (csv-tools: 'compute statistics of my csv'):\n"
+        + first["error_messages"][0]
+    )
 
 
 def test_a_repository_without_trigger_queries_or_with_a_name_twice_is_refused(
@@ -229,11 +250,12 @@ def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester
     failed.stdout.fnmatch_lines(
         [
             "*::skills trigger matrix FAILED*",
-            "2 of 4 skills below a bar (recall 0.5, precision 0.5):",
-            "- notes: precision 0.00 < 0.5",
-            "- sheet-tools: precision 0.40 < 0.5; false triggers: csv-tools 4, its own should-not"
-            " queries 4",
-            "collision: csv-tools <-> sheet-tools: 6 runs",
+            "FAIL  notes: recall - (0/0), precision 0.00",
+            "FAIL  sheet-tools: recall 0.50 (4/8), precision 0.40; false triggers: csv-tools 4,"
+            " its own should-not queries 4",
+            "collision: csv-tools <-> sheet-tools: 6 runs (csv-tools took 4, sheet-tools took 2)",
+            "collision: notes <-> pdf-tools: 4 runs (notes took 4, pdf-tools took 0)",
+            "4 skills, 9 queries, 36 runs; 2 skill(s) below a bar (recall 0.5, precision 0.5)",
             "*1 failed, * deselected*",
         ]
     )
@@ -264,6 +286,12 @@ def test_runs_past_the_token_budget_are_skipped_apart_from_errors(skills: Path) 
     assert first["error_messages"] == []
     assert all((query["runs"], query["skipped"]) == (0, 4) for query in others)
     assert document["per_skill"]["csv-tools"]["should_trigger_runs"] == 1
+    text = matrix_text(document)
+    assert text.failed and not text.errors
+    assert text.skipped == (
+        "35 run(s) skipped: the token budget (--max-tokens) was spent; neither judged nor"
+        " errors; 8 quer(ies) with no run made fail"
+    )
 
 
 def test_the_command_counts_skipped_runs_apart_and_fails_queries_never_measured(

@@ -9,15 +9,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import settings
 from ...errors import ConfigurationError
 from ...settings import SettingValues
 from .eval_command import EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT, add_dry_run
 
-#: Collisions printed (all of them are in triggers-matrix.json and the report).
-COLLISIONS_SHOWN = 5
+if TYPE_CHECKING:
+    from ..triggers.matrix_text import MatrixText
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..report.folder import MATRIX_FILE
     from ..setup.eval_options import eval_options
     from ..suite.output_folder import write_report
-    from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix, unmeasured
+    from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix
 
     load_all()
     start = targets[0] if targets else Path.cwd()
@@ -83,13 +83,12 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     out: Path = args.out
     write_data(out / MATRIX_FILE, MatrixDocument, outcome.document)
     write_report(out)
-    print_matrix(outcome.document)
+    text = print_matrix(outcome.document)
     print(f"wrote {out / MATRIX_FILE}")
     if outcome.interrupted:
         print("interrupted: the runs that finished are written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    failed = outcome.document["summary"]["errors"] or unmeasured(outcome.document)
-    return EXIT_SHORT if outcome.short or failed else EXIT_OK
+    return EXIT_SHORT if text.failed else EXIT_OK
 
 
 def matrix_reached(targets: Sequence[Path], ref: str) -> bool:
@@ -121,49 +120,17 @@ def matrix_reached(targets: Sequence[Path], ref: str) -> bool:
     return split.reaches_all or bool(queried)
 
 
-def _score(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def print_matrix(document: dict[str, Any]) -> MatrixText:
+    """Each skill's scores (those below a bar marked), the worst collisions, the errors (on
+    stderr) and the runs skipped; returns the text, which says whether the matrix failed."""
+    from ..triggers.matrix_text import matrix_text
 
-
-def print_matrix(document: dict[str, Any]) -> None:
-    """Each skill's scores (those below a bar marked), the worst collisions, the errors and
-    the runs skipped."""
-    from ..triggers.matrix import unmeasured
-    from ..triggers.matrix_scores import false_triggers_text
-
-    short = document["summary"]["below_bar"]
-    for name, score in document["per_skill"].items():
-        went = false_triggers_text(score)
-        mark = "FAIL" if name in short else "ok  "
-        print(
-            f"{mark}  {name}: recall {_score(score['recall'])}"
-            f" ({score['hits']}/{score['should_trigger_runs']}),"
-            f" precision {_score(score['precision'])}"
-            + (f"; false triggers: {went}" if went else "")
-        )
-    for collision in document["collisions"][:COLLISIONS_SHOWN]:
-        print(
-            f"collision: {collision['a']} <-> {collision['b']}: {collision['count']} runs"
-            f" ({collision['a']} took {collision['a_took_b']}, {collision['b']} took"
-            f" {collision['b_took_a']})"
-        )
-    summary = document["summary"]
-    if summary["errors"]:
-        first = next(query for query in document["queries"] if query["errors"])
-        print(
-            f"{summary['errors']} of {summary['runs']} runs failed; first ({first['owner']}:"
-            f" {first['query']!r}):\n{first['error_messages'][0]}",
-            file=sys.stderr,
-        )
-    if summary["runs_skipped"]:
-        never = unmeasured(document)
-        print(
-            f"{summary['runs_skipped']} run(s) skipped: the token budget (--max-tokens) was"
-            " spent; neither judged nor errors"
-            + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
-        )
-    print(
-        f"{summary['skills']} skills, {summary['queries']} queries, {summary['runs']} runs;"
-        f" {len(short)} skill(s) below a bar (recall {document['min_recall']:g}, precision"
-        f" {document['min_precision']:g})"
-    )
+    text = matrix_text(document)
+    for line in (*text.skills, *text.collisions):
+        print(line)
+    if text.errors:
+        print(text.errors, file=sys.stderr)
+    if text.skipped:
+        print(text.skipped)
+    print(text.summary)
+    return text

@@ -162,13 +162,3 @@ def below_bars(
         if problems:
             short[name] = problems
     return short
-
-
-def false_triggers_text(score: Mapping[str, Any]) -> str:
-    """A skill's false triggers as a line shows them: the skills its queries went to, then
-    its own should-not queries it loaded (``csv-tools 4, its own should-not queries 2``);
-    empty when there is none."""
-    went = [f"{other} {count}" for other, count in score["false_triggers"].items()]
-    if score.get("own_false_triggers"):
-        went.append(f"its own should-not queries {score['own_false_triggers']}")
-    return ", ".join(went)
