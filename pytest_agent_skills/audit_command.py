@@ -8,15 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from .targets import (
-    UsageError,
-    add_paths_argument,
-    changed_targets,
-    check_output,
-    repository_root,
-    targets,
-    write_report,
-)
+from .config.command_line import UsageError, add_paths_argument, check_output, write_report
+from .targets import changed_targets, repository_root, targets
 
 #: The plugin setting each flag sets (ini name -> the flag), the flags made from the
 #: settings' own declarations.
@@ -68,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from .config.scopes import Scopes
     from .listings import FolderListings
 
-    if args.output is not None:
-        check_output(args.output)
+    check_output(args.output)
     listings = FolderListings()
     flags: dict[str, Any] = {
         ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in AUDIT_FLAGS.items()

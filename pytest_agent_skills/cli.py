@@ -27,16 +27,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
+from .config.command_line import UsageError, add_paths_argument, check_output, write_report
 from .errors import AgentSkillsError
-from .targets import (
-    UsageError,
-    add_paths_argument,
-    changed_targets,
-    check_output,
-    repository_root,
-    targets,
-    write_report,
-)
+from .targets import changed_targets, repository_root, targets
 
 if TYPE_CHECKING:
     from .links import SkippedLink
@@ -110,8 +103,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     from .listings import FolderListings
     from .rules import FORMATTERS, default_jobs, to_sarif, validate_paths
 
-    if args.output is not None:
-        check_output(args.output)
+    check_output(args.output)
     # Each folder is listed once: to locate the configuration files, find and check the skills.
     listings = FolderListings()
     # Each path is checked with the configuration pytest would read for it.

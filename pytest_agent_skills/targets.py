@@ -1,53 +1,21 @@
 """The skills a command works on: the paths and URLs given, else what a bare ``pytest`` here
-collects, each with the scope of the configuration pytest would read for it; and the checks
-every command makes of its arguments before any work (:class:`UsageError`, exit status 2)."""
+collects, each with the scope of the configuration pytest would read for it."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import AgentSkillsError
+from .config.command_line import UsageError
 from .filenames import SKILL_FILE
 
 if TYPE_CHECKING:
     from .config.scopes import Scope, Scopes
     from .links import SkippedLink
     from .listings import FolderListings
-
-
-class UsageError(AgentSkillsError):
-    """Bad command-line input; reported with exit status 2."""
-
-
-def write_report(output: Path | None, text: str) -> None:
-    """A command's report: to ``output`` (``-o``) when given, a :class:`UsageError` naming it
-    when it cannot be written; else to the standard output."""
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise UsageError(
-            f"-o {output}: cannot write the report ({error.strerror or error})"
-        ) from None
-
-
-def add_paths_argument(parser: argparse.ArgumentParser) -> None:
-    """The ``PATH_OR_URL ...`` argument of a command over skills (:func:`targets` reads it)."""
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH_OR_URL",
-        help="a skill folder, a SKILL.md, a folder of many skills, or a URL of a skills root"
-        " (default: '.' and the skills_roots of the pytest configuration)",
-    )
 
 
 def targets(specs: Sequence[str], scopes: Scopes, skipped: list[SkippedLink]) -> dict[Path, Scope]:
@@ -141,14 +109,6 @@ def _resolved_root(spec: str, scope: Scope, base_dir: Path | None) -> Path:
     from .sources.resolve import resolve_root
 
     return resolve_root(spec, refresh=scope.refresh, base_dir=base_dir, options=scope.sources)
-
-
-def check_output(path: Path) -> None:
-    """A usage error, before any work, for an ``-o`` path that cannot be a report file."""
-    if path.is_dir():
-        raise UsageError(f"-o {path}: is a folder; give the path of the report file to write")
-    if not path.parent.is_dir():
-        raise UsageError(f"-o {path}: the folder {path.parent} does not exist; create it first")
 
 
 def changed_targets(

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..config.command_line import add_paths_argument
 from ..config.file_settings import add_command_flags
 from .ci import FAIL_ON, CheckOutcome, GateError, GateRequest, parse_checks
 from .flags import setting_values
@@ -23,8 +24,7 @@ EXIT_FAILED = 1
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH", help="skill folders or roots"
-                        " (default: what `pytest` here collects, then skills_roots)")
+    add_paths_argument(parser)
     parser.add_argument(
         "--checks",
         default="",

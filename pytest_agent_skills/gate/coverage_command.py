@@ -8,8 +8,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..config.command_line import check_output, write_report
 from ..errors import ConfigurationError
-from .flags import add_report_arguments, emit, setting_values
+from .flags import add_report_arguments, setting_values
 
 EXIT_OK = 0
 EXIT_BELOW = 1
@@ -26,6 +27,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..rules import skill_dirs
     from .coverage import coverage_report, to_text
 
+    check_output(args.output)
     values = setting_values(args, "coverage", targets[0] if targets else Path.cwd())
     minimum = values("skills_min_coverage")
     if not 0 <= minimum <= 1:
@@ -40,5 +42,5 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         text = report.model_dump_json(indent=2, by_alias=True) + "\n"
     else:
         text = to_text(report)
-    emit(args, text)
+    write_report(args.output, text)
     return EXIT_OK if report.passed else EXIT_BELOW

@@ -6,22 +6,16 @@ variable, then the configuration file pytest reads, then the default)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from ..config.command_line import add_paths_argument
 from ..config.file_settings import FileSettings, add_command_flags
 
 
 def add_report_arguments(parser: argparse.ArgumentParser, command: str) -> None:
     """The arguments every report command of the gate takes: the skill paths, ``--format``
     (text or json), ``-o`` and the flags of the settings of ``command``."""
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="skill folders, SKILL.md files or roots of many skills (default: what `pytest`"
-        " here collects, then skills_roots)",
-    )
+    add_paths_argument(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file")
     add_command_flags(parser, command)
@@ -34,12 +28,3 @@ def setting_values(args: argparse.Namespace, command: str, start: Path) -> FileS
 
     return FileSettings.of_command(ConfigLocator(Path.cwd()).locate(start), args, command)
 
-
-def emit(args: argparse.Namespace, text: str) -> None:
-    """Write a report to ``-o`` (whole or not at all), else to the standard output."""
-    if args.output:
-        from ..files import write_atomic
-
-        write_atomic(args.output, text)
-    else:
-        sys.stdout.write(text)

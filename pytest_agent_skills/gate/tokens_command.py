@@ -9,9 +9,10 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..config.command_line import check_output, write_report
 from ..errors import ConfigurationError
 from ..settings import REGISTRY
-from .flags import add_report_arguments, emit, setting_values
+from .flags import add_report_arguments, setting_values
 from .token_model import Budgets, Comparison, TokenReport
 
 EXIT_OK = 0
@@ -58,6 +59,7 @@ def failed(report: TokenReport) -> bool:
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     from ..rules import skill_dirs
 
+    check_output(args.output)
     values = setting_values(args, "tokens", targets[0] if targets else Path.cwd())
     for ini in ("skills_budget_body", "skills_budget_doc", "skills_budget_listing"):
         if values(ini) < 0:
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         text = report.model_dump_json(indent=2, by_alias=True) + "\n"
     else:
         text = to_text(report)
-    emit(args, text)
+    write_report(args.output, text)
     return EXIT_FAILED if failed(report) else EXIT_OK
 
 

@@ -89,10 +89,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config.command_line import check_output
     from ..config.file_settings import FileSettings
     from ..config.locate import ConfigLocator
     from .runner import OriginalFailedError
 
+    check_output(args.output)
     load_all()
     flags: dict[str, Any] = {each.ini: getattr(args, each.ini) for each in MUTATION_SETTINGS}
     names = {setting.ini: command_flag(setting) for setting in MUTATION_SETTINGS}
@@ -116,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mutate(args: argparse.Namespace, values: Any) -> int:
-    from ..files import write_atomic
+    from ..config.command_line import write_report
     from .operators import MutateError
     from .plan import MutationPlan, dry_run_text, run_plan
     from .report import score_text
@@ -134,10 +136,7 @@ def _mutate(args: argparse.Namespace, values: Any) -> int:
         return EXIT_OK
     outcome = run_plan(plan, progress=None if args.quiet else _progress)
     text = outcome.render(args.format)
-    if args.output:
-        write_atomic(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_report(args.output, text)
     report = outcome.report
     if args.format != "text" or args.output:
         print(score_text(report), file=sys.stderr)

@@ -97,6 +97,17 @@ def test_pytests_junit_xml_is_written_for_a_skill_in_such_a_folder(odd_tree: Pat
     assert "FAILED skills/caf\\xff/SKILL.md::validate" in done.stdout
 
 
+#: Every command that writes one report to ``-o`` (the skill folder given as it takes it).
+REPORT_COMMANDS = {
+    "validate": ["skills"],
+    "audit": ["skills"],
+    "tokens": ["skills"],
+    "coverage": ["skills"],
+    "mutate": ["skills/good"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(REPORT_COMMANDS))
 @pytest.mark.parametrize(
     ("output", "message"),
     [
@@ -111,14 +122,34 @@ def test_an_output_that_cannot_be_a_report_file_is_a_usage_error(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
+    command: str,
     output: str,
     message: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_skill(tmp_path / "skills", "good")
     (tmp_path / "reports").mkdir()
-    assert main(["validate", "skills", "-o", output]) == 2
-    assert capsys.readouterr().err.splitlines()[-1] == f"agent-skills validate: error: {message}"
+    assert main([command, *REPORT_COMMANDS[command], "-o", output]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"agent-skills {command}: error: {message}"
+    assert sorted(os.listdir(tmp_path)) == ["reports", "skills"]  # nothing half-written
+
+
+@pytest.mark.parametrize("command", ["audit", "coverage", "tokens", "validate"])
+def test_a_report_written_to_a_file_replaces_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """``-o`` is a new file renamed over the old one: a reader never sees half a report, and
+    nothing is left beside it (mutate writes through the same helper; its run needs
+    scenarios)."""
+    monkeypatch.chdir(tmp_path)
+    write_skill(tmp_path / "skills", "good")
+    (tmp_path / "report.txt").write_text("an older report, longer than the new one\n" * 500)
+    old = os.stat(tmp_path / "report.txt").st_ino
+    main([command, *REPORT_COMMANDS[command], "-o", "report.txt"])
+    written = (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "an older report" not in written
+    assert os.stat(tmp_path / "report.txt").st_ino != old  # a new file renamed over the old
+    assert sorted(os.listdir(tmp_path)) == ["report.txt", "skills"]  # no temporary file left
 
 
 BAD_PATTERN = """\

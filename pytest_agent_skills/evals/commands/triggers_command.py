@@ -21,15 +21,10 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from ...config.command_line import add_paths_argument
     from ...config.file_settings import add_command_flags
 
-    parser.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="skill folders, SKILL.md files or roots of many skills (default: what `pytest`"
-        " here collects, then skills_roots)",
-    )
+    add_paths_argument(parser)
     parser.add_argument("--out", type=Path, default=Path("triggers-out"), help="output folder")
     # The flags of the settings triggers takes (--runs, --min-recall, ...).
     add_command_flags(parser, "triggers")
