@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from .. import settings
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import AgentSkillsError
 from ..evals.setup.eval_settings import EVAL_SETTINGS
 from ..filenames import SKILL_FILE
 from .workspace_fixtures import missing, session_runtime
@@ -69,10 +69,9 @@ def _request(node: pytest.Item, only: tuple[int, ...] = ()) -> Any:
     from ..evals.suite.suite_runner import EvalRequest
 
     config = node.config
-    try:
-        options = eval_options(settings.PluginSettings(config))
-    except ConfigurationError as error:
-        raise pytest.UsageError(str(error)) from None
+    # A bad setting raises ConfigurationError: a typed error, so the item fails with its
+    # message (the file, the setting, what it needs), never a traceback.
+    options = eval_options(settings.PluginSettings(config))
     try:
         runtime = choose_runtime(options.runtime, lambda kind: session_runtime(config, kind))
     except EvalRuntimeError as error:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from .. import settings
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import AgentSkillsError
 from ..evals.triggers.trigger_settings import TRIGGER_SETTINGS
 from .evals import _EvalItem  # the eval items' failure text and report line
 
@@ -59,12 +59,8 @@ class TriggerMatrixItem(_EvalItem):
         from ..evals.triggers.matrix_text import matrix_text
 
         values = settings.PluginSettings(self.config)
-        try:
-            request = MatrixRequest(
-                tuple(self.skill_dirs), eval_options(values), matrix_bars(values)
-            )
-        except ConfigurationError as error:
-            raise pytest.UsageError(str(error)) from None
+        # A bad setting's ConfigurationError fails the item with its message (_EvalItem).
+        request = MatrixRequest(tuple(self.skill_dirs), eval_options(values), matrix_bars(values))
         text = matrix_text(run_matrix(request).document)
         if text.failed:
             raise MatrixFailed(text.failure())

@@ -122,6 +122,26 @@ def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
     assert json.loads(kept.read_text())["final_text"]
 
 
+def test_a_bad_eval_setting_fails_each_item_with_the_file_and_the_fix_not_a_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    _suite(pytester)
+    pyproject = pytester.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("skills_eval_runs = 5", "skills_eval_runs = 0")
+    )
+    result = pytester.runpytest_subprocess("skills/csv-stats/evals", "-p", "no:cacheprovider")
+    message = (
+        f"{pyproject}: skills_eval_runs: --skills-eval-runs must be a whole number of at least"
+        " 1, got 0"
+    )
+    result.stdout.fnmatch_lines(
+        ["*_ eval 1: mean of a column _*", message, "*_ triggers _*", message]
+    )
+    assert "Traceback" not in result.stdout.str() and "raise " not in result.stdout.str()
+    result.assert_outcomes(failed=3)
+
+
 def _suite(pytester: pytest.Pytester) -> Path:
     skill = write_eval_skill(pytester.path)
     pytester.makefile(

@@ -232,6 +232,25 @@ def test_the_command_records_replays_and_exits_by_the_bars(skills: Path, tmp_pat
     )
 
 
+def test_a_bad_matrix_setting_fails_the_item_with_the_file_and_the_fix(
+    pytester: pytest.Pytester,
+) -> None:
+    write_repository(pytester.path, SKILLS)
+    ini = pytester.makefile(
+        ".ini", pytest="[pytest]\nskills_trigger_matrix = true\nskills_trigger_min_recall = 2\n"
+    )
+    result = pytester.runpytest_subprocess("skills", "-k", "matrix", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "*_ skills trigger matrix _*",
+            f"{ini}: skills_trigger_min_recall: --skills-trigger-min-recall is a rate from 0 to"
+            " 1, got 2.0",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    result.assert_outcomes(failed=1, deselected=result.parseoutcomes()["deselected"])
+
+
 def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester) -> None:
     skills = write_repository(pytester.path, SKILLS)
     pytester.makefile(".ini", pytest="[pytest]\nskills_trigger_matrix = true\n")
