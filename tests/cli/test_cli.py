@@ -457,6 +457,36 @@ def test_every_rule_has_documentation() -> None:
     assert sorted(rule_docs()) == sorted(RULES)
 
 
+def test_audit_and_validate_rule_ids_are_distinct_and_each_has_its_page(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``agent-skills rule ID`` serves both catalogues from one namespace: an id in both would
+    show one rule's page for the other's findings (and --select/--ignore would be ambiguous)."""
+    from pytest_agent_skills.audit.catalogue import AUDIT_RULES
+    from pytest_agent_skills.rules import RULES
+
+    assert set(RULES) & set(AUDIT_RULES) == set()
+    repo = Path(__file__).resolve().parents[2]
+    pages = {
+        "validate": (repo / "docs" / "rules.md").read_text(encoding="utf-8"),
+        "audit": (repo / "docs" / "audit.md").read_text(encoding="utf-8"),
+    }
+    undocumented = []
+    for kind, ids in (("validate", RULES), ("audit", AUDIT_RULES)):
+        for rule_id in ids:
+            status, out, err = cli(capsys, "rule", rule_id)
+            lines = out.splitlines()
+            finds = next((line for line in lines if line.startswith("What it finds: ")), "")
+            fix = next((line for line in lines if line.startswith("How to fix: ")), "")
+            shown = status == 0 and lines[0].startswith(f"{rule_id}: ") and not err
+            if not (shown and finds.strip(": ") and fix.strip(": ")):
+                undocumented.append(f"{rule_id} (agent-skills rule)")
+            if f"\n| `{rule_id}` |" not in pages[kind]:
+                undocumented.append(f"{rule_id} (no row in the {kind} rule page)")
+    assert undocumented == []
+    assert RULES and AUDIT_RULES  # both catalogues were read
+
+
 def test_an_unknown_rule_points_at_the_rules_command(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = cli(capsys, "rule", "name-charst")
     assert (status, out) == (2, "")
