@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from pytest_agent_skills.errors import AgentSkillsError
+from pytest_agent_skills.evals.documents.document_io import DocumentError
 from pytest_agent_skills.evals.report import folder as report_input
-from pytest_agent_skills.evals.report.write import ReportError, write_report
+from pytest_agent_skills.evals.report.write import write_report
 from tests.support.evals_report import (
     MEAN_EVAL,
     SUMMARY_EVAL,
@@ -295,10 +296,10 @@ def test_the_report_is_replaced_whole(out_dir: Path) -> None:
     assert not [name for name in os.listdir(out_dir) if name.startswith(".report.html")]
 
 
-def _broken(out_dir: Path, path: str, text: str) -> ReportError:
+def _broken(out_dir: Path, path: str, text: str) -> DocumentError:
     (out_dir / "report.html").write_text("the last good page")
     (out_dir / path).write_text(text)
-    with pytest.raises(ReportError) as caught:
+    with pytest.raises(DocumentError) as caught:
         write_report(out_dir)
     assert (out_dir / "report.html").read_text() == "the last good page"
     assert not [name for name in os.listdir(out_dir) if name.startswith(".report.html")]
@@ -334,11 +335,13 @@ def test_a_transcript_that_is_not_json_names_its_file(out_dir: Path) -> None:
     [
         (
             lambda b: b["runs"][2]["result"].update(pass_rate="high"),
-            'runs[2].result.pass_rate: expected a number, found str "high"',
+            'runs[2].result.pass_rate: expected a number, found a string "high"'
+            " (not a benchmark document)",
         ),
         (
             lambda b: b["runs"][0].pop("eval_id"),
-            "runs[0].eval_id: expected an integer, found nothing (null or absent)",
+            "runs[0].eval_id: expected a value (the field is required), found nothing"
+            " (not a benchmark document)",
         ),
         (
             lambda b: b["runs"][1].update(run_dir="../../etc"),
@@ -346,13 +349,13 @@ def test_a_transcript_that_is_not_json_names_its_file(out_dir: Path) -> None:
         ),
         (
             lambda b: b["runs"][0].update(configuration="with skill/.."),
-            "runs[0].configuration: 'with skill/..' is not a configuration name "
-            "(with_skill, without_skill, baseline)",
+            "runs[0].configuration: expected a name matching ^[A-Za-z0-9][A-Za-z0-9_.-]*$,"
+            ' found a string "with skill/.." (not a benchmark document)',
         ),
         (
             lambda b: b["runs"][0].update(error={"kind": "timeout", "message": "slow"}),
-            "runs[0].error.kind: unknown error kind 'timeout'; "
-            "one of model, grading, harness, interrupted",
+            "runs[0].error.kind: expected one of 'model', 'grading', 'harness' or"
+            " 'interrupted', found a string \"timeout\" (not a benchmark document)",
         ),
         (
             lambda b: b["runs"][1].update(run_number=1),
@@ -360,9 +363,13 @@ def test_a_transcript_that_is_not_json_names_its_file(out_dir: Path) -> None:
         ),
         (
             lambda b: b["runs"][0]["expectations"][0].update(passed="yes"),
-            'runs[0].expectations[0].passed: expected true or false, found str "yes"',
+            'runs[0].expectations[0].passed: expected true or false, found a string "yes"'
+            " (not a benchmark document)",
         ),
-        (lambda b: b.update(runs={}), "runs: expected a list, found dict {}"),
+        (
+            lambda b: b.update(runs={}),
+            "runs: expected a list, found an object (not a benchmark document)",
+        ),
     ],
 )
 def test_a_field_of_the_wrong_shape_names_its_path(out_dir: Path, edit: Any, message: str) -> None:
@@ -371,14 +378,61 @@ def test_a_field_of_the_wrong_shape_names_its_path(out_dir: Path, edit: Any, mes
     assert str(error) == f"{out_dir}/benchmark.json: {message}"
 
 
+def test_a_truncated_benchmark_names_the_line_where_it_ends(out_dir: Path) -> None:
+    write_benchmark(out_dir, [MEAN_EVAL])
+    text = (out_dir / "benchmark.json").read_text()
+    cut = text[: len(text) // 2]
+    error = _broken(out_dir, "benchmark.json", cut)
+    assert str(error).startswith(f"{out_dir}/benchmark.json:{cut.count(chr(10)) + 1}: ")
+    assert "is not valid JSON" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("path", "edit", "message"),
+    [
+        (
+            "benchmark.json",
+            lambda d: d["run_summary"]["with_skill"]["pass_rate"].update(mean="high"),
+            'run_summary.with_skill.pass_rate.mean: expected a number, found a string "high"'
+            " (not a benchmark document)",
+        ),
+        (
+            "benchmark.json",
+            lambda d: d["runs"][0]["result"].update(verdict="pass"),
+            'runs[0].result.verdict: expected no such field, found a string "pass"'
+            " (not a benchmark document)",
+        ),
+        (
+            "eval-1/with_skill/run-1/transcript.json",
+            lambda d: d["messages"][2]["tool_calls"][0]["function"].pop("name"),
+            "messages[2].tool_calls[0].function.name: expected a value (the field is"
+            " required), found nothing (not a transcript document)",
+        ),
+        (
+            "eval-1/with_skill/run-1/transcript.json",
+            lambda d: d["messages"][1].update(content=7),
+            "messages[1].content: expected a string, found a number 7 (not a transcript document)",
+        ),
+    ],
+)
+def test_a_hand_edited_document_names_its_file_path_and_both_kinds(
+    out_dir: Path, path: str, edit: Any, message: str
+) -> None:
+    write_benchmark(out_dir, [MEAN_EVAL])
+    document = json.loads((out_dir / path).read_text())
+    edit(document)
+    error = _broken(out_dir, path, json.dumps(document))
+    assert str(error) == f"{out_dir}/{path}: {message}"
+
+
 def test_a_folder_without_results(out_dir: Path, tmp_path: Path) -> None:
-    with pytest.raises(ReportError) as caught:
+    with pytest.raises(DocumentError) as caught:
         write_report(out_dir)
     assert str(caught.value) == (
         f"{out_dir}: holds neither benchmark.json nor triggers.json: run `agent-skills eval` "
         "with --out pointing here first"
     )
-    with pytest.raises(ReportError, match=r"missing: is not a folder \(the eval output folder"):
+    with pytest.raises(DocumentError, match=r"missing: is not a folder \(the eval output folder"):
         write_report(tmp_path / "missing")
 
 
@@ -388,8 +442,8 @@ def test_triggers_of_the_wrong_shape(out_dir: Path) -> None:
     del triggers["results"][1]["should_trigger"]
     error = _broken(out_dir, "triggers.json", json.dumps(triggers))
     assert str(error) == (
-        f"{out_dir}/triggers.json: results[1].should_trigger: expected true or false, found "
-        "nothing (null or absent)"
+        f"{out_dir}/triggers.json: results[1].should_trigger: expected a value (the field is"
+        " required), found nothing (not a trigger-results document)"
     )
 
 
@@ -454,7 +508,7 @@ def test_a_benchmark_without_summary_or_run_folders_named_is_computed_from_its_r
 def test_a_file_that_is_not_utf8(out_dir: Path) -> None:
     write_triggers(out_dir)
     (out_dir / "triggers.json").write_bytes(b'{\n "skill_name": "caf\xe9"\n}')
-    with pytest.raises(ReportError) as caught:
+    with pytest.raises(DocumentError) as caught:
         write_report(out_dir)
     assert str(caught.value) == f"{out_dir}/triggers.json:2: is not UTF-8 text"
 
@@ -472,5 +526,5 @@ def test_expectations_come_from_grading_json_when_benchmark_json_has_none(out_di
     )
     assert "out/stats.json exists failed in 1/3 with_skill" in squash(page.text_by_id["failing"])
     (out_dir / "eval-1/with_skill/run-2/grading.json").write_text("{")
-    with pytest.raises(ReportError, match=r"run-2/grading.json:1: is not valid JSON"):
+    with pytest.raises(DocumentError, match=r"run-2/grading.json:1: is not valid JSON"):
         write_report(out_dir)

@@ -8,14 +8,15 @@ import json
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from ...docpath import dotted, kind_of
+from ...docpath import DocPath, dotted, kind_of
 from ...errors import LocatedError
 from ...files import write_atomic
 from ...typed_documents import Document, schema_uri
 
 D = TypeVar("D", bound=Document)
+T = TypeVar("T")
 
 
 class DocumentError(LocatedError):
@@ -26,6 +27,10 @@ class DocumentError(LocatedError):
 def load_json(path: Path) -> Any:
     """The JSON value of ``path``; :class:`DocumentError` (with the line) when it is not
     UTF-8 JSON or cannot be read."""
+    return _load(path)[1]
+
+
+def _load(path: Path) -> tuple[str, Any]:
     try:
         raw = Path(path).read_bytes()
     except OSError as error:
@@ -36,25 +41,37 @@ def load_json(path: Path) -> Any:
         line = raw[: error.start].count(b"\n") + 1
         raise DocumentError(path, line, "is not UTF-8 text") from error
     try:
-        return json.loads(text)
+        return text, json.loads(text)
     except json.JSONDecodeError as error:
         raise DocumentError(
             path, error.lineno, f"is not valid JSON: {error.msg} (column {error.colno})"
         ) from error
 
 
-def parse_document(model: type[D], value: Any, path: Path) -> D:
-    """``value`` (read from ``path``) as ``model``; :class:`DocumentError` naming the first
-    field that does not match."""
+def parse_document(model: type[D], value: Any, path: Path, text: str | None = None) -> D:
+    """``value`` (read from ``path``, whose ``text`` it is) as ``model``, strictly as JSON
+    (``"yes"`` is no boolean, ``"3"`` no number); :class:`DocumentError` naming the first field
+    that does not match."""
     try:
-        return model.model_validate(value)
+        return model.model_validate_json(text or json.dumps(value), strict=True)
     except ValidationError as error:
-        raise DocumentError(path, None, _first_problem(model, error)) from None
+        raise DocumentError(path, None, _first_problem(model.NAME, error, value)) from None
+
+
+def parse_part(adapter: TypeAdapter[T], value: Any, path: Path, name: str, where: DocPath) -> T:
+    """``value``, found at ``where`` in the ``name`` document at ``path``, read as what
+    ``adapter`` types (a part the document keeps as sent, read by a reader that needs its
+    shape); :class:`DocumentError` naming the first field that does not match."""
+    try:
+        return adapter.validate_python(value, strict=True)
+    except ValidationError as error:
+        raise DocumentError(path, None, _first_problem(name, error, value, where)) from None
 
 
 def read_document(model: type[D], path: Path) -> D:
     """The document at ``path``, read as ``model``."""
-    return parse_document(model, load_json(path), path)
+    text, value = _load(path)
+    return parse_document(model, value, path, text)
 
 
 def document_bytes(document: Document) -> bytes:
@@ -77,7 +94,7 @@ def write_data(path: Path, model: type[Document], data: dict[str, Any]) -> None:
     try:
         document = model.model_validate(data)
     except ValidationError as error:  # a bug of the writer, never of the user's input
-        raise AssertionError(f"{path}: {_first_problem(model, error)}") from error
+        raise AssertionError(f"{path}: {_first_problem(model.NAME, error, data)}") from error
     write_document(path, document)
 
 
@@ -96,23 +113,39 @@ _EXPECTED = {
     "float_parsing": "a number",
     "bool_type": "true or false",
     "bool_parsing": "true or false",
-    "literal_error": "",
     "too_short": "",
     "too_long": "",
 }
 
 
-def _first_problem(model: type[Document], error: ValidationError) -> str:
+def _first_problem(name: str, error: ValidationError, value: Any, within: DocPath = ()) -> str:
     problem = error.errors(include_url=False)[0]
-    where = dotted(tuple(part for part in problem["loc"] if not _is_branch(part))) or (
-        "the top level"
+    where = dotted((*within, *_in_document(problem["loc"], value)))
+    expected = _expected(problem["type"], problem.get("ctx") or {}) or (
+        problem["msg"][0].lower() + problem["msg"][1:]
     )
-    expected = _EXPECTED.get(problem["type"]) or problem["msg"][0].lower() + problem["msg"][1:]
     found = "nothing" if problem["type"] == "missing" else kind_of(problem.get("input"))
-    name = model.NAME or model.__name__
-    return f"{where}: expected {expected}, found {found} (not a {name} document)"
+    return f"{where or 'the top level'}: expected {expected}, found {found} (not a {name} document)"
 
 
-def _is_branch(part: Any) -> bool:
-    """A union's branch name pydantic puts in an error's location (``list[float]``)."""
-    return isinstance(part, str) and any(mark in part for mark in "[(")
+def _expected(kind: str, context: dict[str, Any]) -> str:
+    if kind == "literal_error":
+        return f"one of {context['expected']}"
+    if kind == "string_pattern_mismatch":
+        return f"a name matching {context['pattern']}"
+    return _EXPECTED.get(kind, "")
+
+
+def _in_document(location: tuple[int | str, ...], value: Any) -> DocPath:
+    """The part of an error's location that is in the document: pydantic puts the name of
+    a union's branch (``str``, ``list[float]``, a model's name) where a value was not of it."""
+    kept: list[int | str] = []
+    for position, part in enumerate(location):
+        if isinstance(value, dict) and isinstance(part, str):
+            if part in value or position == len(location) - 1:  # the last: a missing field
+                kept.append(part)
+                value = value.get(part)
+        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+            kept.append(part)
+            value = value[part]
+    return tuple(kept)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..documents.benchmark_model import Stat
 from .markup import Markup, el
-from .values import Stat
 from .view import Cell
 
 WIDTH = 880

@@ -4,8 +4,11 @@ without them shows none of this."""
 
 from __future__ import annotations
 
+from ...typed_documents import Interval
+from ..documents.benchmark_model import EvalVerdict
+from ..documents.overview import ModelFigures, ModelsDocument
 from .markup import Markup, column_heads, el
-from .values import Benchmark, EvalEvidence, Interval, ModelFigures, ModelsOverview
+from .values import Benchmark
 
 
 def interval_text(interval: Interval | None, signed: bool = False) -> str:
@@ -24,18 +27,18 @@ def verdict_badge(verdict: str) -> Markup | None:
     return el("span", verdict, class_=f"verdict verdict-{verdict}", data_verdict=verdict)
 
 
-def runs_hint(evidence: EvalEvidence) -> str:
+def runs_hint(evidence: EvalVerdict) -> str:
     if evidence.runs_for_0_10 is None:
         return evidence.verdict_note or "no interval"
     return f"±0.10 needs {evidence.runs_for_0_10} runs per configuration"
 
 
-def delta_cell(evidence: EvalEvidence | None, floor: Interval | None) -> Markup | None:
+def delta_cell(evidence: EvalVerdict | None, floor: Interval | None) -> Markup | None:
     """The delta's interval, its verdict, the runs hint and the A/A noise floor (this
     eval's, else every eval's): an eval table cell's tail."""
     if evidence is None or not evidence.verdict:
         return None
-    floor = evidence.noise_floor or floor
+    floor = evidence.noise_floor_ci95 or floor
     return el(
         "div",
         el("span", f"95%: {interval_text(evidence.delta_ci95, signed=True)}", class_="ci"),
@@ -51,24 +54,25 @@ def delta_cell(evidence: EvalEvidence | None, floor: Interval | None) -> Markup 
 
 def overall_lines(benchmark: Benchmark) -> Markup | None:
     """The delta card's interval and verdict over every eval, and the noise floor."""
-    verdicts = benchmark.verdicts
-    if not verdicts.overall_verdict:
+    overall, calibration = benchmark.document.overall, benchmark.document.calibration
+    if overall is None or not overall.verdict:
         return None
+    flip_share = calibration.flip_share if calibration else None
     return el(
         "div",
-        el("div", f"95%: {interval_text(verdicts.overall_delta, signed=True)} ", class_="ci"),
-        verdict_badge(verdicts.overall_verdict),
+        el("div", f"95%: {interval_text(overall.delta_ci95, signed=True)} ", class_="ci"),
+        verdict_badge(overall.verdict),
         el(
             "div",
-            f"A/A noise floor {interval_text(verdicts.floor, signed=True)}"
+            f"A/A noise floor {interval_text(benchmark.floor, signed=True)}"
             + (
-                f", {verdicts.flip_share * 100:.0f}% of expectation verdicts flip"
-                if verdicts.flip_share is not None
+                f", {flip_share * 100:.0f}% of expectation verdicts flip"
+                if flip_share is not None
                 else ""
             ),
             class_="floor quiet",
         )
-        if verdicts.floor is not None
+        if benchmark.floor is not None
         else None,
         class_="evidence",
         id="overall-verdict",
@@ -76,7 +80,8 @@ def overall_lines(benchmark: Benchmark) -> Markup | None:
 
 
 def all_met_line(benchmark: Benchmark, configuration: str) -> Markup | None:
-    interval = benchmark.verdicts.all_met.get(configuration)
+    summary = benchmark.summary.get(configuration)
+    interval = summary.all_met_ci95 if summary else None
     if interval is None:
         return None
     return el("div", f"all expectations met: 95% {interval_text(interval)}", class_="ci quiet")
@@ -96,10 +101,10 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
             data_eval=eval_id,
             data_configuration=item.configuration,
         )
-        for eval_id, evidence in sorted(benchmark.verdicts.evals.items())
+        for eval_id, evidence in sorted(benchmark.evidence.items())
         for item in evidence.flaky
     ]
-    if not benchmark.verdicts.evals:
+    if not benchmark.evidence:
         return None
     split = [
         el(
@@ -111,8 +116,8 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
             class_="split-row",
             data_eval=eval_id,
         )
-        for eval_id, evidence in sorted(benchmark.verdicts.evals.items())
-        for item in evidence.disagreements
+        for eval_id, evidence in sorted(benchmark.evidence.items())
+        for item in evidence.grader_disagreements
     ]
     head = column_heads(("Eval", "Configuration", "Expectation", "Passed", "Share"))
     return el(
@@ -163,12 +168,12 @@ def _model_cells(figures: ModelFigures) -> list[Markup]:
     ]
 
 
-def models_section(overview: ModelsOverview) -> Markup:
+def models_section(overview: ModelsDocument) -> Markup:
     """The first section of a several-models folder: per eval and model, the with-skill pass
     rate, the delta with its interval and verdict, tokens and time; each model's own report
     one link away."""
     groups = [("All evals", overview.overall)] + [
-        (f"{eval_id}. {name}", figures) for eval_id, name, figures in overview.evals
+        (f"{item.eval_id}. {item.eval_name}", item.models) for item in overview.evals
     ]
     rows = []
     for title, figures in groups:

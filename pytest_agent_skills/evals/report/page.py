@@ -13,6 +13,8 @@ import hashlib
 from collections.abc import Iterable
 from importlib import resources
 
+from ...typed_documents import Interval
+from ..documents.triggers import Totals, TriggerResultsDocument
 from ..setup.eval_runtime import HOST_WARNING
 from .chart import pass_rate_chart, percent, span, spread
 from .evidence_section import (
@@ -26,12 +28,7 @@ from .evidence_section import (
 from .markup import Child, Markup, column_heads, el
 from .runs_section import count, errors_section, failing_section, runs_section
 from .triggers_section import candidates_section, matrix_section
-from .values import (
-    Benchmark,
-    Interval,
-    ReportFolder,
-    Triggers,
-)
+from .values import Benchmark, ReportFolder
 from .view import BenchmarkView, Cell, delta, view_of
 
 
@@ -47,7 +44,7 @@ def _csp_hash(text: str) -> str:
 
 
 def _skill_name(folder: ReportFolder) -> str:
-    recorded = folder.benchmark.metadata.get("skill_name", "") if folder.benchmark else ""
+    recorded = folder.benchmark.document.metadata.skill_name if folder.benchmark else ""
     improved = folder.candidates.skill_name if folder.candidates else ""
     several = folder.models.skill_name if folder.models else ""
     return (
@@ -57,7 +54,7 @@ def _skill_name(folder: ReportFolder) -> str:
 
 def _runtime(folder: ReportFolder) -> str:
     """Where the model's commands ran, as benchmark.json (else triggers.json) records it."""
-    recorded = folder.benchmark.metadata.get("runtime", "") if folder.benchmark else ""
+    recorded = folder.benchmark.document.metadata.runtime if folder.benchmark else ""
     return str(recorded or (folder.triggers.runtime if folder.triggers else ""))
 
 
@@ -88,7 +85,7 @@ def _header(folder: ReportFolder) -> Markup:
                     ("models", "Models", folder.models),
                     ("summary", "Summary", benchmark),
                     ("failing", "Failing expectations", benchmark),
-                    ("flaky", "Flaky expectations", benchmark and benchmark.verdicts.evals),
+                    ("flaky", "Flaky expectations", benchmark and benchmark.evidence),
                     ("errors", "Errors", benchmark),
                     ("runs", "Runs", benchmark),
                     ("triggers", "Triggers", triggers),
@@ -259,8 +256,8 @@ def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
         (f"{group.eval_id}. {group.name}", group.cells) for group in view.evals
     ]
     notes = (
-        el("ul", [el("li", note) for note in benchmark.notes], class_="notes")
-        if benchmark.notes
+        el("ul", [el("li", note) for note in benchmark.document.notes], class_="notes")
+        if benchmark.document.notes
         else None
     )
     return el(
@@ -278,7 +275,7 @@ def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
                 "Errored runs count as 0 in the mean and are left out of the intervals.",
             ),
         ),
-        _eval_table(view, benchmark.verdicts.floor),
+        _eval_table(view, benchmark.floor),
         el("h3", "Notes") if notes else None,
         notes,
         id="summary",
@@ -309,7 +306,7 @@ def _rate_bar(rate: float, passed: bool) -> Markup:
     )
 
 
-def _triggers(triggers: Triggers) -> Markup:
+def _triggers(triggers: TriggerResultsDocument) -> Markup:
     rows = [
         el(
             "tr",
@@ -346,6 +343,10 @@ def _triggers(triggers: Triggers) -> Markup:
     if triggers.threshold is not None:
         facts.append(f"threshold {triggers.threshold:g}")
     about = f" ({', '.join(facts)})" if facts else ""
+    passed = sum(result.passed for result in triggers.results)
+    totals = triggers.summary or Totals(
+        total=len(triggers.results), passed=passed, failed=len(triggers.results) - passed
+    )
     return el(
         "section",
         el("h2", "Triggers"),
@@ -353,10 +354,10 @@ def _triggers(triggers: Triggers) -> Markup:
             "p",
             el(
                 "strong",
-                f"{triggers.passed} of {triggers.total} queries pass",
+                f"{totals.passed} of {totals.total} queries pass",
                 id="triggers-summary",
             ),
-            f"; {triggers.failed} fail{about}.",
+            f"; {totals.failed} fail{about}.",
             class_="triggers-line",
         ),
         el("blockquote", triggers.description, class_="description")

@@ -1,26 +1,29 @@
 """A run of the output folder read for the report: its ``runs[]`` entry, its grading,
 transcript and output files (each shown up to a limit, the page's inlined text within a
-budget)."""
+budget). The files are read through their models (:mod:`..documents`); the messages a
+transcript keeps as sent are read through :class:`ChatMessage`."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .located import Node, load_node
-from .values import Expectation, Message, OutputFile, Run, RunError, ToolCall, Transcript
+from pydantic import TypeAdapter
+
+from ...typed_documents import Open
+from ..documents.benchmark_model import RunEntry
+from ..documents.document_io import DocumentError, parse_part, read_document
+from ..documents.run_files import GradingDocument, TranscriptDocument
+from .values import Message, OutputFile, Run, ToolCall, Transcript
 
 # What one page inlines: enough to read a run, never a page that a browser chokes on.
 OUTPUT_TEXT_LIMIT = 20_000  # characters of one output file shown
 OUTPUT_FILES_LIMIT = 200  # output files listed per run
 _SNIFF_BYTES = 4 * OUTPUT_TEXT_LIMIT + 4
-
-ERROR_KINDS = ("model", "grading", "harness", "interrupted")
-_CONFIGURATION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 @dataclass
@@ -30,115 +33,92 @@ class Budget:
     left: int
 
 
-
-def _read_error(node: Node) -> RunError:
-    node.obj()
-    kind = node.child("kind").text()
-    if kind not in ERROR_KINDS:
-        raise node.child("kind").fail(
-            f"unknown error kind {kind!r}; one of {', '.join(ERROR_KINDS)}"
-        )
-    return RunError(kind, node.opt_text("message"))
+class ChatFunction(Open):
+    name: str
+    arguments: Any = None
 
 
-def _read_expectations(node: Node) -> tuple[Expectation, ...]:
-    expectations = []
-    for item in node.items():
-        item.obj()
-        expectations.append(
-            Expectation(
-                item.child("text").text(), item.child("passed").flag(), item.opt_text("evidence")
-            )
-        )
-    return tuple(expectations)
+class ChatToolCall(Open):
+    id: str = ""
+    function: ChatFunction
 
 
-def read_run(out_dir: Path, node: Node, budget: Budget) -> Run:
-    node.obj()
-    eval_id = node.child("eval_id").integer()
-    configuration = node.child("configuration").text()
-    if not _CONFIGURATION_NAME.fullmatch(configuration):
-        raise node.child("configuration").fail(
-            f"{configuration!r} is not a configuration name (with_skill, without_skill, baseline)"
-        )
-    run_number = node.child("run_number").integer()
-    result = node.child("result").obj()
-    total = result.opt_int("total")
-    run_dir = node.opt_text("run_dir", f"eval-{eval_id}/{configuration}/run-{run_number}")
-    folder = _inside(out_dir, run_dir, node.child("run_dir"))
-    expectations: tuple[Expectation, ...] = ()
-    if node.has("expectations"):
-        expectations = _read_expectations(node.child("expectations"))
-    elif (folder / "grading.json").is_file():  # benchmark.json without them: the run's own
-        grading = load_node(folder / "grading.json").obj()
-        if grading.has("expectations"):
-            expectations = _read_expectations(grading.child("expectations"))
+class ContentPart(Open):
+    type: str = "text"
+    text: str = ""
+
+
+#: A message's content: text, nothing, or OpenAI's list of parts.
+Content = str | list[ContentPart] | None
+
+
+class ChatMessage(Open):
+    """A message of transcript.json as sent to the model (OpenAI's chat format: fields the
+    page does not show are kept)."""
+
+    role: str
+    content: Content = None
+    tool_calls: list[ChatToolCall] | None = None
+    tool_call_id: str | None = None
+
+
+_MESSAGES = TypeAdapter(list[ChatMessage])
+_CONTENT: TypeAdapter[Content] = TypeAdapter(Content)
+
+
+def read_run(out_dir: Path, entry: RunEntry, where: str, budget: Budget) -> Run:
+    """The run of ``entry`` (``runs[i]`` of benchmark.json, ``where``) with its folder."""
+    default_dir = f"eval-{entry.eval_id}/{entry.configuration}/run-{entry.run_number}"
+    run_dir = entry.run_dir or default_dir
+    folder = _inside(out_dir, run_dir, f"{where}.run_dir")
+    expectations = entry.expectations
+    if expectations is None and (folder / "grading.json").is_file():
+        expectations = read_document(GradingDocument, folder / "grading.json").expectations
     transcript_file = folder / "transcript.json"
-    transcript = (
-        _read_transcript(load_node(transcript_file)) if transcript_file.is_file() else None
-    )
-    error = _read_error(node.child("error")) if node.has("error") else None
-    if error is None and transcript is not None:
-        error = transcript.error
+    transcript = _read_transcript(transcript_file) if transcript_file.is_file() else None
     outputs, omitted = _read_outputs(folder / "outputs", budget)
     return Run(
-        eval_id=eval_id,
-        eval_name=node.opt_text("eval_name", f"eval {eval_id}"),
-        configuration=configuration,
-        run_number=run_number,
-        pass_rate=result.child("pass_rate").number(),
-        passed=result.opt_int("passed"),
-        total=total,
-        time_seconds=result.opt_number("time_seconds"),
-        tokens=result.opt_int("tokens"),
-        tool_calls=result.opt_int("tool_calls"),
-        errors=result.opt_int("errors"),
-        error=error,
-        expectations=expectations,
-        notes=tuple(item.text() for item in node.child("notes").items())
-        if node.has("notes")
-        else (),
+        entry=entry,
+        eval_name=entry.eval_name or f"eval {entry.eval_id}",
         run_dir=run_dir,
+        error=entry.error or (transcript.error if transcript else None),
+        expectations=tuple(expectations or ()),
         found=folder.is_dir(),
         transcript=transcript,
         outputs=outputs,
         outputs_omitted=omitted,
-        skipped=node.has("skipped") and node.child("skipped").flag(),
-        stop_reason=result.opt_text("stop_reason"),
     )
 
 
-def _inside(out_dir: Path, relative: str, node: Node) -> Path:
+def _inside(out_dir: Path, relative: str, where: str) -> Path:
     """``out_dir / relative``, refusing a path that leaves the output folder."""
     candidate = Path(relative)
     if candidate.is_absolute() or ".." in candidate.parts:
-        raise node.fail(f"{relative!r} is not a folder inside the output folder")
+        raise DocumentError(
+            out_dir / "benchmark.json",
+            None,
+            f"{where}: {relative!r} is not a folder inside the output folder",
+        )
     return out_dir / candidate
 
 
-def _content_text(node: Node) -> str:
+def _content_text(content: Content) -> str:
     """A message's content: a string, null, or OpenAI's list of parts (text parts joined)."""
-    if node.value is None:
-        return ""
-    if isinstance(node.value, str):
-        return node.value
-    parts = []
-    for part in node.items():
-        part.obj()
-        kind = part.opt_text("type", "text")
-        parts.append(part.opt_text("text") if kind == "text" else f"[{kind} part]")
-    return "\n".join(parts)
+    if content is None or isinstance(content, str):
+        return content or ""
+    return "\n".join(
+        part.text if part.type == "text" else f"[{part.type} part]" for part in content
+    )
 
 
-def _arguments_text(node: Node) -> str:
-    value = node.value
+def _arguments_text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
-            return str(node.value)  # shown as the model sent it
+            return str(value)  # shown as the model sent it
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
@@ -152,51 +132,45 @@ def _result_text(text: str) -> str:
         return text
 
 
-def _read_transcript(root: Node) -> Transcript:
-    root.obj()
-    results: dict[str, str] = {}
-    raw_messages = list(root.child("messages").items()) if root.has("messages") else []
-    for message in raw_messages:
-        message.obj()
-        if message.opt_text("role") == "tool" and message.has("tool_call_id"):
-            call_id = message.child("tool_call_id").text()
-            results[call_id] = _result_text(_content_text(message.child("content")))
-    messages = []
-    for message in raw_messages:
-        role = message.child("role").text()
-        if role == "tool":
-            continue  # shown with the call it answers
-        calls = []
-        if message.has("tool_calls"):
-            for call in message.child("tool_calls").items():
-                function = call.obj().child("function").obj()
-                call_id = call.opt_text("id")
-                calls.append(
-                    ToolCall(
-                        function.child("name").text(),
-                        _arguments_text(function.child("arguments")),
-                        results.get(call_id),
-                    )
+def _read_transcript(path: Path) -> Transcript:
+    document = read_document(TranscriptDocument, path)
+    raw = parse_part(_MESSAGES, document.messages, path, document.NAME, ("messages",))
+    results = {
+        message.tool_call_id: _result_text(_content_text(message.content))
+        for message in raw
+        if message.role == "tool" and message.tool_call_id is not None
+    }
+    messages = [
+        Message(
+            message.role,
+            _content_text(message.content),
+            tuple(
+                ToolCall(
+                    call.function.name,
+                    _arguments_text(call.function.arguments),
+                    results.get(call.id),
                 )
-        messages.append(Message(role, _content_text(message.child("content")), tuple(calls)))
-    if not raw_messages and root.has("tool_calls"):
+                for call in message.tool_calls or ()
+            ),
+        )
+        for message in raw
+        if message.role != "tool"  # shown with the call it answers
+    ]
+    if not raw and "tool_calls" in document.model_fields_set:
         # No messages recorded: the paired calls alone still tell what the agent did.
-        calls = [
-            ToolCall(
-                call.obj().child("name").text(),
-                _arguments_text(call.child("arguments")),
-                _result_text(_content_text(call.child("result"))) if call.has("result") else None,
-            )
-            for call in root.child("tool_calls").items()
-        ]
+        calls = []
+        for index, call in enumerate(document.tool_calls):
+            where = ("tool_calls", index, "result")
+            result = parse_part(_CONTENT, call.result, path, document.NAME, where)
+            shown = None if result is None else _result_text(_content_text(result))
+            calls.append(ToolCall(call.name, _arguments_text(call.arguments), shown))
         messages.append(Message("assistant", "", tuple(calls)))
-    usage = root.child("usage") if root.has("usage") else None
     return Transcript(
-        prompt=root.opt_text("prompt"),
+        prompt=document.prompt,
         messages=tuple(messages),
-        final_text=root.opt_text("final_text"),
-        error=_read_error(root.child("error")) if root.has("error") else None,
-        total_tokens=usage.obj().opt_int("total_tokens") if usage is not None else None,
+        final_text=document.final_text or "",
+        error=document.error,
+        total_tokens=document.usage.get("total_tokens", 0) if document.usage is not None else None,
     )
 
 
@@ -245,5 +219,3 @@ def _as_text(head: bytes, complete: bool) -> str | None:
         if not complete and error.start >= len(head) - 3:
             return head[: error.start].decode("utf-8")
         return None
-
-

@@ -17,7 +17,6 @@ RUN_TRANSCRIPT_LIMIT = 60_000  # characters of one run's transcript shown
 EVIDENCE_SHOWN = 3  # distinct evidence texts shown before "more"
 
 
-
 def run_anchor(run: Run) -> str:
     # Configuration names have no spaces (report_input checks them): each makes its own id.
     return f"run-{run.eval_id}-{run.configuration}-{run.run_number}"
@@ -54,8 +53,8 @@ def _size(size: int) -> str:
 def _status(run: Run) -> Markup:
     if run.error is not None:
         return el("span", f"error: {run.error.kind}", class_="badge error")
-    if run.errors:
-        return el("span", count(run.errors, "error"), class_="badge error")
+    if run.result.errors:
+        return el("span", count(run.result.errors, "error"), class_="badge error")
     return el("span", run.outcome, class_=f"badge {run.outcome}")
 
 
@@ -144,7 +143,10 @@ def errors_section(view: BenchmarkView) -> Markup:
             el("td", f"{run.eval_id}. {run.eval_name}"),
             el("td", _run_link(run)),
             el("td", run.error.kind if run.error else "—", class_="kind"),
-            el("td", el("pre", run.error.message) if run.error else count(run.errors, "error")),
+            el(
+                "td",
+                el("pre", run.error.message) if run.error else count(run.result.errors, "error"),
+            ),
         )
         for run in view.errored
     ]
@@ -253,8 +255,8 @@ def _output(run: Run, output: OutputFile) -> Markup:
 
 def _run(run: Run) -> Markup:
     facts = (
-        f"{run.passed}/{run.total} expectations · {run.time_seconds:.1f} s · "
-        f"{run.tokens:,} tokens · {count(run.tool_calls, 'tool call')}"
+        f"{run.result.passed}/{run.result.total} expectations · {run.result.time_seconds:.1f} s · "
+        f"{run.result.tokens:,} tokens · {count(run.result.tool_calls, 'tool call')}"
     )
     expectations = el(
         "ul",
@@ -299,7 +301,9 @@ def _run(run: Run) -> Markup:
         el("p", f"{run.outputs_omitted} more files not listed", class_="quiet")
         if run.outputs_omitted
         else None,
-        el("ul", [el("li", note) for note in run.notes], class_="notes") if run.notes else None,
+        el("ul", [el("li", note) for note in run.entry.notes], class_="notes")
+        if run.entry.notes
+        else None,
         class_=f"run is-{run.outcome}",
         id=run_anchor(run),
     )
@@ -353,5 +357,3 @@ def runs_section(view: BenchmarkView) -> Markup:
         class_="controls",
     )
     return el("section", el("h2", "Runs"), controls, blocks, id="runs")
-
-

@@ -10,9 +10,15 @@ of 700 pixels a side, read without scrolling.
 
 from __future__ import annotations
 
+from ..documents.triggers import (
+    CandidatesDocument,
+    MatrixDocument,
+    MatrixSummary,
+    Passed,
+    SkillScore,
+)
 from .chart import percent
 from .markup import Markup, column_heads, el
-from .values import Candidates, Matrix, SkillScore
 
 #: A cell's side, in pixels.
 CELL = 14
@@ -28,7 +34,7 @@ def _table(labels: tuple[str, ...], rows: list[Markup], kind: str) -> Markup:
     return el("table", head, el("tbody", rows), class_=kind)
 
 
-def confusion_svg(matrix: Matrix) -> Markup:
+def confusion_svg(matrix: MatrixDocument) -> Markup:
     """Rows: the owners of should-trigger queries; columns: the skill their runs loaded
     first, then ``none``.  A cell's shade is its share of the row's runs."""
     skills = list(matrix.skills)
@@ -125,11 +131,11 @@ def _false_triggers(score: SkillScore) -> str:
     return ", ".join(shown) or "-"
 
 
-def _score_row(score: SkillScore, matrix: Matrix) -> Markup:
-    failing = score.name in matrix.below_bar
+def _score_row(name: str, score: SkillScore, matrix: MatrixDocument) -> Markup:
+    failing = name in _summary(matrix).below_bar
     return el(
         "tr",
-        el("th", score.name, scope="row"),
+        el("th", name, scope="row"),
         _rate(score.recall, matrix.min_recall),
         _rate(score.precision, matrix.min_precision),
         el("td", _false_triggers(score), class_="false-triggers"),
@@ -143,7 +149,12 @@ def _score_row(score: SkillScore, matrix: Matrix) -> Markup:
     )
 
 
-def matrix_section(matrix: Matrix) -> Markup:
+def _summary(matrix: MatrixDocument) -> MatrixSummary:
+    return matrix.summary or MatrixSummary()
+
+
+def matrix_section(matrix: MatrixDocument) -> Markup:
+    summary = _summary(matrix)
     worst = matrix.collisions[:COLLISIONS_SHOWN]
     bars = []
     if matrix.min_recall is not None:
@@ -155,18 +166,18 @@ def matrix_section(matrix: Matrix) -> Markup:
         facts.append(f"{matrix.runs_per_query} runs each")
     if matrix.model:
         facts.append(matrix.model)
-    if matrix.time_seconds is not None:
-        facts.append(f"{matrix.time_seconds:.1f} s")
+    if summary.time_seconds is not None:
+        facts.append(f"{summary.time_seconds:.1f} s")
     apart = []
-    if matrix.errors:
-        apart.append(f"{matrix.errors} runs failed (judged nowhere)")
-    if matrix.runs_skipped:
+    if summary.errors:
+        apart.append(f"{summary.errors} runs failed (judged nowhere)")
+    if summary.runs_skipped:
         apart.append(
-            f"{matrix.runs_skipped} runs skipped: the token budget (--max-tokens) was spent"
+            f"{summary.runs_skipped} runs skipped: the token budget (--max-tokens) was spent"
             " (neither judged nor errors)"
         )
     scores = sorted(
-        matrix.scores, key=lambda score: (score.name not in matrix.below_bar, score.name)
+        matrix.per_skill.items(), key=lambda item: (item[0] not in summary.below_bar, item[0])
     )
     return el(
         "section",
@@ -175,7 +186,7 @@ def matrix_section(matrix: Matrix) -> Markup:
             "p",
             el(
                 "strong",
-                f"{len(matrix.below_bar)} of {len(matrix.skills)} skills below a bar",
+                f"{len(summary.below_bar)} of {len(matrix.skills)} skills below a bar",
                 id="matrix-summary",
             ),
             f" ({', '.join(bars)}); {', '.join(facts)}.",
@@ -209,20 +220,20 @@ def matrix_section(matrix: Matrix) -> Markup:
         el("h3", "Per skill"),
         _table(
             ("Skill", "Recall", "Precision", "False triggers", ""),
-            [_score_row(score, matrix) for score in scores],
+            [_score_row(name, score, matrix) for name, score in scores],
             "skill-scores",
         ),
         id="matrix",
     )
 
 
-def _split(part: tuple[int, int] | None) -> str:
+def _split(part: Passed | None) -> str:
     if part is None:
         return "-"
-    return f"{part[0]}/{part[1]}"
+    return f"{part.passed}/{part.total}"
 
 
-def candidates_section(candidates: Candidates) -> Markup:
+def candidates_section(candidates: CandidatesDocument) -> Markup:
     rows = [
         el(
             "tr",

@@ -3,20 +3,20 @@ rates with their spread, deltas, errors and the expectations that failed."""
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .values import Benchmark, EvalEvidence, Run, Stat
+from ..documents.benchmark_model import ConfigurationSummary, EvalVerdict, Stat
+from .values import Benchmark, Run
 
 
 def stat_of(values: Sequence[float]) -> Stat:
     """Mean, sample standard deviation (0 for one value), min and max; all 0 for none."""
     if not values:
-        return Stat(0.0, 0.0, 0.0, 0.0)
+        return Stat()
     stddev = statistics.stdev(values) if len(values) > 1 else 0.0
-    return Stat(statistics.fmean(values), stddev, min(values), max(values))
+    return Stat(mean=statistics.fmean(values), stddev=stddev, min=min(values), max=max(values))
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class EvalGroup:
     eval_id: int
     name: str
     cells: tuple[Cell, ...]  # in the page's configuration order
-    evidence: EvalEvidence | None = None  # the intervals and verdict benchmark.json records
+    evidence: EvalVerdict | None = None  # the intervals and verdict benchmark.json records
 
 
 @dataclass(frozen=True)
@@ -80,22 +80,22 @@ def configurations_of(benchmark: Benchmark) -> tuple[str, ...]:
 
 
 def cell_of(
-    configuration: str, runs: Sequence[Run], recorded: dict[str, Stat] | None = None
+    configuration: str, runs: Sequence[Run], recorded: ConfigurationSummary | None = None
 ) -> Cell:
     ordered = tuple(sorted(runs, key=lambda run: (run.eval_id, run.run_number)))
-    recorded = recorded or {}
+    recorded = recorded or ConfigurationSummary()
     return Cell(
         configuration,
         ordered,
-        recorded.get("pass_rate") or stat_of([run.counted_pass_rate for run in ordered]),
-        recorded.get("time_seconds") or stat_of([run.time_seconds for run in ordered]),
-        recorded.get("tokens") or stat_of([float(run.tokens) for run in ordered]),
+        recorded.pass_rate or stat_of([run.counted_pass_rate for run in ordered]),
+        recorded.time_seconds or stat_of([run.result.time_seconds for run in ordered]),
+        recorded.tokens or stat_of([float(run.result.tokens) for run in ordered]),
     )
 
 
 def view_of(benchmark: Benchmark) -> BenchmarkView:
     configurations = configurations_of(benchmark)
-    measured = [run for run in benchmark.runs if not run.skipped]
+    measured = [run for run in benchmark.runs if not run.entry.skipped]
     by_eval: dict[int, list[Run]] = {}
     for run in measured:
         by_eval.setdefault(run.eval_id, []).append(run)
@@ -103,7 +103,7 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
     failing: dict[int, tuple[FailingExpectation, ...]] = {}
     for eval_id in sorted(by_eval):
         runs = by_eval[eval_id]
-        evidence = benchmark.verdicts.evals.get(eval_id)
+        evidence = benchmark.evidence.get(eval_id)
         cells = tuple(
             _with_interval(
                 cell_of(name, [run for run in runs if run.configuration == name]), evidence
@@ -127,16 +127,17 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
             key=lambda run: (run.eval_id, configurations.index(run.configuration), run.run_number),
         )
     )
-    skipped = tuple(run for run in benchmark.runs if run.skipped)
+    skipped = tuple(run for run in benchmark.runs if run.entry.skipped)
     return BenchmarkView(configurations, overall, tuple(evals), errored, failing, skipped)
 
 
-def _with_interval(cell: Cell, evidence: EvalEvidence | None) -> Cell:
+def _with_interval(cell: Cell, evidence: EvalVerdict | None) -> Cell:
     """The cell with the recorded interval of its mean pass rate."""
-    interval = evidence.ci95.get(cell.configuration) if evidence else None
-    if interval is None:
+    recorded = evidence.pass_rate.get(cell.configuration) if evidence else None
+    if recorded is None or recorded.ci95 is None:
         return cell
-    return dataclasses.replace(cell, pass_rate=dataclasses.replace(cell.pass_rate, ci95=interval))
+    pass_rate = cell.pass_rate.model_copy(update={"ci95": recorded.ci95})
+    return Cell(cell.configuration, cell.runs, pass_rate, cell.time_seconds, cell.tokens)
 
 
 def failing_expectations(

@@ -11,11 +11,11 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..documents.document_io import DocumentError
 from .folder import read_folder
-from .located import ReportError
 from .page import render_page
 
-__all__ = ["REPORT_NAME", "ReportError", "write_report"]
+__all__ = ["REPORT_NAME", "DocumentError", "write_report"]
 
 REPORT_NAME = "report.html"
 
@@ -23,7 +23,7 @@ REPORT_NAME = "report.html"
 def write_report(out_dir: Path) -> Path:
     """Read the eval output folder, write ``out_dir / "report.html"`` atomically, return its path.
 
-    Raises :class:`ReportError` (naming the file, and the line for bad JSON) on a folder it
+    Raises :class:`DocumentError` (naming the file, and the line for bad JSON) on a folder it
     cannot read; ``report.html`` is then left as it was.
     """
     out_dir = Path(out_dir)
@@ -32,7 +32,9 @@ def write_report(out_dir: Path) -> Path:
     try:
         handle, temporary = tempfile.mkstemp(dir=out_dir, prefix=f".{REPORT_NAME}.", suffix=".tmp")
     except OSError as error:
-        raise ReportError(target, None, f"cannot be written: {error.strerror or error}") from error
+        raise DocumentError(
+            target, None, f"cannot be written: {error.strerror or error}"
+        ) from error
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(page)
