@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from .config.command_line import UsageError, add_paths_argument, check_output, write_report
 from .targets import changed_targets, repository_root, targets
 
-#: The plugin setting each flag sets (ini name -> the flag), the flags made from the
-#: settings' own declarations.
-AUDIT_FLAGS = {
-    "skills_audit_fail_on": "--fail-on",
-    "skills_audit_select": "--select",
-    "skills_audit_ignore": "--ignore",
-    "skills_audit_suppress": "--suppress",
-    "skills_audit_dynamic": "--dynamic",
-    "skills_changed_since": "--changed-since",
-}
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from .config import audit, roots  # noqa: F401 - declare the settings of the flags
-    from .settings import REGISTRY, add_command_flag
+    from .config.file_settings import add_command_flags
 
     add_paths_argument(parser)
     parser.add_argument(
@@ -35,8 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="output format: text, json (the audit document, schemas/audit.schema.json), sarif"
         " (code scanning), github (workflow annotations)",
     )
-    for ini, flag in AUDIT_FLAGS.items():
-        add_command_flag(parser, REGISTRY[ini], flag)
+    # The flags of the settings audit takes (--fail-on, --select, ..., --changed-since).
+    add_command_flags(parser, "audit")
     parser.add_argument(
         "--runtime",
         choices=("sandbox", "docker"),
@@ -58,15 +45,14 @@ def run(args: argparse.Namespace) -> int:
     from .audit.run import audit_folders, skill_folders
     from .audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
     from .config.audit import audit_options
+    from .config.file_settings import command_flag_names, command_flag_values
     from .config.scopes import Scopes
     from .listings import FolderListings
 
     check_output(args.output)
     listings = FolderListings()
-    flags: dict[str, Any] = {
-        ini: getattr(args, flag[2:].replace("-", "_")) for ini, flag in AUDIT_FLAGS.items()
-    }
-    scopes = Scopes(flags, listings=listings, flag_names=AUDIT_FLAGS)
+    flags = command_flag_values(args, "audit")
+    scopes = Scopes(flags, listings=listings, flag_names=command_flag_names("audit"))
     found = targets(args.paths, scopes, [])
     ref = scopes.for_path(".").settings("skills_changed_since")
     if ref:

@@ -218,15 +218,11 @@ def _audit_rule(rule_id: str) -> int:
 
 
 def _configure_docker_image(parser: argparse.ArgumentParser) -> None:
+    from .config.file_settings import add_command_flags
     from .docker_image import DEFAULT_CACHE_DIR
-    from .workspace import DEFAULT_DOCKER_IMAGE
 
-    parser.add_argument(
-        "--image",
-        default=DEFAULT_DOCKER_IMAGE,
-        help=f"image name to build (default: {DEFAULT_DOCKER_IMAGE}); an image of that name not"
-        " built by agent-skills is never replaced",
-    )
+    # --image: the image of the docker runtime (skills_docker_image), which pytest then runs.
+    add_command_flags(parser, "docker-image")
     parser.add_argument(
         "--cache-dir",
         type=Path,
@@ -240,10 +236,14 @@ def _log(line: str) -> None:
 
 
 def _run_docker_image(args: argparse.Namespace) -> int:
+    from .config.file_settings import FileSettings
+    from .config.locate import ConfigLocator
     from .docker_image import ImageBuildError, ImageRequest, cache_dir_from_env, ensure_image
     from .workspace import RuntimeUnavailableError
 
-    request = ImageRequest(args.image, args.cache_dir or cache_dir_from_env())
+    here = Path.cwd()
+    values = FileSettings.of_command(ConfigLocator(here).locate(here), args, "docker-image")
+    request = ImageRequest(values("skills_docker_image"), args.cache_dir or cache_dir_from_env())
     try:
         done = ensure_image(request, log=_log)
     except (ImageBuildError, RuntimeUnavailableError) as error:

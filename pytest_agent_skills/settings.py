@@ -54,9 +54,12 @@ COMMAND_SETTING_MODULES = (
     "pytest_agent_skills.config.roots",
     "pytest_agent_skills.config.gate",
     "pytest_agent_skills.config.validation",
+    "pytest_agent_skills.config.runtimes",
     "pytest_agent_skills.config.runs",
     "pytest_agent_skills.evals.setup.eval_settings",
     "pytest_agent_skills.evals.triggers.trigger_settings",
+    "pytest_agent_skills.config.mutation",
+    "pytest_agent_skills.config.audit",
 )
 
 SettingKind = Literal["string", "choice", "bool", "int", "float", "list", "params"]
@@ -497,11 +500,3 @@ def markdown_table(registry: SettingsRegistry) -> str:
         )
     return "\n".join(rows) + "\n"
 
-
-def add_command_flag(parser: Any, setting: Setting, flag: str) -> None:
-    """Add ``setting`` to an ``agent-skills`` command's argparse ``parser`` as ``flag`` (its
-    value at the flag's name), the keywords as :func:`flag_keywords` makes them.  A command
-    that lists its settings by name calls this; naming the command in the setting's
-    ``commands`` (:func:`~pytest_agent_skills.config.file_settings.add_command_flags`) spares
-    the list."""
-    parser.add_argument(flag, **flag_keywords(setting, flag.removeprefix("--").replace("-", "_")))

@@ -22,6 +22,8 @@ AUDIT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_audit_fail_on",
+        commands=("audit",),
+        command_flag="--fail-on",
         kind="choice",
         choices=FAIL_ON_LEVELS,
         default=DEFAULT_FAIL_ON,
@@ -29,6 +31,8 @@ AUDIT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_audit_select",
+        commands=("audit",),
+        command_flag="--select",
         kind="list",
         default=[],
         metavar="RULE",
@@ -36,6 +40,8 @@ AUDIT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_audit_ignore",
+        commands=("audit",),
+        command_flag="--ignore",
         kind="list",
         default=[],
         metavar="RULE",
@@ -43,6 +49,8 @@ AUDIT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_audit_suppress",
+        commands=("audit",),
+        command_flag="--suppress",
         kind="list",
         default=[],
         metavar="GLOB:RULE[,RULE] -- REASON",
@@ -52,6 +60,8 @@ AUDIT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_audit_dynamic",
+        commands=("audit",),
+        command_flag="--dynamic",
         kind="bool",
         default=False,
         help="also detonate each skill in the isolated runtime (sandbox, else Docker): its"

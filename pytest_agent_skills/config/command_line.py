@@ -24,7 +24,7 @@ def add_paths_argument(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         metavar="PATH_OR_URL",
         help="a skill folder, a SKILL.md, a folder of many skills, or a URL of a skills root"
-        " (default: '.' and the skills_roots of the pytest configuration)",
+        " (default: what `pytest` here collects, then the skills_roots of its configuration)",
     )
 
 

@@ -9,20 +9,27 @@ setting's flag, variable, ini option, type, choices, default and help are declar
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import REGISTRY, ConfigFile, command_settings, flag_keywords
+from ..settings import REGISTRY, ConfigFile, Setting, command_settings, flag_keywords
 
 #: The argparse type of a number setting's flag (argparse refuses a bad one as usage).
 _FLAG_TYPES: dict[str, type] = {"int": int, "float": float}
 
 
-def add_command_flags(parser: argparse.ArgumentParser, command: str) -> None:
+def add_command_flags(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    command: str,
+    only: Callable[[Setting], bool] | None = None,
+) -> None:
     """Add the flag of each setting the command ``command`` takes (its ``command_flag``, its
-    value at the setting's ini name in the parsed arguments; None when not given)."""
+    value at the setting's ini name in the parsed arguments; None when not given); with
+    ``only``, of those it keeps (a command that shows some in a group of their own)."""
     for setting in command_settings(command):
+        if only is not None and not only(setting):
+            continue
         keywords = flag_keywords(setting, setting.ini)
         if setting.kind in _FLAG_TYPES:
             keywords["type"] = _FLAG_TYPES[setting.kind]
@@ -35,6 +42,12 @@ def command_flag_values(args: argparse.Namespace, command: str) -> dict[str, Any
     """The values of the flags :func:`add_command_flags` added to the command ``command``:
     ini name -> the flag's value (None when not given)."""
     return {setting.ini: getattr(args, setting.ini) for setting in command_settings(command)}
+
+
+def command_flag_names(command: str) -> dict[str, str]:
+    """The flag of each setting the command ``command`` takes (ini name -> ``--runs``), which
+    messages about its value name."""
+    return {setting.ini: setting.command_flag_name for setting in command_settings(command)}
 
 
 class FileSettings:
@@ -63,8 +76,9 @@ class FileSettings:
     def of_command(cls, config: ConfigFile, args: argparse.Namespace, command: str) -> FileSettings:
         """The settings of ``config`` and of the flags :func:`add_command_flags` added to the
         command ``command`` (parsed in ``args``), each named by its flag in messages."""
-        names = {setting.ini: setting.command_flag_name for setting in command_settings(command)}
-        return cls(config, command_flag_values(args, command), flag_names=names)
+        return cls(
+            config, command_flag_values(args, command), flag_names=command_flag_names(command)
+        )
 
     def __call__(self, ini: str) -> Any:
         return self.config.resolve(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))

@@ -6,12 +6,11 @@ from __future__ import annotations
 from .. import settings
 from ..settings import Setting
 
-#: The prefix the command's own flags drop (``skills_mutation_seed`` -> ``--seed``).
-FLAG_PREFIX = "skills_mutation_"
-
 MUTATION_SETTINGS = settings.declare(
     Setting(
         ini="skills_mutation_min_score",
+        commands=("mutate",),
+        command_flag="--min-score",
         kind="float",
         metavar="SCORE",
         section="mutation",
@@ -21,6 +20,8 @@ MUTATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_mutation_seed",
+        commands=("mutate",),
+        command_flag="--seed",
         kind="int",
         default=0,
         metavar="N",
@@ -29,6 +30,8 @@ MUTATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_mutation_max_mutants",
+        commands=("mutate",),
+        command_flag="--max-mutants",
         kind="int",
         default=30,
         metavar="N",
@@ -37,6 +40,8 @@ MUTATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_mutation_jobs",
+        commands=("mutate",),
+        command_flag="--jobs",
         kind="int",
         default=1,
         metavar="N",
@@ -45,6 +50,8 @@ MUTATION_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_mutation_timeout",
+        commands=("mutate",),
+        command_flag="--timeout",
         kind="float",
         metavar="SECONDS",
         section="mutation",
@@ -53,7 +60,3 @@ MUTATION_SETTINGS = settings.declare(
     ),
 )
 
-
-def command_flag(setting: Setting) -> str:
-    """The ``agent-skills mutate`` flag of a mutation setting."""
-    return "--" + setting.ini.removeprefix(FLAG_PREFIX).replace("_", "-")

@@ -26,7 +26,7 @@ ROOT_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_changed_since",
-        commands=("validate", "eval", "triggers"),
+        commands=("validate", "audit", "eval", "triggers", "ci"),
         metavar="REF",
         help="only the skills with a file that differs from this git ref (committed, staged,"
         " unstaged or untracked), e.g. HEAD~1 or origin/main; how many were left out is"

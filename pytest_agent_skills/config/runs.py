@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the harness loads when settings are built, not with their d
 RUN_SETTINGS = settings.declare(
     Setting(
         ini="skills_record",
-        commands=("eval", "triggers", "improve-description", "grader-check"),
+        commands=("eval", "triggers", "improve-description", "grader-check", "mutate"),
         kind="choice",
         choices=("none", "once", "new", "all"),
         default="none",
@@ -28,7 +28,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_upstream_url",
-        commands=("eval", "triggers", "improve-description", "grader-check"),
+        commands=("eval", "triggers", "improve-description", "grader-check", "mutate"),
         env="SKILLS_UPSTREAM_URL",
         metavar="BASE_URL",
         section="scenarios",
@@ -62,7 +62,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_model",
-        commands=("triggers", "improve-description", "grader-check"),
+        commands=("triggers", "improve-description", "grader-check", "mutate"),
         env="SKILLS_MODEL",
         default="scripted",
         section="scenarios",
@@ -98,7 +98,7 @@ RUN_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_model_params",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "mutate"),
         kind="params",
         default={},
         flag="--skills-model-param",

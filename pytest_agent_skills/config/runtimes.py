@@ -38,11 +38,13 @@ RUNTIME_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_docker_image",
+        commands=("docker-image",),
+        command_flag="--image",
         default=DEFAULT_DOCKER_IMAGE,
         env="SKILLS_DOCKER_IMAGE",
         metavar="IMAGE",
-        help="image of the docker runtime (needs bash; 'agent-skills docker-image' builds the"
-        " default one)",
+        help="image of the docker runtime (needs bash; 'agent-skills docker-image' builds it,"
+        " and never replaces an image of that name it did not build)",
     ),
     Setting(
         ini="skills_stage_mode",

@@ -102,15 +102,9 @@ def run_validate(request: GateRequest) -> CheckOutcome:
 
 
 def run_tokens(request: GateRequest, values: SettingValues) -> CheckOutcome:
-    from .token_model import Budgets
-    from .tokens_command import token_report
+    from .tokens_command import token_budgets, token_report
 
-    budgets = Budgets(
-        body=values("skills_budget_body"),
-        doc=values("skills_budget_doc"),
-        listing=values("skills_budget_listing"),
-        fail=values("skills_budget_fail"),
-    )
+    budgets = token_budgets(values)
     report = token_report(request.folders, budgets, None, 0.0)
     largest = max((skill.body for skill in report.skills), default=0)
     errors = [over for over in report.over if over.severity == "error"]
@@ -131,11 +125,10 @@ def run_tokens(request: GateRequest, values: SettingValues) -> CheckOutcome:
 
 def run_coverage(request: GateRequest, values: SettingValues) -> CheckOutcome:
     from .coverage import coverage_report
-    from .coverage_command import DEFAULT_CASSETTES
+    from .coverage_command import cassettes_folder, min_coverage
 
-    cassettes = values.base_dir / (values("skills_eval_cassettes") or DEFAULT_CASSETTES)
-    minimum = values("skills_min_coverage")
-    report = coverage_report(request.folders, cassettes, minimum)
+    minimum = min_coverage(values)
+    report = coverage_report(request.folders, cassettes_folder(values), minimum)
     summary = report.summary
     return CheckOutcome(
         "coverage",

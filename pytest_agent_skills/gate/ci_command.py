@@ -22,7 +22,6 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 
 
-
 def configure(parser: argparse.ArgumentParser) -> None:
     add_paths_argument(parser)
     parser.add_argument(
@@ -30,12 +29,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma-separated: validate, audit, tokens, coverage, triggers, eval, pytest"
         " (default: validate,tokens,coverage)",
-    )
-    parser.add_argument(
-        "--changed-since",
-        metavar="REF",
-        help="only the skills with a file that differs from this git ref (the whole trigger"
-        " matrix when a description changed)",
     )
     parser.add_argument("--fail-on", choices=FAIL_ON, default="error",
                         help="what fails the gate (default: error)")
@@ -65,7 +58,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     workspace = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
     values = setting_values(args, "ci", targets[0] if targets else Path.cwd())
     folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
-    request = _select(folders, checks, args, workspace)
+    request = _select(folders, checks, args, workspace, values("skills_changed_since"))
     outcomes: list[CheckOutcome] = []
     if "validate" in checks:
         outcomes.append(run_validate(request))
@@ -109,9 +102,9 @@ def _from_action_inputs(args: argparse.Namespace, environ: Mapping[str, str]) ->
     changed_only = environ.get("AGENT_SKILLS_CHANGED_ONLY", "false").strip().lower()
     if changed_only not in ("true", "false", ""):
         raise GateError(f"input changed-only: {changed_only!r} is not true or false")
-    if changed_only == "true" and not args.changed_since:
+    if changed_only == "true" and not args.skills_changed_since:
         base = environ.get("GITHUB_BASE_REF")
-        args.changed_since = environ.get("AGENT_SKILLS_BASE_REF") or (
+        args.skills_changed_since = environ.get("AGENT_SKILLS_BASE_REF") or (
             f"origin/{base}" if base else "HEAD~1"
         )
     if args.sarif is None:
@@ -121,10 +114,14 @@ def _from_action_inputs(args: argparse.Namespace, environ: Mapping[str, str]) ->
 
 
 def _select(
-    folders: list[Path], checks: tuple[str, ...], args: argparse.Namespace, workspace: Path
+    folders: list[Path],
+    checks: tuple[str, ...],
+    args: argparse.Namespace,
+    workspace: Path,
+    ref: str | None,
 ) -> GateRequest:
-    """The request: every skill, or with ``--changed-since`` those a change touches."""
-    ref = args.changed_since
+    """The request: every skill, or with a ``ref`` (``--changed-since``) those a change
+    touches."""
     sarif = args.sarif if "validate" in checks else None  # the findings are validate's
     if not ref:
         return GateRequest(tuple(folders), checks, args.fail_on, workspace, sarif)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..config.command_line import check_output, write_report
 from ..errors import ConfigurationError
-from ..settings import REGISTRY
+from ..settings import REGISTRY, SettingValues
 from .flags import add_report_arguments, setting_values
 from .token_model import Budgets, Comparison, TokenReport
 
@@ -26,6 +26,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="print each skill's change against the skills at this git ref (HEAD~1,"
         " origin/main); fail when one grew past --threshold",
     )
+
+
+def token_budgets(values: SettingValues) -> Budgets:
+    """The :class:`Budgets` of the settings; a negative one is a :class:`ConfigurationError`
+    naming where it was set."""
+    for ini in ("skills_budget_body", "skills_budget_doc", "skills_budget_listing"):
+        if values(ini) < 0:
+            raise ConfigurationError(
+                f"{values.origin(ini)}: {REGISTRY[ini].command_flag_name} is a number of tokens,"
+                f" 0 or more, got {values(ini)!r}"
+            )
+    return Budgets(
+        body=values("skills_budget_body"),
+        doc=values("skills_budget_doc"),
+        listing=values("skills_budget_listing"),
+        fail=values("skills_budget_fail"),
+    )
+
+
+def compare_threshold(values: SettingValues) -> float:
+    """The growth ``--compare`` allows a skill (``--threshold``), refused below 0."""
+    threshold: float = values("skills_tokens_threshold")
+    if threshold < 0:
+        raise ConfigurationError(
+            f"{values.origin('skills_tokens_threshold')}: --threshold is a rate, 0 or more"
+            f" (0.1: a tenth more), got {threshold!r}"
+        )
+    return threshold
 
 
 def token_report(
@@ -61,26 +89,9 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
 
     check_output(args.output)
     values = setting_values(args, "tokens", targets[0] if targets else Path.cwd())
-    for ini in ("skills_budget_body", "skills_budget_doc", "skills_budget_listing"):
-        if values(ini) < 0:
-            raise ConfigurationError(
-                f"{values.origin(ini)}: {REGISTRY[ini].command_flag_name} is a number of tokens,"
-                f" 0 or more, got {values(ini)!r}"
-            )
-    threshold = values("skills_tokens_threshold")
-    if threshold < 0:
-        raise ConfigurationError(
-            f"{values.origin('skills_tokens_threshold')}: --threshold is a rate, 0 or more"
-            f" (0.1: a tenth more), got {threshold!r}"
-        )
-    budgets = Budgets(
-        body=values("skills_budget_body"),
-        doc=values("skills_budget_doc"),
-        listing=values("skills_budget_listing"),
-        fail=values("skills_budget_fail"),
-    )
+    threshold = compare_threshold(values)
     folders = list(dict.fromkeys(folder for path in targets for folder in skill_dirs(path)))
-    report = token_report(folders, budgets, args.compare, threshold)
+    report = token_report(folders, token_budgets(values), args.compare, threshold)
     if args.format == "json":
         text = report.model_dump_json(indent=2, by_alias=True) + "\n"
     else:

@@ -9,36 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..config.mutation import MUTATION_SETTINGS, command_flag
+from ..config.file_settings import add_command_flags
 from ..settings import Setting, load_all
 
 EXIT_OK, EXIT_LOW, EXIT_INTERRUPTED = 0, 1, 130
-_ARG_TYPES = {"int": int, "float": float}
-#: The eval settings ``--evals`` takes as flags (ini name -> the flag, as ``agent-skills
-#: eval`` names it); the rest come from the configuration file and the environment.
-EVAL_FLAGS = {
-    "skills_eval_runs": "--runs",
-    "skills_record": "--record",
-    "skills_upstream_url": "--upstream-url",
-    "skills_model": "--model",
-    "skills_grader_model": "--grader-model",
-    "skills_model_params": "--model-param",
-    "skills_grader_params": "--grader-param",
-    "skills_eval_cassettes": "--cassettes",
-    "skills_eval_runtime": "--runtime",
-    "skills_eval_max_turns": "--max-turns",
-    "skills_eval_max_run_tokens": "--max-run-tokens",
-    "skills_eval_max_tokens": "--max-tokens",
-}
 
 
-def _argument_kind(setting: Setting) -> dict[str, Any]:
-    """argparse's ``type``, ``choices``, ``action`` and ``metavar`` of a setting's kind."""
-    if setting.kind in ("list", "params"):
-        return {"action": "append", "metavar": setting.metavar or "VALUE"}
-    if setting.kind == "choice":
-        return {"choices": setting.choices}
-    return {"type": _ARG_TYPES.get(setting.kind, str), "metavar": setting.metavar or "VALUE"}
+def _of_mutation(setting: Setting) -> bool:
+    """A setting of the mutation run itself (config/mutation.py), not of ``--evals``."""
+    return setting.section == "mutation"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -47,14 +26,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "json", "html"), default="text", help="report format"
     )
     parser.add_argument("-o", "--output", type=Path, help="write the report to a file, not stdout")
-    for setting in MUTATION_SETTINGS:  # declared once, as settings (config/mutation.py)
-        parser.add_argument(
-            command_flag(setting),
-            dest=setting.ini,
-            type=_ARG_TYPES[setting.kind],
-            metavar=setting.metavar,
-            help=f"{setting.help} (default: {setting.describe_default()}; ini: {setting.ini})",
-        )
+    # The flags of the settings mutate takes: the run's (--min-score, --seed, ...) here, the
+    # eval settings of --evals (--runs, --model, ...) in its group.
+    add_command_flags(parser, "mutate", only=_of_mutation)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     evals = parser.add_argument_group(
         "--evals", "the skill's evals.json through the eval pipeline, each mutant against the"
@@ -74,10 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --evals: print the mutants and the runs each may make, make none",
     )
-    registry = load_all()
-    for ini, flag in EVAL_FLAGS.items():  # each flag from its setting's declaration
-        setting = registry[ini]
-        evals.add_argument(flag, dest=ini, help=setting.help, **_argument_kind(setting))
+    add_command_flags(evals, "mutate", only=lambda setting: not _of_mutation(setting))
     parser.add_argument(
         "--pytest",
         nargs=argparse.REMAINDER,
@@ -95,13 +66,9 @@ def run(args: argparse.Namespace) -> int:
     from .runner import OriginalFailedError
 
     check_output(args.output)
-    load_all()
-    flags: dict[str, Any] = {each.ini: getattr(args, each.ini) for each in MUTATION_SETTINGS}
-    names = {setting.ini: command_flag(setting) for setting in MUTATION_SETTINGS}
-    flags.update((ini, getattr(args, ini)) for ini in EVAL_FLAGS)
-    names.update(EVAL_FLAGS)
-    values = FileSettings(
-        ConfigLocator(Path.cwd()).locate(args.skill_dir), flags, flag_names=names
+    load_all()  # the settings the run reads beside its flags (the runtime, the transport...)
+    values = FileSettings.of_command(
+        ConfigLocator(Path.cwd()).locate(args.skill_dir), args, "mutate"
     )
     try:
         return _mutate(args, values)

@@ -1,11 +1,14 @@
-"""The flags of the ``agent-skills`` commands come from the settings: for every setting each
-command takes, its flag, its environment variable and its ini option reach the same field of
-what the command builds (the eval options, the matrix bars, the validation options), with one
-precedence (flag > environment > file > default)."""
+"""The flags of the ``agent-skills`` commands come from the settings: every flag of every
+command is a setting's (or one of the command's own switches, listed here), and for every
+setting each command takes, its flag, its environment variable and its ini option reach the
+same field of what the command builds (the eval options, the matrix bars, the validation and
+audit options, the budgets, the mutation plan), with one precedence (flag > environment >
+file > default)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,15 +17,45 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_agent_skills import settings
+from pytest_agent_skills import cli, settings
+from pytest_agent_skills.config.audit import audit_options
 from pytest_agent_skills.config.file_settings import FileSettings, add_command_flags
 from pytest_agent_skills.config.locate import ConfigLocator
 from pytest_agent_skills.config.validation import validation_options
 from pytest_agent_skills.evals.commands.triggers_command import matrix_bars
 from pytest_agent_skills.evals.setup.eval_options import eval_options
+from pytest_agent_skills.gate.coverage_command import cassettes_folder, min_coverage
+from pytest_agent_skills.gate.tokens_command import compare_threshold, token_budgets
+from pytest_agent_skills.mutate.plan import MutationPlan
 from pytest_agent_skills.settings import Setting
+from tests.support.skill_files import write_skill
 
-COMMANDS = ("validate", "eval", "triggers", "improve-description", "grader-check")
+COMMANDS = tuple(command.name for command in cli.COMMANDS)
+
+#: The flags of each command that are no setting (no ini option, no environment variable):
+#: what this run of the command does or where its output goes, not how a repository
+#: configures it.  A new flag is a setting (``commands=`` in its declaration) or is listed here.
+OWN_SWITCHES: dict[str, set[str]] = {
+    "validate": {"--format", "--exit-zero", "-o", "-j"},
+    "audit": {"--format", "--runtime", "--cassettes", "-o"},
+    "rules": set(),
+    "rule": set(),
+    "docker-image": {"--cache-dir"},
+    "eval": {
+        "--out", "--triggers", "--baseline", "--eval", "--regrade", "--calibrate", "--dry-run",
+        "-q",
+    },
+    "grader-check": {"--format", "--out", "--gold", "-q"},
+    "triggers": {"--out", "--dry-run", "-q"},
+    "improve-description": {
+        "--out", "--holdout", "--seed", "--iterations", "--write", "--baseline", "--dry-run", "-q",
+    },
+    "schema": {"--upgrade"},
+    "mutate": {"--format", "-o", "-q", "--evals", "--eval", "--dry-run", "--pytest"},
+    "tokens": {"--format", "-o", "--compare"},
+    "coverage": {"--format", "-o"},
+    "ci": {"--checks", "--fail-on", "--sarif", "--summary", "--exit-zero", "--github"},
+}
 
 
 class Built(NamedTuple):
@@ -32,11 +65,34 @@ class Built(NamedTuple):
     validation: Any = None
     evals: Any = None
     bars: Any = None
+    audit: Any = None
+    budgets: Any = None
+    threshold: Any = None
+    minimum: Any = None
+    cassettes: Any = None
+    plan: Any = None
 
 
 def build(command: str, values: FileSettings) -> Built:
+    """What ``command`` builds of ``values``, with the functions the command itself calls."""
     if command == "validate":
         return Built(values, validation=validation_options(values))
+    if command == "audit":
+        return Built(values, audit=audit_options(values))
+    if command in ("tokens", "coverage", "ci"):
+        return Built(
+            values,
+            budgets=token_budgets(values),
+            threshold=compare_threshold(values),
+            minimum=min_coverage(values),
+            cassettes=cassettes_folder(values),
+        )
+    if command == "mutate":
+        skill = write_skill(values.base_dir)
+        plan = MutationPlan.from_settings(skill, values)
+        return Built(values, evals=eval_options(values), plan=plan)
+    if command == "docker-image":
+        return Built(values)
     bars = matrix_bars(values) if command == "triggers" else None
     return Built(values, evals=eval_options(values), bars=bars)
 
@@ -44,6 +100,14 @@ def build(command: str, values: FileSettings) -> Built:
 def _resolved(ini: str) -> Callable[[Built], Any]:
     """A setting the command reads as it is (validate's --refresh, --changed-since)."""
     return lambda built: built.values(ini)
+
+
+def _cassettes(built: Built) -> str:
+    """The eval commands' cassette folder as given; the gate's from the configuration's
+    folder."""
+    if built.evals is not None:
+        return str(built.evals.cassettes)
+    return os.path.relpath(built.cassettes, built.values.base_dir)
 
 
 #: Where each setting a command takes arrives, as the setting's own type (a list, a mapping).
@@ -73,7 +137,7 @@ FIELDS: dict[str, Callable[[Built], Any]] = {
     "skills_eval_grader_runs": lambda built: built.evals.grader_runs,
     "skills_eval_models": lambda built: list(built.evals.models),
     "skills_eval_threshold": lambda built: built.evals.threshold,
-    "skills_eval_cassettes": lambda built: str(built.evals.cassettes),
+    "skills_eval_cassettes": _cassettes,
     "skills_eval_attempts": lambda built: built.evals.retry.attempts,
     "skills_eval_runtime": lambda built: built.evals.runtime,
     "skills_eval_max_turns": lambda built: built.evals.max_turns,
@@ -86,6 +150,26 @@ FIELDS: dict[str, Callable[[Built], Any]] = {
     "skills_grader_check_max_false_pass": lambda built: built.evals.max_false_pass,
     "skills_trigger_min_recall": lambda built: built.bars.min_recall,
     "skills_trigger_min_precision": lambda built: built.bars.min_precision,
+    "skills_audit_fail_on": lambda built: built.audit.fail_on,
+    "skills_audit_select": lambda built: sorted(built.audit.select),
+    "skills_audit_ignore": lambda built: sorted(built.audit.ignore),
+    "skills_audit_suppress": lambda built: [
+        f"{each.where.pattern}:{','.join(sorted(each.where.rules))} -- {each.reason}"
+        for each in built.audit.suppressions
+    ],
+    "skills_audit_dynamic": lambda built: built.audit.dynamic,
+    "skills_budget_body": lambda built: built.budgets.body,
+    "skills_budget_doc": lambda built: built.budgets.doc,
+    "skills_budget_listing": lambda built: built.budgets.listing,
+    "skills_budget_fail": lambda built: built.budgets.fail,
+    "skills_tokens_threshold": lambda built: built.threshold,
+    "skills_min_coverage": lambda built: built.minimum,
+    "skills_mutation_min_score": lambda built: built.plan.min_score,
+    "skills_mutation_seed": lambda built: built.plan.seed,
+    "skills_mutation_max_mutants": lambda built: built.plan.max_mutants,
+    "skills_mutation_jobs": lambda built: built.plan.limits.jobs,
+    "skills_mutation_timeout": lambda built: built.plan.limits.timeout,
+    "skills_docker_image": _resolved("skills_docker_image"),
 }
 
 #: Values the kind's samples would not make valid: flag, environment, file (a list's one item).
@@ -99,6 +183,13 @@ SAMPLES: dict[str, tuple[str, str, str]] = {
     "skills_upstream_url": ("http://flag.invalid/v1", "http://env.invalid/v1", "http://f.invalid"),
     "skills_model_params": ("seed=1", "seed=2", "seed=3"),
     "skills_grader_params": ("seed=1", "seed=2", "seed=3"),
+    "skills_audit_select": ("bidi-control", "zero-width-run", "hidden-unicode-tags"),
+    "skills_audit_ignore": ("bidi-control", "zero-width-run", "hidden-unicode-tags"),
+    "skills_audit_suppress": (
+        "flag/*:bidi-control -- quoted to detect it",
+        "env/*:zero-width-run -- quoted to detect it",
+        "file/*:bidi-control,zero-width-run -- quoted to detect it",
+    ),
 }
 
 
@@ -191,6 +282,50 @@ def test_the_flag_the_environment_and_the_file_reach_the_same_field(
     everything = (argv(setting, flag), env, ini_line(setting, ini))
     assert arrived(command, setting, tmp_path, *everything) == expected(setting, flag)
     assert arrived(command, setting, tmp_path, [], *everything[1:]) == expected(setting, env)
+
+
+def command_parser(command: str) -> argparse.ArgumentParser:
+    """The parser of ``agent-skills COMMAND`` (its arguments as the program adds them)."""
+    parser = argparse.ArgumentParser(prog=f"agent-skills {command}")
+    next(each for each in cli.COMMANDS if each.name == command).configure(parser)
+    return parser
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_flag_of_a_command_is_made_from_a_setting_or_is_its_own_switch(
+    command: str,
+) -> None:
+    made_from: dict[str, Setting] = {}
+    own = set()
+    for action in command_parser(command)._actions:
+        if not action.option_strings or isinstance(action, argparse._HelpAction):
+            continue  # the positional arguments, --help
+        setting = settings.REGISTRY.settings.get(action.dest)
+        if setting is None:
+            own.add(action.option_strings[0])
+            continue
+        # The flag as the setting's declaration makes it: its name, help (ini, variable and
+        # default shown from the declaration), no default of its own (the file and the
+        # environment can win).
+        keywords = settings.flag_keywords(setting, setting.ini)
+        assert action.option_strings == [setting.command_flag_name]
+        assert (action.help, action.default) == (keywords["help"], None)
+        assert action.metavar == keywords.get("metavar")
+        made_from[setting.command_flag_name] = setting
+    assert own == OWN_SWITCHES[command], (
+        f"agent-skills {command}: a flag that is no setting: declare it with"
+        f" commands=({command!r},) in its Setting, or list it in OWN_SWITCHES"
+    )
+    taken = settings.command_settings(command)
+    assert sorted(made_from) == sorted(setting.command_flag_name for setting in taken)
+
+
+def test_an_own_switch_is_no_setting_of_the_same_name() -> None:
+    """A switch of a command is not the twin of a setting of the command: no setting the
+    command takes is named like it (the eval settings' --runtime is no flag of audit)."""
+    for command, switches in OWN_SWITCHES.items():
+        flags = {setting.command_flag_name for setting in settings.command_settings(command)}
+        assert switches & flags == set(), command
 
 
 def test_every_setting_a_command_takes_has_its_field_here() -> None:

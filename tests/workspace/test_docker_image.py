@@ -109,9 +109,17 @@ def test_the_builder_imports_the_cached_tarball_once(
 
 
 @pytest.mark.docker
+@pytest.mark.parametrize("named_by", ["--image", "SKILLS_DOCKER_IMAGE", "skills_docker_image"])
 def test_an_image_the_builder_did_not_make_is_never_replaced(
-    docker_client, image_name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    docker_client,
+    image_name: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    named_by: str,
 ) -> None:
+    """The image is the docker runtime's (skills_docker_image): named by the flag, the
+    variable or the configuration file, the same refusal."""
     archive = io.BytesIO()
     with tarfile.open(fileobj=archive, mode="w") as tar:
         data = b"a user's image\n"
@@ -123,7 +131,16 @@ def test_an_image_the_builder_did_not_make_is_never_replaced(
     before = docker_client.images.get(image_name).id
     with pytest.raises(ImageBuildError, match="was not built by agent-skills"):
         ensure_image(ImageRequest(image_name, tmp_path / "no-cache"))
-    assert main(["docker-image", "--image", image_name, "--cache-dir", str(tmp_path)]) == 1
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLS_DOCKER_IMAGE", raising=False)
+    words = ["docker-image", "--cache-dir", str(tmp_path)]
+    if named_by == "--image":
+        words += ["--image", image_name]
+    elif named_by == "SKILLS_DOCKER_IMAGE":
+        monkeypatch.setenv("SKILLS_DOCKER_IMAGE", image_name)
+    else:
+        (tmp_path / "pytest.ini").write_text(f"[pytest]\nskills_docker_image = {image_name}\n")
+    assert main(words) == 1
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"agent-skills docker-image: error: an image named {image_name!r} exists and was not"
         f" built by agent-skills (no {RECIPE_LABEL} label); it is left alone. Choose another name"

@@ -16,7 +16,7 @@ DEFAULT_MAX_TURNS = 30
 EVAL_SETTINGS = settings.declare(
     Setting(
         ini="skills_eval_runs",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "mutate"),
         command_flag="--runs",
         kind="int",
         default=3,
@@ -36,7 +36,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_model",
-        commands=("eval", "grader-check"),
+        commands=("eval", "grader-check", "mutate"),
         env="SKILLS_GRADER_MODEL",
         metavar="MODEL",
         section="evals",
@@ -45,7 +45,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_grader_params",
-        commands=("eval", "grader-check"),
+        commands=("eval", "grader-check", "mutate"),
         env="SKILLS_GRADER_PARAMS",
         kind="params",
         default={},
@@ -154,7 +154,9 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_cassettes",
-        commands=("eval", "triggers", "improve-description", "coverage", "ci", "grader-check"),
+        commands=(
+            "eval", "triggers", "improve-description", "coverage", "ci", "grader-check", "mutate"
+        ),
         command_flag="--cassettes",
         metavar="DIR",
         section="evals",
@@ -174,7 +176,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_runtime",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "mutate"),
         command_flag="--runtime",
         kind="choice",
         choices=RUNTIME_NAMES,
@@ -187,7 +189,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_turns",
-        commands=("eval",),
+        commands=("eval", "mutate"),
         command_flag="--max-turns",
         kind="int",
         default=DEFAULT_MAX_TURNS,
@@ -198,7 +200,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_run_tokens",
-        commands=("eval",),
+        commands=("eval", "mutate"),
         command_flag="--max-run-tokens",
         kind="int",
         metavar="N",
@@ -208,7 +210,7 @@ EVAL_SETTINGS = settings.declare(
     ),
     Setting(
         ini="skills_eval_max_tokens",
-        commands=("eval", "triggers", "improve-description"),
+        commands=("eval", "triggers", "improve-description", "mutate"),
         command_flag="--max-tokens",
         kind="int",
         metavar="N",
