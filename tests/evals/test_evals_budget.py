@@ -227,6 +227,19 @@ def test_a_dry_run_prints_the_conversations_and_their_bounds_and_asks_nothing(
         triggers.stdout
     )
 
+    # A recording edited by hand is no recording: the dry run names the file and the field.
+    cassette = next((tmp_path / "eval-cassettes").rglob("run-1.json"))
+    edited = json.loads(cassette.read_text())
+    edited["interactions"][0].pop("response")
+    cassette.write_text(json.dumps(edited))
+    refused = _eval(str(skill), "--dry-run", "--runs", "2", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout
+    assert (
+        f"{cassette}: interactions[0].response: expected a value (the field is required), found"
+        " nothing (not a cassette document)"
+    ) in refused.stderr
+    assert "Traceback" not in refused.stderr
+
 
 def test_the_command_line_counts_skipped_runs_apart(skill: Path, tmp_path: Path) -> None:
     with fake_endpoint() as (_endpoint, url):

@@ -60,7 +60,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
     """Make one run; every failure is recorded in the result, never raised."""
     record = _read_record(plan.cassette(".run.json"))
     replaying = access.options.record_mode == "none" or access.options.regrade
-    if replaying and (record.get("error") or {}).get("kind") == "model":
+    if replaying and record.error is not None and record.error.kind == "model":
         return _recorded_failure(plan, record)
     inputs = dict(plan.inputs)
     prompt = plan.case.prompt
@@ -129,8 +129,9 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
         "grader_duration_seconds": round(grader_seconds, 3),
     }
     recorded = conversed.recorded > 0 or grader_recorded
-    if record.get("timing") and (not recorded or access.options.regrade):
-        timing = record["timing"]  # a replay (or a regrade): the wall times as recorded
+    recorded_timing = _timing_of(record)
+    if recorded_timing and (not recorded or access.options.regrade):
+        timing = recorded_timing  # a replay (or a regrade): the wall times as recorded
     elif access.options.regrade:
         pass  # the run's record stays the original one's
     elif access.options.record_mode != "none" and (error is None or error.kind != "interrupted"):
@@ -259,20 +260,23 @@ def _error(failure: BaseException | None, grading: bool = False) -> RunError | N
     return RunError("harness", message)
 
 
-def _recorded_failure(plan: RunPlan, record: dict[str, Any]) -> EvalRunResult:
+def _recorded_failure(plan: RunPlan, record: RunRecordDocument) -> EvalRunResult:
     """A run whose endpoint failed while it was recorded: replayed as that failure."""
-    error = RunError("model", str(record["error"].get("message", "")))
-    return _failed(plan, error, dict(record.get("timing") or {}), int(record.get("tokens", 0)))
+    error = RunError("model", record.error.message if record.error else "")
+    return _failed(plan, error, _timing_of(record), record.tokens)
 
 
-def _read_record(path: Path) -> dict[str, Any]:
-    """The run's record, none before the run was first recorded; a record that is not one
+def _read_record(path: Path) -> RunRecordDocument:
+    """The run's record, empty before the run was first recorded; a record that is not one
     is refused (:class:`DocumentError`)."""
     if not path.is_file():
-        return {}
-    return read_document(RunRecordDocument, path).model_dump(
-        mode="json", exclude_unset=True, exclude={"schema_"}
-    )
+        return RunRecordDocument()
+    return read_document(RunRecordDocument, path)
+
+
+def _timing_of(record: RunRecordDocument) -> dict[str, Any]:
+    """The wall times as the record has them (timing.json's fields)."""
+    return record.timing.model_dump(mode="json", exclude_unset=True)
 
 
 def _write_record(path: Path, timing: dict[str, Any], error: RunError | None, tokens: int) -> None:

@@ -13,11 +13,14 @@ recorded, the tokens that recording used.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from ...harness.cassette_document import CassetteDocument
+from ..documents.document_io import read_document
 
 #: ``result.stop_reason`` of a run: stopped by the turn limit, by its token cap, or never
 #: started because the eval's token budget was spent.
@@ -75,22 +78,20 @@ class PlannedConversation:
 
 
 def recorded_tokens(cassette: Path) -> int | None:
-    """The sum of ``usage.total_tokens`` over a cassette's answers; None when the file is
-    missing or not a cassette."""
-    try:
-        document = json.loads(cassette.read_text(encoding="utf-8"))
-        interactions = document["interactions"]
-    except (OSError, ValueError, KeyError, TypeError):
+    """The sum of ``usage.total_tokens`` over a cassette's answers; None when none was
+    recorded. A file that is not a cassette is refused (:class:`DocumentError`)."""
+    if not cassette.is_file():
         return None
-    total = 0
-    for interaction in interactions if isinstance(interactions, list) else ():
-        try:
-            tokens = interaction["response"]["body"]["usage"]["total_tokens"]
-        except (KeyError, TypeError):
-            continue
-        if type(tokens) is int and tokens > 0:
-            total += tokens
-    return total
+    document = read_document(CassetteDocument, cassette)
+    return sum(_answer_tokens(item.response) for item in document.interactions)
+
+
+def _answer_tokens(response: dict[str, Any]) -> int:
+    """An answer's ``usage.total_tokens`` (the model's body, kept as it came: 0 without one)."""
+    body = response.get("body")
+    usage = body.get("usage") if isinstance(body, dict) else None
+    tokens = usage.get("total_tokens") if isinstance(usage, dict) else None
+    return tokens if type(tokens) is int and tokens > 0 else 0
 
 
 def dry_run_text(
