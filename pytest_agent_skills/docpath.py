@@ -4,6 +4,7 @@ them: ``expect.calls.items[0]``."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,21 +29,54 @@ def nearest_line(lines: Mapping[DocPath, int], doc_path: DocPath) -> int | None:
     return None
 
 
-def kind_of(value: Any) -> str:
-    """What a JSON value is, as a message says what it found: ``an object``, ``a list``,
-    ``null``, ``a boolean (true)``, ``a string "abc"``, ``a number 3`` (long text cut)."""
+def kind_of(value: Any, *, yaml: bool = False) -> str:
+    """What a parsed JSON value is, as a message says what it found: ``an object``, ``a list``,
+    ``null``, ``a boolean (true)``, ``a string "abc"``, ``a number 3`` (long text cut).
+
+    The one wording of every such message.  ``yaml``: in the words of a YAML document (a front
+    matter, a scenario): ``a mapping``, ``an empty value`` (``key:``), ``a date (2024-01-02)``.
+    """
     if value is None:
-        return "null"
+        return "an empty value" if yaml else "null"
     if isinstance(value, bool):
         return f"a boolean ({json.dumps(value)})"
     if isinstance(value, dict):
-        return "an object"
+        return "a mapping" if yaml else "an object"
     if isinstance(value, list):
         return "a list"
-    shown = json.dumps(value, ensure_ascii=False)
+    if _is_date(value):
+        return f"a date ({value})"
+    shown = json.dumps(value, ensure_ascii=False, default=repr)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     if isinstance(value, str):
         return f"a string {shown}"
     if isinstance(value, (int, float)):
         return f"a number {shown}"
     return f"a {type(value).__name__} {shown}"
+
+
+def _is_date(value: Any) -> bool:
+    """Whether ``value`` is a date or a time (YAML reads ``2024-01-02`` as one).  No value is
+    one unless ``datetime`` was imported (by PyYAML's reading, by who made the value), so a
+    run that met none does not import it."""
+    dates = sys.modules.get("datetime")
+    return dates is not None and isinstance(value, (dates.date, dates.datetime))
+
+
+#: JSON Schema's type names in the words of :func:`kind_of`.
+_TYPE_WORDS = {
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+}
+
+
+def type_mismatch(types: str | list[str], value: Any, *, yaml: bool = False) -> str:
+    """A schema's ``type`` error in the words of :func:`kind_of`: ``(["object", "string"],
+    [1])`` -> ``expected an object or a string, found a list``."""
+    words = {**_TYPE_WORDS, "object": kind_of({}, yaml=yaml), "null": kind_of(None, yaml=yaml)}
+    names = types if isinstance(types, list) else [types]
+    expected = " or ".join(words.get(name, f"a {name}") for name in names)
+    return f"expected {expected}, found {kind_of(value, yaml=yaml)}"

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import yamlguard
-from .docpath import DocPath, dotted, nearest_line
+from .docpath import DocPath, dotted, nearest_line, type_mismatch
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
 from .files import MIB, FileReadError, read_limited
@@ -241,7 +241,7 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
         choices = ", ".join(str(choice) for choice in error.validator_value)
         message = f"{where}: {instance!r} is not one of: {choices}"
     elif error.validator == "type":
-        message = f"{where}: expected {_kinds(error.validator_value)}, found {_kind(instance)}"
+        message = f"{where}: {type_mismatch(error.validator_value, instance, yaml=True)}"
     else:
         message = f"{where}: {error.message}"
     raise ScenarioError(path, line, message)
@@ -276,32 +276,6 @@ def _expect_blocks(data: dict[str, Any]) -> Iterator[tuple[DocPath, dict[str, An
 def _is_turn(doc_path: DocPath) -> bool:
     """A model turn of a script: ``model.script[i]`` or ``turns[j].script[i]``."""
     return len(doc_path) >= 2 and doc_path[-2] == "script" and isinstance(doc_path[-1], int)
-
-
-_KIND_NAMES: dict[str, str] = {
-    "object": "a mapping",
-    "array": "a list",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "a boolean",
-    "null": "null",
-}
-
-
-def _kinds(value: Any) -> str:
-    names = value if isinstance(value, list) else [value]
-    return " or ".join(_KIND_NAMES.get(name, str(name)) for name in names)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "nothing (null)"
-    return f"a {type(value).__name__} ({value!r})"
 
 
 def _build(

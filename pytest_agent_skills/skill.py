@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .docpath import kind_of
 from .errors import LocatedError
 from .filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
 from .files import FileReadError, NotRegularFileError, read_skill_file
@@ -340,7 +341,7 @@ def _parse_front_matter(
         problem(
             "frontmatter-not-mapping",
             first_line,
-            f"the front matter must be a YAML mapping of fields, found {kind_of(data)}."
+            f"the front matter must be a YAML mapping of fields, found {kind_of(data, yaml=True)}."
             " Write it as 'name: ...' and 'description: ...' lines.",
         )
         return None
@@ -389,13 +390,6 @@ def _compose(
         return None
 
 
-def kind_of(data: Any) -> str:
-    """A parsed YAML or JSON value described for messages: ``nothing``, ``a str value``."""
-    if data is None:
-        return "nothing"
-    if isinstance(data, list):
-        return "a list"
-    return f"a {type(data).__name__} value"
 
 
 def find_tools_section(body: str, first_line: int) -> ToolsSection | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..skill import kind_of
+from ..docpath import kind_of
 
 SCRIPTED_MODEL_NAME = "scripted"
 #: A script given as a callable: ``(request, index) -> turn`` (None: no answer).

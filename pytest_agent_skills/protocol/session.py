@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 
-from ..docpath import dotted
+from ..docpath import dotted, kind_of
 from ..errors import AgentSkillsError
 from ..repository import SkillRepository
 from . import dynamic, prompt
@@ -398,8 +398,7 @@ def _parse_arguments(name: str, raw: Mapping[str, Any] | str | None) -> dict[str
     if not isinstance(raw, Mapping):
         raise ToolCallError(
             INVALID_ARGUMENTS,
-            f"the arguments of tool {name!r} must be a JSON object, found {type(raw).__name__}"
-            f" {json.dumps(raw)[:60]}.",
+            f"the arguments of tool {name!r} must be a JSON object, found {kind_of(raw)}.",
         )
     return dict(raw)
 

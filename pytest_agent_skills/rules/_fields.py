@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..docpath import kind_of
 from ..skill import FrontMatter, Skill
 from ._base import Hit
 from ._options import CLAUDE_CODE_FIELDS, ValidationOptions
@@ -23,27 +23,8 @@ _XML_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "an empty value"
-    if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
-    if isinstance(value, (int, float)):
-        return f"a number ({value})"
-    if _is_date(value):
-        return f"a date ({value})"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return f"a {type(value).__name__}"
-
-
-def _is_date(value: Any) -> bool:
-    """Whether ``value`` is a date or a time (YAML reads ``2024-01-02`` as one).  No value is
-    one unless ``datetime`` was imported (by PyYAML's reading, by who made the value), so a
-    run that met none does not import it."""
-    dates = sys.modules.get("datetime")
-    return dates is not None and isinstance(value, (dates.date, dates.datetime))
+    """What a front matter value is, in a YAML document's words (``an empty value``)."""
+    return kind_of(value, yaml=True)
 
 
 def check_fields(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:

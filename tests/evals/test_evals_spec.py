@@ -67,7 +67,7 @@ def test_a_good_file_gives_its_evals_with_both_spellings_of_expectations(tmp_pat
         (
             '{"skill_name": "csv-stats",\n "evals": [{"id": "1", "prompt": "p"}]}',
             2,
-            'evals[0].id: expected an integer, found str "1"',
+            'evals[0].id: expected an integer, found a string "1"',
         ),
         (
             '{"skill_name": "csv-stats",\n "evals": [{"id": 1,\n "prompt": "p",\n'

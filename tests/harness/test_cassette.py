@@ -315,8 +315,8 @@ NOT_A_COMPLETION = "the response body is not a chat completion"
 @pytest.mark.parametrize(
     ("response", "problem"),
     [
-        ({"status": 200}, f"{NOT_A_COMPLETION} (nothing instead of a JSON object)"),
-        ({"body": "<html>"}, f"{NOT_A_COMPLETION} (a str value instead of a JSON object)"),
+        ({"status": 200}, f"{NOT_A_COMPLETION} (null instead of a JSON object)"),
+        ({"body": "<html>"}, f"{NOT_A_COMPLETION} (a string \"<html>\" instead of a JSON object)"),
         ({"body": {"choices": []}}, f"{NOT_A_COMPLETION} (no choices)"),
         (
             {"body": {"choices": [{"text": "hi"}]}},

@@ -253,7 +253,7 @@ def test_load_unknown_doc_is_an_error_and_loads_nothing(session):
             " (Expecting value: line 1 column 16"
             " (char 15)); send a JSON object.",
         ),
-        ('["x"]', "the arguments of tool 'skill_load' must be a JSON object, found list [\"x\"]."),
+        ('["x"]', "the arguments of tool 'skill_load' must be a JSON object, found a list."),
     ],
 )
 def test_bad_arguments_are_error_results(session, arguments, message):

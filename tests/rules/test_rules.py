@@ -141,7 +141,7 @@ def test_optional_field_rules(tmp_path: Path, field_text: str, rule: str) -> Non
     [
         ("license: 2024-01-02\n", "a date (2024-01-02)"),
         ("license: 2024-01-02 10:00:00\n", "a date (2024-01-02 10:00:00)"),
-        ("license: 1.5\n", "a number (1.5)"),
+        ("license: 1.5\n", "a number 1.5"),
         ("license: no\n", "a boolean (false)"),
         ("license:\n", "an empty value"),
     ],

@@ -254,7 +254,7 @@ def _read(path: Path, schema_name: str) -> tuple[Any, dict[DocPath, int]]:
 def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str) -> None:
     from jsonschema.exceptions import best_match
 
-    from ...docpath import dotted
+    from ...docpath import dotted, type_mismatch
 
     error = best_match(_validator(schema_name).iter_errors(data))
     if error is None:
@@ -284,7 +284,7 @@ def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str
     if error.validator == "required":
         message = error.message.replace("is a required property", "is required")
     elif error.validator == "type":
-        message = f"expected {_kinds(error.validator_value)}, found {_kind(instance)}"
+        message = type_mismatch(error.validator_value, instance)
     elif error.validator in ("minItems", "minLength", "minProperties"):
         message = "must not be empty"
     else:
@@ -302,26 +302,6 @@ def _validator(schema_name: str) -> Any:
     # Object expectations are the scenario expect: block: its definitions, by reference.
     schema.setdefault("$defs", {}).update(scenario_schema()["$defs"])
     return Draft202012Validator(schema)
-
-
-_KINDS = {"object": "an object", "array": "a list", "string": "a string", "integer": "an integer"}
-
-
-def _kinds(value: Any) -> str:
-    names = value if isinstance(value, list) else [value]
-    return " or ".join(_KINDS.get(name, f"a {name}") for name in names)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"a boolean ({json.dumps(value)})"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    return f"{type(value).__name__} {json.dumps(value)}"
 
 
 def _nearest(lines: dict[DocPath, int], doc_path: DocPath) -> int | None:
