@@ -247,14 +247,13 @@ _PRIVILEGE = (
         "writes the system's account or sudo files",
     ),
     (
-        re.compile(r"\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s"),
+        # The shell's chmod (u+s, g+s, 4755) and Python's os.chmod (S_ISUID, 0o4755).
+        re.compile(
+            r"\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s"
+            r"|\bos\.chmod\([^)\n]*(?:S_ISUID|S_ISGID|0o[2467][0-7]{3})"
+        ),
         "high",
         "sets the setuid or setgid bit: a program that runs as its owner",
-    ),
-    (
-        re.compile(r"\bos\.chmod\([^)\n]*(?:S_ISUID|S_ISGID|0o[2467][0-7]{3})"),
-        "high",
-        "sets the setuid or setgid bit",
     ),
     (
         re.compile(r"\bsetcap\s+[^\n]*cap_(?:setuid|sys_admin|dac_override)"),

@@ -218,3 +218,31 @@ def test_rule_shows_an_audit_rule_documentation(capsys: pytest.CaptureFixture[st
     assert out.splitlines()[0] == (
         "reverse-shell: audit rule, critical where it shows intent, family 'reverse-shell'"
     )
+
+
+def test_the_setuid_bit_is_one_finding_from_the_shell_or_from_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """chmod u+s / 4755 and os.chmod(S_ISUID / 0o4755): the same rule and message; a mode
+    without the bit is none."""
+    monkeypatch.chdir(tmp_path)
+    write_skill(
+        tmp_path / "skills",
+        "cache",
+        files={
+            "scripts/shell.sh": "chmod u+s /tmp/.cache-sh\nchmod 4755 /tmp/.cache-sh\n"
+            "chmod 755 /tmp/cache\n",
+            "scripts/tool.py": "import os, stat\nos.chmod(p, 0o4755)\n"
+            "os.chmod(p, stat.S_ISUID | 0o755)\nos.chmod(p, 0o755)\n",
+        },
+    )
+    status, out, _err = cli(capsys, "audit", "skills", "--select", "privilege-escalation")
+    message = "sets the setuid or setgid bit: a program that runs as its owner"
+    assert [line for line in out.splitlines() if "[privilege-escalation]" in line] == [
+        f"skills/cache/scripts/shell.sh:{line}: high [privilege-escalation] {message}"
+        for line in (1, 2)
+    ] + [
+        f"skills/cache/scripts/tool.py:{line}: high [privilege-escalation] {message}"
+        for line in (2, 3)
+    ]
+    assert status == 1
