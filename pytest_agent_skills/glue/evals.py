@@ -127,29 +127,21 @@ class EvalItem(_EvalItem):
 
     def runtest(self) -> None:
         from ..evals.suite.suite_runner import run_benchmark
-        from ..evals.verdicts.benchmark import run_table
-        from ..evals.verdicts.evidence import evidence_line
+        from ..evals.verdicts.results_view import results_view, run_table
 
         outcome = run_benchmark(_request(self, (self.eval_id,)))
-        verdict = outcome.document["evals"][0]
-        if verdict["meets_bar"] and not outcome.interrupted:
+        view = results_view(outcome.document)
+        shown = view.evals[0]
+        if shown.meets_bar and not outcome.interrupted:
             return
-        rates = ", ".join(
-            f"{name} {part['mean']:.2f} ± {part['stddev']:.2f}"
-            for name, part in verdict["pass_rate"].items()
-        )
         lines = [
-            f"eval {self.eval_id} ({verdict['eval_name']}) is below its bar: "
-            + "; ".join(verdict["problems"]),
-            f"pass rate: {rates}; delta {verdict['delta']}",
-            evidence_line(verdict),
-            run_table(outcome.document["runs"]),
+            shown.below_bar(),
+            f"pass rate: {shown.rates}; delta {shown.delta}",
+            shown.evidence,
+            run_table(view.runs),
+            view.first_error(),
         ]
-        errors = [run for run in outcome.document["runs"] if run["error"]]
-        if errors:
-            first = errors[0]
-            lines.append(f"first error ({first['run_dir']}): {first['error']['message']}")
-        raise EvalFailed("\n".join(lines))
+        raise EvalFailed("\n".join(line for line in lines if line))
 
 
 class TriggersItem(_EvalItem):

@@ -39,7 +39,9 @@ def test_a_real_model_stopped_by_the_turn_limit_is_a_failed_run_and_the_budget_s
     assert not first["skipped"] and all(run["skipped"] for run in rest)
     assert all(run["result"]["stop_reason"] == "budget" for run in rest)
     assert document["metadata"]["runs_skipped"] == 3
-    assert "3 of 4 run(s) skipped: the token budget (--max-tokens) was spent" in done.stdout
+    assert "3 of 4 runs were never started: the token budget (--max-tokens) was spent" in (
+        done.stdout
+    )
     # Offered the tools, the model calls them turn after turn: the turn limit stops it, a
     # failed run graded on what it did, not an error.
     assert first["error"] is None, first["error"]

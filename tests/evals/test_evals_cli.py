@@ -56,8 +56,9 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
         "warning: the model's commands ran on this machine (runtime local), not isolated: they"
         " could read, change and delete anything this user can",
         # No --grader-model: the agent grades itself, and says so.
-        "warning: the grader 'fake-agent' is the agent's own model: a judge of the agent's own"
-        " family may favour it; name a grader of another family with --grader-model",
+        "warning: Judge and agent are not apart: the grader 'fake-agent' is the agent's own"
+        " model: a judge of the agent's own family may favour it; name a grader of another"
+        " family with --grader-model",
     ]
 
     usage = _eval(str(skill), "--runs", "0", cwd=tmp_path)

@@ -44,7 +44,7 @@ def test_quotes_are_looked_for_in_the_agents_part_with_whitespace_and_case_norma
         "[tool call] skill_run {}\n[tool result] grand total 55.0\n"
         "[final answer] Acme owes\n  30.00 in total."
     )
-    text = quotable(transcript, "--- out/totals.json (9 bytes)\n{\"acme\": 30.0}")
+    text = quotable(transcript, '--- out/totals.json (9 bytes)\n{"acme": 30.0}')
     assert normalised("  A\n\tB  ") == "a b"
     assert found("acme OWES 30.00 in total", text)  # case and a line break between
     assert found('"grand total 55.0"', text)  # a tool result, quote marks stripped
@@ -110,9 +110,14 @@ def test_a_grader_passing_everything_with_invented_quotes_keeps_only_the_quoted_
             count for (_, configuration), count in unsupported.items() if configuration == name
         )
     total = sum(unsupported.values())
+    counts = ", ".join(
+        f"{name} {document['run_summary'][name]['unsupported_passes']}"
+        for name in ("with_skill", "without_skill")
+        if document["run_summary"][name]["unsupported_passes"]
+    )
     assert (
         f"{total} of the grader's passes were unsupported (none of its quotes is in the run):"
-        " counted as failures"
+        f" counted as failures ({counts})"
     ) in document["notes"]
     markdown = benchmark_markdown(document)
     assert "Unsupported passes (the grader passed them; none of its quotes is in the run):" in (
@@ -242,6 +247,7 @@ def test_the_command_counts_the_unsupported_passes_of_each_configuration(tmp_pat
         if document["run_summary"][name]["unsupported_passes"]
     )
     assert counts
-    assert (
-        f"unsupported passes (no quote of the grader's found in the run; fails): {counts}"
+    assert (  # the words of benchmark.json's note
+        f"of the grader's passes were unsupported (none of its quotes is in the run): counted as"
+        f" failures ({counts})\n"
     ) in done.stdout

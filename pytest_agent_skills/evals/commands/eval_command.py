@@ -207,71 +207,31 @@ def _several_models(request: Any, out: Path, calibrate: bool) -> int:
 
 
 def _shown(outcome: Any, out: Path) -> int:
-    """Print each eval's figures and the errors; the exit status of one benchmark."""
-    from ..verdicts.benchmark import run_table
-    from ..verdicts.evidence import evidence_line
+    """Print each eval's figures, the errors and what the grader, the limits and the budget
+    left out (in benchmark.json's words); the exit status of one benchmark."""
+    from ..verdicts.results_view import results_view, run_table
 
-    short = [verdict for verdict in outcome.document["evals"] if not verdict["meets_bar"]]
-    for verdict in outcome.document["evals"]:
-        rates = ", ".join(
-            f"{name} {part['mean']:.2f}±{part['stddev']:.2f}"
-            for name, part in verdict["pass_rate"].items()
-        )
-        shown = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
-        print(f"eval {verdict['eval_id']} {verdict['eval_name']}: {rates} ({shown})")
-        print(f"  {evidence_line(verdict)}")
-    errors = [run for run in outcome.document["runs"] if run["error"]]
-    if errors:
-        print(run_table(errors), file=sys.stderr)
-        print(
-            f"first error ({errors[0]['run_dir']}):\n{errors[0]['error']['message']}",
-            file=sys.stderr,
-        )
+    view = results_view(outcome.document)
+    for shown in view.evals:
+        print(f"eval {shown.eval_id} {shown.name}: {shown.rates} ({shown.bar})")
+        print(f"  {shown.evidence}")
+    if view.errored:
+        print(run_table(view.errored), file=sys.stderr)
+        print(view.first_error(), file=sys.stderr)
     _warn_if_local(outcome.document["metadata"]["runtime"])
-    _warn_about_grader(outcome.document)
-    runs = outcome.document["runs"]
-    stopped = [run for run in runs if run["result"]["stop_reason"] and not run["skipped"]]
-    if stopped:
-        print(f"{len(stopped)} run(s) stopped by a limit (failed runs, graded on what they did)")
-    left_out = outcome.document["metadata"]["runs_skipped"]
-    if left_out:
-        print(
-            f"{left_out} of {len(runs)} run(s) skipped: the token budget (--max-tokens) was"
-            f" spent ({outcome.tokens} tokens used); neither passes nor errors"
-        )
+    for note in (view.unsupported, view.grader_check, view.stopped):
+        if note:
+            print(note)
+    for note in (view.same_grader, view.trust_grader):
+        if note:
+            print(f"warning: {note}", file=sys.stderr)
+    if view.skipped:
+        print(f"{view.skipped} ({outcome.tokens} tokens used)")
     print(f"wrote {out / 'benchmark.json'}")
     if outcome.interrupted:
         print("interrupted: the runs that finished are written", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_SHORT if short else EXIT_OK
-
-
-def _warn_about_grader(document: dict[str, Any]) -> None:
-    """Unsupported passes, judge and agent not apart, quotes not checked, the grader's
-    gold-set figures."""
-    metadata = document["metadata"]
-    unsupported = {
-        name: part["unsupported_passes"]
-        for name, part in document["run_summary"].items()
-        if isinstance(part, dict) and part.get("unsupported_passes")
-    }
-    if unsupported:
-        counts = ", ".join(f"{name} {count}" for name, count in unsupported.items())
-        print(f"unsupported passes (no quote of the grader's found in the run; fails): {counts}")
-    if metadata.get("same_grader"):
-        print(
-            f"warning: {metadata['same_grader']}: a judge of the agent's own family may favour"
-            " it; name a grader of another family with --grader-model",
-            file=sys.stderr,
-        )
-    if metadata.get("trust_grader"):
-        print("note: --trust-grader: the grader's passes were not checked", file=sys.stderr)
-    check = metadata.get("grader_check")
-    if check:
-        print(
-            f"grader on the gold set: accuracy {check['accuracy']:.2f}, false-pass rate"
-            f" {check['false_pass_rate']:.2f}, unsupported rate {check['unsupported_rate']:.2f}"
-        )
+    return EXIT_OK if all(shown.meets_bar for shown in view.evals) else EXIT_SHORT
 
 
 def _warn_if_local(runtime: str) -> None:

@@ -16,6 +16,7 @@ from importlib import resources
 from ...typed_documents import Interval
 from ..documents.triggers import Totals, TriggerResultsDocument
 from ..setup.eval_runtime import HOST_WARNING
+from ..verdicts.results_view import skipped_text
 from .chart import pass_rate_chart, percent, span, spread
 from .evidence_section import (
     all_met_line,
@@ -237,15 +238,13 @@ def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
     return el("table", el("thead", head), el("tbody", rows), class_="evals", id="eval-table")
 
 
-def _skipped_line(view: BenchmarkView) -> Markup | None:
-    """How many runs were never started: counted apart, in no figure of the page."""
+def _skipped_line(view: BenchmarkView, runs: int) -> Markup | None:
+    """How many of the ``runs`` were never started: counted apart, in no figure of the page."""
     if not view.skipped:
         return None
     return el(
         "p",
-        count(len(view.skipped), "run")
-        + " skipped: never started, the token budget (--max-tokens) was spent; counted in"
-        " neither pass nor error.",
+        skipped_text(len(view.skipped), runs) + ".",
         class_="skipped-line",
         id="skipped",
     )
@@ -264,7 +263,7 @@ def _summary(view: BenchmarkView, benchmark: Benchmark) -> Markup:
         "section",
         el("h2", "Summary"),
         _summary_cards(view, benchmark),
-        _skipped_line(view),
+        _skipped_line(view, len(benchmark.runs)),
         el(
             "figure",
             pass_rate_chart(groups, view.configurations),

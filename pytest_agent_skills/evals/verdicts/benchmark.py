@@ -4,14 +4,15 @@ standard deviation, min, max), the delta, and whether each eval meets its bar.""
 from __future__ import annotations
 
 import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents.benchmark_model import Stat
 from ..run.run_result import EvalRunResult
 from ..setup.eval_runtime import HOST_WARNING
 from . import evidence
+from .results_view import results_view, run_table, spread
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
 WITH_SKILL_REPEAT = "with_skill_repeat"
@@ -151,7 +152,7 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[s
         summary[name]["pass_rate"].update(added)
     first, second = info.configurations
     summary["delta"] = _delta(summary[first], summary[second])
-    return {
+    document = {
         "metadata": {
             "skill_name": info.skill_name,
             "skill_path": info.skill_path,
@@ -180,93 +181,14 @@ def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[s
         "run_summary": summary,
         "evals": eval_verdicts(info, runs),
         "overall": evidence.overall_evidence(runs, info.configurations),
-        "notes": notes(info, runs),
     }
-
-
-#: What the harness adapted when the grader's endpoint refused a structured output mode.
-_ADAPTED_GRADER_OUTPUT = {
-    "json_object": "The grader's endpoint refused response_format json_schema: its answers were"
-    " asked for as json_object (with the schema beside it)",
-    "text": "The grader's endpoint refused response_format (json_schema and json_object): its"
-    " answers were asked for as plain text, the JSON object taken from the reply",
-}
-
-
-def notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
-    """What a reader should notice: errors, and expectations that do not tell the
-    configurations apart."""
-    found = []
-    errored = [run for run in runs if run.error]
-    if errored:
-        kinds = sorted({run.error.kind for run in errored if run.error})
-        found.append(
-            f"{len(errored)} of {len(runs)} runs failed ({', '.join(kinds)}): counted as"
-            " errors, never as passes"
-        )
-    found += grader_notes(info, runs)
-    adapted = _ADAPTED_GRADER_OUTPUT.get(info.grader_output or "")
-    if adapted:
-        found.append(adapted)
-    stopped = Counter(run.stop_reason for run in runs if run.stop_reason and not run.skipped)
-    if stopped:
-        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(stopped.items()))
-        found.append(
-            f"{sum(stopped.values())} of {len(runs)} runs were stopped by a limit ({reasons}):"
-            " failed runs, graded on what they did"
-        )
-    left_out = sum(1 for run in runs if run.skipped)
-    if left_out:
-        found.append(
-            f"{left_out} of {len(runs)} runs were never started: the token budget (--max-tokens)"
-            " was spent; counted in neither pass nor error"
-        )
-    texts = dict.fromkeys(item.text for run in runs for item in run.expectations)
-    for text in texts:
-        verdicts = {
-            item.passed
-            for run in runs
-            if not run.error
-            for item in run.expectations
-            if item.text == text
-        }
-        if verdicts == {True} and len(info.configurations) > 1:
-            found.append(
-                f"Expectation {text!r} passes in every run of every configuration: it may not"
-                " tell the skill's value"
-            )
-    return found
-
-
-def grader_notes(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[str]:
-    """How far the grader's verdicts can be trusted: unsupported passes, --trust-grader, a
-    judge of the agent's family, its figures on the gold set."""
-    found = []
-    unsupported = sum(run.unsupported for run in runs)
-    if info.trust_grader:
-        found.append(
-            "--trust-grader: the grader's passes were taken as it gave them, its quotes not"
-            " checked against the runs"
-        )
-    elif unsupported:
-        found.append(
-            f"{unsupported} of the grader's passes were unsupported (none of its quotes is in"
-            " the run): counted as failures"
-        )
-    if info.same_grader:
-        found.append(f"Judge and agent are not apart: {info.same_grader}")
-    check = info.grader_check
-    if check:
-        found.append(
-            f"The grader on the gold set ({check['items']} cases): accuracy"
-            f" {check['accuracy']:.2f}, false passes {check['false_pass_rate']:.2f}, false"
-            f" fails {check['false_fail_rate']:.2f}, unsupported {check['unsupported_rate']:.2f}"
-        )
-    return found
+    document["notes"] = results_view(document).notes
+    return document
 
 
 def benchmark_markdown(document: dict[str, Any]) -> str:
     """benchmark.md: the summary and every run as tables a person reads."""
+    view = results_view(document)
     meta = document["metadata"]
     configurations = meta["configurations"]
     lines = [
@@ -309,13 +231,12 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         + " | delta (95%) | verdict | runs for ±0.10 | bar |"
     )
     lines += ["", header, "| --- " * (len(configurations) + 5) + "|"]
-    for verdict in document["evals"]:
+    for verdict, shown_eval in zip(document["evals"], view.evals, strict=True):
         rates = " | ".join(
             f"{_spread(verdict['pass_rate'][name], '.2f')}"
             f" {_range(verdict['pass_rate'][name].get('ci95'))}"
             for name in configurations
         )
-        bar = "met" if verdict["meets_bar"] else "NOT met: " + "; ".join(verdict["problems"])
         shown = verdict.get("verdict", "")
         if verdict.get("verdict_note"):
             shown += f" ({verdict['verdict_note']})"
@@ -324,7 +245,7 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         lines.append(
             f"| {verdict['eval_id']} {verdict['eval_name']} | {rates} | {verdict['delta']}"
             f" {_range(verdict.get('delta_ci95'), signed=True)} | {shown} |"
-            f" {_needed(verdict.get('runs_for_0_10'))} | {bar} |"
+            f" {_needed(verdict.get('runs_for_0_10'))} | {shown_eval.bar} |"
         )
     if overall.get("method"):
         lines += ["", f"Intervals: {overall['method']}."]
@@ -369,10 +290,7 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
             f" {item['passed']}/{item['runs']} |"
             for verdict, item in flaky
         ]
-    skipped = meta.get("runs_skipped", 0)
-    if skipped:
-        lines += ["", f"{skipped} of {len(document['runs'])} runs skipped (budget): not measured."]
-    lines += ["", run_table(document["runs"])]
+    lines += ["", run_table(view.runs)]
     if document["notes"]:
         lines += ["", "Notes:", ""] + [f"- {note}" for note in document["notes"]]
     return "\n".join(lines) + "\n"
@@ -408,28 +326,6 @@ def _runtime_warning(runtime: str | None) -> list[str]:
     return [f"**Warning: {HOST_WARNING}.**", ""] if runtime == "local" else []
 
 
-def run_table(runs: Sequence[dict[str, Any]]) -> str:
-    """The per-run table (also the failure text of a pytest eval item)."""
-    lines = [
-        "| eval | configuration | run | passed | time (s) | tokens | tool calls | error or stop |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    for run in runs:
-        result = run["result"]
-        error = run.get("error")
-        shown = f"{error['kind']}: {error['message'].splitlines()[0][:120]}" if error else ""
-        if run.get("skipped"):
-            shown = f"skipped ({result.get('stop_reason')})"
-        elif result.get("stop_reason"):
-            shown = f"stopped ({result['stop_reason']})"
-        lines.append(
-            f"| {run['eval_id']} | {run['configuration']} | {run['run_number']} |"
-            f" {result['passed']}/{result['total']} | {result['time_seconds']:.1f} |"
-            f" {result['tokens']} | {result['tool_calls']} | {shown} |"
-        )
-    return "\n".join(lines)
-
-
 def _range(interval: Sequence[float] | None, signed: bool = False) -> str:
     """``[0.40, 0.90]`` or ``(no interval)``."""
     if interval is None:
@@ -448,4 +344,4 @@ def _cell(text: str) -> str:
 
 
 def _spread(part: dict[str, Any], spec: str) -> str:
-    return f"{format(part['mean'], spec)} ± {format(part['stddev'], spec)}"
+    return spread(Stat.model_validate(part), spec)

@@ -176,9 +176,8 @@ def shown_interval(interval: Sequence[float] | None) -> str:
     return f"[{low:+.2f}, {high:+.2f}]"
 
 
-def runs_hint(found: dict[str, Any]) -> str:
-    """The hint of an eval's evidence: how many runs would settle it."""
-    needed = found["runs_for_0_10"]
+def runs_hint(needed: int | None) -> str:
+    """The hint of an eval's evidence: how many runs would settle it (``runs_for_0_10``)."""
     if needed is None:
         return "run at least 2 graded runs per configuration to see an interval (--runs)"
     more = "at least " if needed >= stats.MOST_RUNS else ""
@@ -194,18 +193,8 @@ def gate_problem(found: dict[str, Any], configurations: Sequence[str]) -> str:
     why = found["verdict_note"] or (
         "its interval contains 0" if found["verdict"] == INCONCLUSIVE else "its interval is below 0"
     )
+    hint = runs_hint(found["runs_for_0_10"])
     return (
         f"--require better: the verdict is {found['verdict']}, not better ({first} - {second}"
-        f" 95% interval {shown_interval(found['delta_ci95'])}: {why}); {runs_hint(found)}"
-    )
-
-
-def evidence_line(verdict: dict[str, Any]) -> str:
-    """One eval's evidence in a line: the delta's interval, the verdict, the runs hint."""
-    shown = verdict["verdict"] + (
-        f" ({verdict['verdict_note']})" if verdict["verdict_note"] else ""
-    )
-    return (
-        f"delta {verdict['delta']}, 95% interval {shown_interval(verdict['delta_ci95'])}:"
-        f" {shown}; {runs_hint(verdict)}"
+        f" 95% interval {shown_interval(found['delta_ci95'])}: {why}); {hint}"
     )
