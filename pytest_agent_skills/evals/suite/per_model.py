@@ -12,6 +12,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..documents.benchmark_model import (
+    BenchmarkDocument,
+    ConfigurationSummary,
+    Delta,
+    EvalVerdict,
+    Overall,
+    Stat,
+)
+from ..documents.overview import EvalAcrossModels, ModelFigures, ModelsDocument
 from ..verdicts.benchmark import WITH_SKILL
 from .suite_runner import BenchmarkOutcome, EvalRequest, EvalSetupError, run_benchmark
 
@@ -39,52 +48,55 @@ def _mean(values: Sequence[float], digits: int) -> float:
     return round(statistics.fmean(values), digits) if values else 0.0
 
 
-def _figures(document: dict[str, Any], eval_id: int | None) -> dict[str, Any]:
+def _figures(document: BenchmarkDocument, eval_id: int | None) -> ModelFigures:
     """The overview's figures of one eval (None: every eval) in one model's benchmark."""
     runs = [
-        run
-        for run in document["runs"]
-        if run["configuration"] == WITH_SKILL and eval_id in (None, run["eval_id"])
+        run.result
+        for run in document.runs
+        if run.configuration == WITH_SKILL and eval_id in (None, run.eval_id)
     ]
+    found: Overall | EvalVerdict | None
     if eval_id is None:
-        rates = document["run_summary"][WITH_SKILL]["pass_rate"]
-        found = document.get("overall") or {}
-        delta = document["run_summary"]["delta"]["pass_rate"]
+        summary, delta = document.run_summary[WITH_SKILL], document.run_summary["delta"]
+        rates = summary.pass_rate if isinstance(summary, ConfigurationSummary) else None
+        shown = delta.pass_rate if isinstance(delta, Delta) else None
+        found = document.overall
     else:
-        verdict = next(item for item in document["evals"] if item["eval_id"] == eval_id)
-        rates, found, delta = verdict["pass_rate"][WITH_SKILL], verdict, verdict["delta"]
-    return {
-        "with_skill": rates["mean"],
-        "with_skill_ci95": rates.get("ci95"),
-        "delta": delta,
-        "delta_ci95": found.get("delta_ci95"),
-        "verdict": found.get("verdict", ""),
-        "tokens": _mean([float(run["result"]["tokens"]) for run in runs], 1),
-        "time_seconds": _mean([float(run["result"]["time_seconds"]) for run in runs], 3),
-    }
+        found = next(item for item in document.evals if item.eval_id == eval_id)
+        rates, shown = found.pass_rate.get(WITH_SKILL), found.delta
+    rates = rates or Stat()
+    return ModelFigures(
+        with_skill=rates.mean,
+        with_skill_ci95=rates.ci95,
+        delta=shown or "",
+        delta_ci95=found.delta_ci95 if found else None,
+        verdict=found.verdict if found else "",
+        tokens=_mean([float(result.tokens) for result in runs], 1),
+        time_seconds=_mean([result.time_seconds for result in runs], 3),
+    )
 
 
-def models_overview(skill_name: str, documents: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def models_overview(skill_name: str, documents: dict[str, BenchmarkDocument]) -> ModelsDocument:
     """models.json of each model's benchmark (in the order the models were given)."""
     first = next(iter(documents.values()))
-    return {
-        "skill_name": skill_name,
-        "models": list(documents),
-        "folders": {model: model_folder(model) for model in documents},
-        "configurations": first["metadata"]["configurations"],
-        "overall": {model: _figures(document, None) for model, document in documents.items()},
-        "evals": [
-            {
-                "eval_id": verdict["eval_id"],
-                "eval_name": verdict["eval_name"],
-                "models": {
-                    model: _figures(document, verdict["eval_id"])
+    return ModelsDocument(
+        skill_name=skill_name,
+        models=list(documents),
+        folders={model: model_folder(model) for model in documents},
+        configurations=first.metadata.configurations or [],
+        overall={model: _figures(document, None) for model, document in documents.items()},
+        evals=[
+            EvalAcrossModels(
+                eval_id=verdict.eval_id,
+                eval_name=verdict.eval_name or "",
+                models={
+                    model: _figures(document, verdict.eval_id)
                     for model, document in documents.items()
                 },
-            }
-            for verdict in first["evals"]
+            )
+            for verdict in first.evals
         ],
-    }
+    )
 
 
 def run_models(
@@ -110,6 +122,10 @@ def run_models(
         outcomes[model] = outcome
         if outcome.interrupted:
             break
-    documents = {model: outcome.document for model, outcome in outcomes.items()}
-    skill_name = next(iter(documents.values()))["metadata"]["skill_name"]
-    return models_overview(skill_name, documents), outcomes
+    documents = {
+        model: BenchmarkDocument.model_validate(outcome.document)
+        for model, outcome in outcomes.items()
+    }
+    skill_name = next(iter(documents.values())).metadata.skill_name or ""
+    overview = models_overview(skill_name, documents)
+    return overview.model_dump(mode="json", exclude_unset=True), outcomes
