@@ -9,6 +9,10 @@ and ``setup.cfg``, in that order, and takes the first that holds its configurati
 is the configuration file, with no values.  :class:`ConfigLocator` gives the same
 answer (a test holds it to pytest's own ``locate_config``) and remembers it for every
 folder it looked at, so that thousands of paths in one tree cost one look per folder.
+
+This is pytest 9's search.  pytest 8.4 reads no ``pytest.toml``, ``.pytest.toml`` nor
+``[tool.pytest]`` table, and an ``.pytest.ini`` only with a ``[pytest]`` section: under pytest
+8.4, a configuration in those is read by the command and not by pytest.
 """
 
 from __future__ import annotations

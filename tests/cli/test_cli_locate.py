@@ -1,6 +1,15 @@
 """The configuration file of each path, found without pytest: the same answer as pytest's own
 search on many layouts, each folder looked at once however many paths share it, and nested
-projects keeping their own settings."""
+projects keeping their own settings.
+
+The answer is held to pytest's internal ``locate_config``, whose shape changed in pytest 9
+(a fourth value, the files it ignored; each value wrapped with its origin), as did what it
+reads: ``pytest.toml``, ``.pytest.toml``, ``pyproject.toml``'s ``[tool.pytest]`` table and an
+``.pytest.ini`` without a ``[pytest]`` section are pytest's files from pytest 9 on.  The command
+reads them as pytest 9 does; the layouts use them only where the installed pytest reads them.
+These tests are ``pytest_facing`` (tests/conftest.py): the nox sessions run them on the oldest
+and the newest pytest.
+"""
 
 from __future__ import annotations
 
@@ -17,17 +26,21 @@ from pytest_agent_skills.config.locate import ConfigLocator
 from pytest_agent_skills.errors import ConfigurationError
 from tests.support.skill_files import write_skill
 
+#: Whether the installed pytest reads pytest 9's files: ``pytest.toml``, ``.pytest.toml``,
+#: ``[tool.pytest]``, an ``.pytest.ini`` without ``[pytest]`` (pytest 8.4 reads none of them).
+READS_PYTEST_9_FILES = int(pytest.__version__.split(".")[0]) >= 9
+PYTEST_9_FILES = pytest.mark.skipif(
+    not READS_PYTEST_9_FILES, reason=f"pytest {pytest.__version__} does not read pytest 9's files"
+)
+
 #: Contents each configuration file name may have in a generated layout: with pytest's
 #: section, without it, empty.
 CONTENTS = {
-    "pytest.toml": ['[pytest]\nskills_profile = "trpc"\n', "", "[other]\nx = 1\n"],
-    ".pytest.toml": ["[pytest]\nskills_refresh = true\n", ""],
     "pytest.ini": ["[pytest]\nskills_profile = trpc\n", "", "[other]\nx = 1\n"],
-    ".pytest.ini": ["[pytest]\nskills_roots = a\n    b\n", ""],
+    ".pytest.ini": ["[pytest]\nskills_roots = a\n    b\n"],
     "pyproject.toml": [
         '[tool.pytest.ini_options]\nskills_profile = "claude-code"\nskills_roots = ["a", "b"]\n'
         "skills_refresh = true\n",
-        '[tool.pytest]\nskills_profile = "trpc"\nskills_refresh = true\n',
         "[tool.pytest.ini_options]\n",
         '[project]\nname = "x"\n',
         "",
@@ -35,12 +48,21 @@ CONTENTS = {
     "tox.ini": ["[pytest]\nskills_profile = trpc\n", "[tox]\nenvlist = py\n"],
     "setup.cfg": ["[tool:pytest]\nskills_profile = spec\n", "[metadata]\nname = x\n"],
 }
+if READS_PYTEST_9_FILES:
+    CONTENTS["pytest.toml"] = ['[pytest]\nskills_profile = "trpc"\n', "", "[other]\nx = 1\n"]
+    CONTENTS[".pytest.toml"] = ["[pytest]\nskills_refresh = true\n", ""]
+    CONTENTS[".pytest.ini"].append("")  # empty, it is pytest's file from pytest 9 on
+    native = '[tool.pytest]\nskills_profile = "trpc"\nskills_refresh = true\n'
+    CONTENTS["pyproject.toml"].insert(1, native)  # where it stood: the same layouts per seed
 LEVELS = ("", "a", "a/b", "a/b/c")
 
 
 def pytest_answer(invocation_dir: Path, argument: str) -> tuple[Path | None, dict[str, object]]:
-    _rootdir, inipath, values, _ignored = locate_config(invocation_dir, [invocation_dir / argument])
-    return inipath, {name: item.value for name, item in values.items()}
+    # (rootdir, inipath, values), and from pytest 9 the files it ignored.
+    found = locate_config(invocation_dir, [invocation_dir / argument])
+    inipath, values = found[1], found[2]
+    # pytest 9 wraps each value with its origin; pytest 8.4 gives the value itself.
+    return inipath, {name: getattr(item, "value", item) for name, item in values.items()}
 
 
 def our_answer(invocation_dir: Path, argument: str) -> tuple[Path | None, dict[str, object]]:
@@ -85,10 +107,14 @@ def test_the_file_found_is_the_one_pytest_finds(tmp_path: Path, seed: int) -> No
     ("name", "text"),
     [
         ("pyproject.toml", "[tool.pytest.ini_options\n"),
-        ("pytest.toml", "[pytest]\nx = \n"),
+        pytest.param("pytest.toml", "[pytest]\nx = \n", marks=PYTEST_9_FILES),
         ("pytest.ini", "[pytest]\n  indented = first\n"),
         ("setup.cfg", "[pytest]\nskills_profile = trpc\n"),
-        ("pyproject.toml", '[tool.pytest]\nx = "1"\n[tool.pytest.ini_options]\ny = "2"\n'),
+        pytest.param(
+            "pyproject.toml",
+            '[tool.pytest]\nx = "1"\n[tool.pytest.ini_options]\ny = "2"\n',
+            marks=PYTEST_9_FILES,
+        ),
     ],
 )
 def test_a_file_pytest_refuses_is_refused_with_pytest_s_words(
