@@ -99,16 +99,16 @@ def attach_calibration(out_dir: Path, document: dict[str, Any]) -> bool:
     path = Path(out_dir) / CALIBRATION_NAME
     if not path.is_file():
         return False
-    read = read_document(CalibrationDocument, path)
-    calibration = read.model_dump(mode="json", exclude_unset=True)
+    calibration = read_document(CalibrationDocument, path)
     meta = document["metadata"]
     if REPEAT in meta.get("configurations", ()):
         return False
-    if any(calibration.get(name) != meta.get(name) for name in SAME_SETTINGS):
+    if any(getattr(calibration, name) != meta.get(name) for name in SAME_SETTINGS):
         return False
-    document["calibration"] = {name: calibration.get(name) for name in SHOWN}
-    floors = calibration.get("evals") or {}
+    shown = calibration.model_dump(mode="json", include=set(SHOWN), exclude_unset=True)
+    document["calibration"] = {name: shown.get(name) for name in SHOWN}
     for verdict in document["evals"]:
-        floor = floors.get(str(verdict["eval_id"])) or {}
-        verdict["noise_floor_ci95"] = floor.get("delta_ci95")
+        floor = calibration.evals.get(str(verdict["eval_id"]))
+        interval = floor.delta_ci95 if floor else None
+        verdict["noise_floor_ci95"] = list(interval) if interval else None
     return True
