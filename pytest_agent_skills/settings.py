@@ -105,6 +105,9 @@ class Setting(NamedTuple):
     flag_takes_value: bool = False
     commands: tuple[str, ...] = ()
     command_flag: str = ""
+    #: The default in words, where it is worked out when the value is not set (the system's
+    #: temporary folder); the help, the README and every command show it.
+    default_shown: str = ""
     one_per_line: bool = False
 
     @property
@@ -128,6 +131,8 @@ class Setting(NamedTuple):
         return _INI_TYPES.get(self.kind, "string")
 
     def describe_default(self) -> str:
+        if self.default_shown:
+            return self.default_shown
         if self.default is None or self.default in ([], {}, ""):
             return "(none)"
         if isinstance(self.default, bool):

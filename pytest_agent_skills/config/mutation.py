@@ -55,8 +55,8 @@ MUTATION_SETTINGS = settings.declare(
         kind="float",
         metavar="SECONDS",
         section="mutation",
-        help="time a mutant's checks may take before it counts as a timeout (default: ten"
-        " times the original's, and 10 s more)",
+        default_shown="ten times the original's, and 10 s more",
+        help="time a mutant's checks may take before it counts as a timeout",
     ),
 )
 

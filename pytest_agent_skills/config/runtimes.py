@@ -28,7 +28,8 @@ RUNTIME_SETTINGS = settings.declare(
         default="",
         env="SKILLS_WORK_ROOT",
         metavar="DIR",
-        help="folder for skill workspaces (default: the system temporary folder)",
+        default_shown="the system temporary folder",
+        help="folder for skill workspaces",
     ),
     Setting(
         ini="skills_keep_workspaces",

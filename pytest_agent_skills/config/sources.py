@@ -15,8 +15,9 @@ SOURCE_SETTINGS = settings.declare(
         ini="skills_cache_dir",
         env="SKILLS_CACHE_DIR",
         metavar="DIR",
-        help="cache folder of URL skill roots (default: $XDG_CACHE_HOME or ~/.cache, then"
-        " pytest-agent-skills/skills); a relative folder is taken from the invocation folder",
+        default_shown="$XDG_CACHE_HOME or ~/.cache, then pytest-agent-skills/skills",
+        help="cache folder of URL skill roots; a relative folder is taken from the invocation"
+        " folder",
     ),
     Setting(
         ini="skills_download_timeout",

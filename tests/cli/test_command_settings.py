@@ -369,3 +369,10 @@ def test_the_settings_of_commands_are_declared_where_commands_load_them() -> Non
         for command in COMMANDS
     ]
     assert loaded == everywhere
+
+
+def test_a_default_worked_out_at_run_time_is_declared_in_words_not_in_the_help() -> None:
+    """Such a default is the setting's ``default_shown``: words in its help would be followed
+    by the ``default: (none)`` every flag's help ends with, in pytest --help, the README and
+    every command."""
+    assert [setting.ini for setting in settings.load_all() if "(default:" in setting.help] == []

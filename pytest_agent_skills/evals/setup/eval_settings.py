@@ -40,8 +40,8 @@ EVAL_SETTINGS = settings.declare(
         env="SKILLS_GRADER_MODEL",
         metavar="MODEL",
         section="evals",
-        help="model grading the string expectations of evals (default: skills_model), on the"
-        " same endpoint",
+        default_shown="skills_model",
+        help="model grading the string expectations of evals, on the same endpoint",
     ),
     Setting(
         ini="skills_grader_params",
@@ -160,8 +160,8 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--cassettes",
         metavar="DIR",
         section="evals",
-        help="folder of the eval cassettes, a subfolder per skill (default: eval-cassettes in the"
-        " folder of the configuration file); never inside a skill folder",
+        default_shown="eval-cassettes in the folder of the configuration file",
+        help="folder of the eval cassettes, a subfolder per skill; never inside a skill folder",
     ),
     Setting(
         ini="skills_eval_attempts",
@@ -182,10 +182,10 @@ EVAL_SETTINGS = settings.declare(
         choices=RUNTIME_NAMES,
         env="SKILLS_EVAL_RUNTIME",
         section="evals",
+        default_shown="sandbox when bubblewrap works, else docker when its engine and image are"
+        " there, else the eval refuses to run",
         help="where the commands the model chooses run: sandbox (bubblewrap) or docker, without"
-        " network; local runs them on this machine and is only ever asked for (default: sandbox"
-        " when bubblewrap works, else docker when its engine and image are there, else the eval"
-        " refuses to run)",
+        " network; local runs them on this machine and is only ever asked for",
     ),
     Setting(
         ini="skills_eval_max_turns",
@@ -205,8 +205,9 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         metavar="N",
         section="evals",
+        default_shown="no cap",
         help="tokens (usage.total_tokens) one eval run's requests may use; past them the run"
-        " stops, a failed run (stop_reason run_tokens) graded on what it did (default: no cap)",
+        " stops, a failed run (stop_reason run_tokens) graded on what it did",
     ),
     Setting(
         ini="skills_eval_max_tokens",
@@ -215,8 +216,9 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         metavar="N",
         section="evals",
+        default_shown="no budget",
         help="tokens the whole eval may use, grader included; once spent no run starts (the"
-        " runs not started are skipped, stop_reason budget) (default: no budget)",
+        " runs not started are skipped, stop_reason budget)",
     ),
     Setting(
         ini="skills_eval_allow_invalid",
