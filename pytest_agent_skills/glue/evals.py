@@ -149,18 +149,8 @@ class TriggersItem(_EvalItem):
 
     def runtest(self) -> None:
         from ..evals.suite.suite_runner import run_triggers
+        from ..evals.triggers.trigger_text import triggers_text
 
-        outcome = run_triggers(_request(self))
-        failed = [result for result in outcome.document["results"] if not result["pass"]]
-        if not failed:
-            return
-        lines = [f"{len(failed)} of {len(outcome.document['results'])} trigger queries miss:"]
-        for result in failed:
-            should = "should" if result["should_trigger"] else "should not"
-            lines.append(
-                f"- {result['query']!r} {should} trigger: rate {result['trigger_rate']:.2f}"
-                f" ({result['triggers']}/{result['runs']} runs loaded the skill"
-                f"{', ' + str(result['errors']) + ' errors' if result['errors'] else ''})"
-            )
-            lines.extend(f"  error: {message}" for message in result["error_messages"][:1])
-        raise EvalFailed("\n".join(lines))
+        text = triggers_text(run_triggers(_request(self)).document)
+        if text.failed:
+            raise EvalFailed(text.failure())

@@ -308,8 +308,8 @@ def test_runs_past_the_token_budget_are_skipped_apart_from_errors(skills: Path) 
     text = matrix_text(document)
     assert text.failed and not text.errors
     assert text.skipped == (
-        "35 run(s) skipped: the token budget (--max-tokens) was spent; neither judged nor"
-        " errors; 8 quer(ies) with no run made fail"
+        "35 of 36 runs were never started: the token budget (--max-tokens) was spent; neither"
+        " judged nor errors; 8 quer(ies) with no run made fail"
     )
 
 
@@ -324,14 +324,14 @@ def test_the_command_counts_skipped_runs_apart_and_fails_queries_never_measured(
     )  # fmt: skip
     assert cut.returncode == 1, cut.stderr
     assert (
-        "35 run(s) skipped: the token budget (--max-tokens) was spent; neither judged nor"
-        " errors; 8 quer(ies) with no run made fail"
+        "35 of 36 runs were never started: the token budget (--max-tokens) was spent; neither"
+        " judged nor errors; 8 quer(ies) with no run made fail"
     ) in cut.stdout
     assert "runs failed" not in cut.stdout + cut.stderr
     page = (tmp_path / "triggers-out" / "report.html").read_text()
-    assert (
-        "35 runs skipped: the token budget (--max-tokens) was spent (neither judged nor"
-        " errors)." in page
+    assert (  # the words of the command
+        "35 of 36 runs were never started: the token budget (--max-tokens) was spent; neither"
+        " judged nor errors." in page
     )
 
 

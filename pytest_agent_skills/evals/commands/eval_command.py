@@ -116,6 +116,7 @@ def _run_request(args: argparse.Namespace, request: Any, options: Any) -> int:
     """Run ``request`` as the arguments ask: a dry run, the trigger runs, the benchmark."""
     from ..suite.output_folder import write_report, write_triggers
     from ..suite.suite_runner import dry_run, run_benchmark, run_triggers
+    from ..triggers.trigger_text import triggers_text
 
     out: Path = args.out
     if args.dry_run:
@@ -125,22 +126,16 @@ def _run_request(args: argparse.Namespace, request: Any, options: Any) -> int:
         triggers = run_triggers(request)
         write_triggers(out, triggers.document)
         write_report(out)
-        for result in triggers.document["results"]:
-            verdict = "pass" if result["pass"] else "FAIL"
-            print(
-                f"{verdict}  rate {result['trigger_rate']:.2f} ({result['triggers']}/"
-                f"{result['runs']}), should{'' if result['should_trigger'] else ' not'}"
-                f" trigger: {result['query']}"
-            )
+        text = triggers_text(triggers.document)
+        for line in text.queries:
+            print(line)
         _warn_if_local(triggers.document["runtime"])
-        summary = triggers.document["summary"]
-        left_out = sum(result["skipped"] for result in triggers.document["results"])
-        if left_out:
-            print(f"{left_out} run(s) skipped: the token budget (--max-tokens) was spent")
-        print(f"{summary['passed']}/{summary['total']} trigger queries pass; wrote {out}")
+        if text.skipped:
+            print(text.skipped)
+        print(f"{text.summary}; wrote {out}")
         if triggers.interrupted:
             return EXIT_INTERRUPTED
-        return EXIT_OK if summary["failed"] == 0 else EXIT_SHORT
+        return EXIT_SHORT if text.failed else EXIT_OK
     if options.models:
         return _several_models(request, out, args.calibrate)
     outcome = run_benchmark(request)

@@ -15,8 +15,9 @@ from importlib import resources
 
 from ...typed_documents import Interval
 from ..documents.triggers import Totals, TriggerResultsDocument
+from ..setup.budget import never_started
 from ..setup.eval_runtime import HOST_WARNING
-from ..verdicts.results_view import skipped_text
+from ..verdicts.results_view import COUNTED
 from .chart import pass_rate_chart, percent, span, spread
 from .evidence_section import (
     all_met_line,
@@ -244,7 +245,7 @@ def _skipped_line(view: BenchmarkView, runs: int) -> Markup | None:
         return None
     return el(
         "p",
-        skipped_text(len(view.skipped), runs) + ".",
+        never_started(len(view.skipped), runs, COUNTED) + ".",
         class_="skipped-line",
         id="skipped",
     )

@@ -17,6 +17,7 @@ from ..documents.triggers import (
     Passed,
     SkillScore,
 )
+from ..setup.budget import UNJUDGED, never_started
 from .chart import percent
 from .markup import Markup, column_heads, el
 
@@ -172,10 +173,8 @@ def matrix_section(matrix: MatrixDocument) -> Markup:
     if summary.errors:
         apart.append(f"{summary.errors} runs failed (judged nowhere)")
     if summary.runs_skipped:
-        apart.append(
-            f"{summary.runs_skipped} runs skipped: the token budget (--max-tokens) was spent"
-            " (neither judged nor errors)"
-        )
+        made = summary.runs or 0
+        apart.append(never_started(summary.runs_skipped, made + summary.runs_skipped, UNJUDGED))
     scores = sorted(
         matrix.per_skill.items(), key=lambda item: (item[0] not in summary.below_bar, item[0])
     )

@@ -28,6 +28,20 @@ TURN_LIMIT, RUN_TOKENS, BUDGET = "turn_limit", "run_tokens", "budget"
 STOP_REASONS = (TURN_LIMIT, RUN_TOKENS, BUDGET)
 
 
+#: What the trigger runs never started are left out of.
+UNJUDGED = "neither judged nor errors"
+
+
+def never_started(skipped: int, runs: int, counted: str) -> str:
+    """The runs of ``runs`` never started for the budget, as every output says it (the
+    terminal, pytest, benchmark.md and its notes, the report); ``counted``: what they are left
+    out of (``counted in neither pass nor error``)."""
+    return (
+        f"{skipped} of {runs} runs were never started: the token budget (--max-tokens) was"
+        f" spent; {counted}"
+    )
+
+
 class TokenBudget:
     """The tokens an eval may spend (``limit`` None: no limit), counted from every thread."""
 

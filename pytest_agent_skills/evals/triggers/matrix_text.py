@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..setup.budget import UNJUDGED, never_started
 from .matrix import unmeasured
 
 #: Collisions in the text (all of them are in triggers-matrix.json and the report).
@@ -56,11 +57,9 @@ def matrix_text(document: Mapping[str, Any]) -> MatrixText:
         )
     skipped = ""
     if summary["runs_skipped"]:
-        skipped = (
-            f"{summary['runs_skipped']} run(s) skipped: the token budget (--max-tokens) was"
-            " spent; neither judged nor errors"
-            + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
-        )
+        skipped = never_started(
+            summary["runs_skipped"], summary["runs"] + summary["runs_skipped"], UNJUDGED
+        ) + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
     return MatrixText(
         skills=tuple(skills.values()),
         failing=tuple(line for name, line in skills.items() if name in short),

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..documents.benchmark_model import BenchmarkDocument, EvalVerdict, RunEntry, Stat
+from ..setup.budget import never_started
 from .evidence import runs_hint, shown_interval
+
+#: What a benchmark's runs never started are left out of.
+COUNTED = "counted in neither pass nor error"
 
 #: What the harness adapted when the grader's endpoint refused a structured output mode.
 _ADAPTED_GRADER_OUTPUT = {
@@ -69,14 +73,6 @@ def eval_view(verdict: EvalVerdict) -> EvalView:
             f"delta {verdict.delta}, 95% interval {shown_interval(verdict.delta_ci95)}:"
             f" {shown}; {runs_hint(verdict.runs_for_0_10)}"
         ),
-    )
-
-
-def skipped_text(skipped: int, runs: int) -> str:
-    """The runs never started for the token budget."""
-    return (
-        f"{skipped} of {runs} runs were never started: the token budget (--max-tokens) was"
-        " spent; counted in neither pass nor error"
     )
 
 
@@ -183,7 +179,7 @@ def results_view(document: BenchmarkDocument | Mapping[str, Any]) -> ResultsView
             if stopped_runs
             else ""
         ),
-        skipped=skipped_text(skipped, len(runs)) if skipped else "",
+        skipped=never_started(skipped, len(runs), COUNTED) if skipped else "",
         untelling=_untelling(document),
     )
 
