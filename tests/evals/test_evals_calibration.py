@@ -74,7 +74,10 @@ def test_an_a_a_calibration_reports_its_flips_and_a_delta_interval_containing_0(
     for verdict, floor in zip(document["evals"], aa["evals"], strict=True):
         assert verdict["noise_floor_ci95"] == floor["delta_ci95"]
     markdown = (tmp_path / "out" / "benchmark.md").read_text()
-    assert f"{flipped} of 45 expectation verdicts flipped between two with-skill runs" in markdown
+    assert (  # the words of the command
+        f"{flipped} of 45 expectation verdicts flip between with_skill and with_skill_repeat;"
+        " their delta's 95% interval ["
+    ) in markdown
     assert "A/A floor [" in markdown
     page = (tmp_path / "out" / "report.html").read_text()
     assert page.count("A/A noise floor") == 1 + len(document["evals"])

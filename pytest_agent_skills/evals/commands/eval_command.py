@@ -163,16 +163,11 @@ def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
     benchmark.json and .md, the runs' folders, report.html."""
     from ..suite.calibration import attach_calibration, write_calibration
     from ..suite.output_folder import write_benchmark, write_report
-    from ..verdicts.evidence import shown_interval
+    from ..verdicts.results_view import results_view
 
     if calibrate:
         write_calibration(out, outcome.document, outcome.runs)
-        floor = outcome.document["calibration"]
-        print(
-            f"calibration: {floor['flipped']} of {floor['compared']} expectation verdicts flip"
-            f" between with_skill and with_skill_repeat; delta 95% interval"
-            f" {shown_interval(floor['delta_ci95'])} (the noise floor)"
-        )
+        print(f"calibration: {results_view(outcome.document).calibration} (the noise floor)")
     else:
         attach_calibration(out, outcome.document)
     write_benchmark(out, outcome.document, outcome.runs, outcome.evals)

@@ -273,8 +273,7 @@ def benchmark_markdown(document: dict[str, Any]) -> str:
         lines += [
             "",
             f"Noise floor (A/A calibration of {floor['timestamp']}, same skill, models and runs):"
-            f" {floor['flipped']} of {floor['compared']} expectation verdicts flipped between two"
-            f" with-skill runs; their delta's 95% interval {_range(floor['delta_ci95'], True)}.",
+            f" {view.calibration}.",
         ]
     flaky = [(verdict, item) for verdict in document["evals"] for item in verdict.get("flaky", [])]
     if flaky:

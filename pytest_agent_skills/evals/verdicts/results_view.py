@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents.benchmark_model import BenchmarkDocument, EvalVerdict, RunEntry, Stat
+from ..documents.benchmark_model import (
+    BenchmarkDocument,
+    CalibrationShown,
+    EvalVerdict,
+    RunEntry,
+    Stat,
+)
 from ..setup.budget import never_started
 from .evidence import runs_hint, shown_interval
 
@@ -76,6 +82,14 @@ def eval_view(verdict: EvalVerdict) -> EvalView:
     )
 
 
+def noise_floor(floor: CalibrationShown) -> str:
+    """An A/A calibration: the verdicts that flip and the interval of the delta."""
+    return (
+        f"{floor.flipped} of {floor.compared} expectation verdicts flip between with_skill and"
+        f" with_skill_repeat; their delta's 95% interval {shown_interval(floor.delta_ci95)}"
+    )
+
+
 @dataclass(frozen=True)
 class ResultsView:
     """A benchmark's results in words: each eval's, then what a reader should notice."""
@@ -94,6 +108,8 @@ class ResultsView:
     skipped: str
     #: The expectations that pass in every run of every configuration.
     untelling: tuple[str, ...]
+    #: The A/A calibration of the folder, the noise floor; empty without one.
+    calibration: str = ""
 
     @property
     def notes(self) -> list[str]:
@@ -181,6 +197,7 @@ def results_view(document: BenchmarkDocument | Mapping[str, Any]) -> ResultsView
         ),
         skipped=never_started(skipped, len(runs), COUNTED) if skipped else "",
         untelling=_untelling(document),
+        calibration=noise_floor(document.calibration) if document.calibration else "",
     )
 
 
