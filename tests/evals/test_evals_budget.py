@@ -235,8 +235,8 @@ def test_a_dry_run_prints_the_conversations_and_their_bounds_and_asks_nothing(
     refused = _eval(str(skill), "--dry-run", "--runs", "2", cwd=tmp_path)
     assert refused.returncode == 2, refused.stdout
     assert (
-        f"{cassette}: interactions[0].response: expected a value (the field is required), found"
-        " nothing (not a cassette document)"
+        f"{cassette}: interactions[0].response: expected an object (the field is required),"
+        " found nothing (not a cassette document)"
     ) in refused.stderr
     assert "Traceback" not in refused.stderr
 

@@ -340,7 +340,7 @@ def test_a_transcript_that_is_not_json_names_its_file(out_dir: Path) -> None:
         ),
         (
             lambda b: b["runs"][0].pop("eval_id"),
-            "runs[0].eval_id: expected a value (the field is required), found nothing"
+            "runs[0].eval_id: expected an integer (the field is required), found nothing"
             " (not a benchmark document)",
         ),
         (
@@ -405,7 +405,7 @@ def test_a_truncated_benchmark_names_the_line_where_it_ends(out_dir: Path) -> No
         (
             "eval-1/with_skill/run-1/transcript.json",
             lambda d: d["messages"][2]["tool_calls"][0]["function"].pop("name"),
-            "messages[2].tool_calls[0].function.name: expected a value (the field is"
+            "messages[2].tool_calls[0].function.name: expected a string (the field is"
             " required), found nothing (not a transcript document)",
         ),
         (
@@ -442,8 +442,8 @@ def test_triggers_of_the_wrong_shape(out_dir: Path) -> None:
     del triggers["results"][1]["should_trigger"]
     error = _broken(out_dir, "triggers.json", json.dumps(triggers))
     assert str(error) == (
-        f"{out_dir}/triggers.json: results[1].should_trigger: expected a value (the field is"
-        " required), found nothing (not a trigger-results document)"
+        f"{out_dir}/triggers.json: results[1].should_trigger: expected true or false (the field"
+        " is required), found nothing (not a trigger-results document)"
     )
 
 

@@ -55,7 +55,8 @@ def parse_document(model: type[D], value: Any, path: Path, text: str | None = No
     try:
         return model.model_validate_json(text or json.dumps(value), strict=True)
     except ValidationError as error:
-        raise DocumentError(path, None, _first_problem(model.NAME, error, value)) from None
+        problem = _first_problem(model.NAME, model.model_json_schema(), error, value)
+        raise DocumentError(path, None, problem) from None
 
 
 def parse_part(adapter: TypeAdapter[T], value: Any, path: Path, name: str, where: DocPath) -> T:
@@ -65,7 +66,8 @@ def parse_part(adapter: TypeAdapter[T], value: Any, path: Path, name: str, where
     try:
         return adapter.validate_python(value, strict=True)
     except ValidationError as error:
-        raise DocumentError(path, None, _first_problem(name, error, value, where)) from None
+        problem = _first_problem(name, adapter.json_schema(), error, value, where)
+        raise DocumentError(path, None, problem) from None
 
 
 def read_document(model: type[D], path: Path) -> D:
@@ -94,12 +96,12 @@ def write_data(path: Path, model: type[Document], data: dict[str, Any]) -> None:
     try:
         document = model.model_validate(data)
     except ValidationError as error:  # a bug of the writer, never of the user's input
-        raise AssertionError(f"{path}: {_first_problem(model.NAME, error, data)}") from error
+        problem = _first_problem(model.NAME, model.model_json_schema(), error, data)
+        raise AssertionError(f"{path}: {problem}") from error
     write_document(path, document)
 
 
 _EXPECTED = {
-    "missing": "a value (the field is required)",
     "extra_forbidden": "no such field",
     "dict_type": "an object",
     "model_type": "an object",
@@ -118,12 +120,18 @@ _EXPECTED = {
 }
 
 
-def _first_problem(name: str, error: ValidationError, value: Any, within: DocPath = ()) -> str:
+def _first_problem(
+    name: str, schema: dict[str, Any], error: ValidationError, value: Any, within: DocPath = ()
+) -> str:
     problem = error.errors(include_url=False)[0]
-    where = dotted((*within, *_in_document(problem["loc"], value)))
-    expected = _expected(problem["type"], problem.get("ctx") or {}) or (
-        problem["msg"][0].lower() + problem["msg"][1:]
-    )
+    located = _in_document(problem["loc"], value)
+    where = dotted((*within, *located))
+    if problem["type"] == "missing":
+        expected = f"{_kind_at(schema, located)} (the field is required)"
+    else:
+        expected = _expected(problem["type"], problem.get("ctx") or {}) or (
+            problem["msg"][0].lower() + problem["msg"][1:]
+        )
     found = "nothing" if problem["type"] == "missing" else kind_of(problem.get("input"))
     return f"{where or 'the top level'}: expected {expected}, found {found} (not a {name} document)"
 
@@ -149,3 +157,40 @@ def _in_document(location: tuple[int | str, ...], value: Any) -> DocPath:
             kept.append(part)
             value = value[part]
     return tuple(kept)
+
+
+#: What a JSON Schema type is, as a message says what it expected.
+_KINDS = {
+    "object": "an object",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+}
+
+
+def _kind_at(schema: dict[str, Any], location: DocPath) -> str:
+    """What the schema wants at ``location`` (a field that is missing): ``an integer``."""
+    definitions = schema.get("$defs", {})
+    node = _resolved(schema, definitions)
+    for part in location:
+        if isinstance(part, int):
+            node = node.get("items") or {}
+        else:
+            node = node.get("properties", {}).get(part) or node.get("additionalProperties") or {}
+        node = _resolved(node, definitions)
+    return _KINDS.get(node.get("type", ""), "a value")
+
+
+def _resolved(node: Any, definitions: dict[str, Any]) -> dict[str, Any]:
+    """``node`` with its reference followed and a lone non-null branch taken."""
+    while isinstance(node, dict):
+        if "$ref" in node:
+            node = definitions.get(node["$ref"].rsplit("/", 1)[-1], {})
+            continue
+        branches = [item for item in node.get("anyOf", ()) if item.get("type") != "null"]
+        if len(branches) != 1:
+            return node
+        node = branches[0]
+    return {}
