@@ -27,7 +27,7 @@ it (1 request), and a grader (1 request a run).  Measured in one run:
 Parts 1-3 use the default runtime (the sandbox where bubblewrap works); their runs run no
 command, so it is opened once per benchmark and never used.
 5. *A real model*: against llama.cpp's server serving SmolLM2-135M (the test suite's,
-   tests/support/realmodel.py), with temperature 0, a seed and a reply cap so that the answers
+   bench/support/realmodel.py), with temperature 0, a seed and a reply cap so that the answers
    repeat, the harness's wall time per request recording an eval one request after the
    other, over the raw ``openai`` client posting the same bodies right after it (round robin,
    median of 3).  Goal: <= 1.05x.  Skipped, saying why, where the server cannot start.
@@ -253,11 +253,11 @@ def recorded_answers(cassettes: Path) -> list[dict[str, Any]]:
 
 
 def real_model_figure(small: bool) -> str:
-    """4. Against a real model server (llama.cpp's, SmolLM2-135M; tests/support/realmodel.py),
+    """4. Against a real model server (llama.cpp's, SmolLM2-135M; bench/support/realmodel.py),
     temperature 0, a seed and a reply cap so that the answers repeat: the harness recording
     an eval one request after the other, its wall time per request over the raw ``openai``
     client posting the same bodies right after (round robin). Goal: <= 1.05x."""
-    from tests.support.realmodel import MODEL_PARAMS, start_server, stop_server, unavailable
+    from bench.support.realmodel import MODEL_PARAMS, start_server, stop_server, unavailable
 
     reason = unavailable()
     if reason is not None:

@@ -10,7 +10,7 @@ and how long Chromium takes to show it, each beside a floor measured in the same
   against a page of the same bytes as one plain ``<pre>``: the cost of the page's structure;
 - open all: the "Open all runs" button, until the 60 runs are laid out.
 
-The folder is the report tests' hand-written one (tests/support/evals_report.py), seeded.
+The folder is the report tests' hand-written one (bench/support/evals_report.py), seeded.
 Chromium (Debian's chromium + chromedriver, via Selenium) is skipped with a message when absent.
 """
 
@@ -30,8 +30,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.support.evals_report import random_case, write_benchmark
 from pytest_agent_skills.evals.report.write import write_report
-from tests.support.evals_report import random_case, write_benchmark
 
 CONFIGURATIONS = ("with_skill", "without_skill", "baseline")
 CHROMIUM_FLAGS = (

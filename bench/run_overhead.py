@@ -247,7 +247,7 @@ def load() -> str:
 
 def bench_as_normal_user(runs: int) -> None:
     """The local row again, as a fresh unprivileged uid (run from root)."""
-    from tests.support.normal_user import run_as_normal_user
+    from bench.support.normal_user import run_as_normal_user
 
     script = Path(__file__).resolve().relative_to(PROJECT).as_posix()
     inner = run_as_normal_user(

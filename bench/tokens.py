@@ -27,7 +27,7 @@ CORPUS_CANDIDATES = (REPO.parent / "shared" / "corpus", REPO.parent.parent / "sh
 
 def real_tokenizer() -> Callable[[str], int]:
     """The number of SmolLM2 tokens of a text (no BOS), from the GGUF file's vocabulary."""
-    from tests.support.realmodel import token_counter, unavailable
+    from bench.support.realmodel import token_counter, unavailable
 
     reason = unavailable()
     if reason is not None:

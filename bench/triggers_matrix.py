@@ -3,7 +3,7 @@
     python bench/triggers_matrix.py [--small]
 
 The repository is the report tests' 50 skills, each about its own topic and a neighbour's
-(tests/support/routing.py), recorded once from the loopback word-overlap model (not timed).
+(bench/support/routing.py), recorded once from the loopback word-overlap model (not timed).
 Then ``agent-skills triggers`` replays the 900 runs as a whole process, with ``--record none``
 (median of 3), and prints its wall time against the goal of 5 s; beside it, the same process
 with nothing to replay (a repository of one skill and one query: start-up, imports, the
@@ -28,9 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.support.recording import recording  # noqa: E402
+from bench.support.routing import many_skills, word_overlap_endpoint, write_repository  # noqa: E402
 from pytest_agent_skills.evals.triggers.matrix import MatrixRequest, run_matrix  # noqa: E402
-from tests.support.evals import recording  # noqa: E402
-from tests.support.routing import many_skills, word_overlap_endpoint, write_repository  # noqa: E402
 
 GOAL_SECONDS = 5.0
 RUNS = 3

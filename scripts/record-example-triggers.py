@@ -3,7 +3,7 @@
 A real project records against a real model:
 ``agent-skills triggers skills --record all --upstream-url https://.../v1 --model my-model``.
 This repository must not reach a real model, so a stand-in plays the upstream on a loopback
-port: the tests' word-overlap model (tests/support/routing.py), which loads the skill whose
+port: the tests' word-overlap model (bench/support/routing.py), which loads the skill whose
 description shares the most words with the query and, asked for a better description, adds
 the words of the queries the current one missed.  Everything else (the runs, the cassettes,
 the scoring, the held-out split) is what a user's recording goes through.
@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.support.routing import word_overlap_endpoint  # noqa: E402
+from bench.support.routing import word_overlap_endpoint  # noqa: E402
 
 OVERLAP = REPO / "example_suite" / "overlap"
 

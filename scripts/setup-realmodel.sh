@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real model server the `realmodel` tests start (tests/support/realmodel.py):
+# Installs the real model server the `realmodel` tests start (bench/support/realmodel.py):
 #   - llama-cpp-python[server], built from its source package (it needs cmake and a C++
 #     compiler: as root, apt-installs them when missing); pip keeps the wheel it builds in its
 #     cache, so a second machine run reuses it instead of compiling again;

@@ -97,8 +97,8 @@ def test_a_skill_absent_at_the_ref_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_improve_description_starts_from_the_description_at_a_git_ref(tmp_path: Path) -> None:
+    from bench.support.routing import word_overlap_endpoint, write_repository
     from tests.support.evals import REPO
-    from tests.support.routing import word_overlap_endpoint, write_repository
 
     planted = "Helps with data."
     repository = tmp_path / "repo"

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from bench.support.routing import agent_skills, word_overlap_endpoint, write_repository
 from pytest_agent_skills.evals.documents.benchmark_model import BenchmarkDocument
 from pytest_agent_skills.evals.documents.catalog import DOCUMENTS, schema_file, schema_of
 from pytest_agent_skills.evals.documents.document_io import DocumentError, read_document
 from tests.support.evals import Behaviour, fake_endpoint, write_eval_skill
-from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository
 
 # fmt: off
 SKILLS = {

@@ -1,5 +1,5 @@
 """Budgets against a real OpenAI-compatible server (llama.cpp's, serving SmolLM2-135M:
-tests/support/realmodel.py): a small model offered tools calls them turn after turn, and the
+bench/support/realmodel.py): a small model offered tools calls them turn after turn, and the
 turn limit ends each such run as a failed run, graded, never as an error; the eval's token
 budget leaves the runs after it unstarted. What is asserted is the pipeline, never what a
 135M model answers."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.support.realmodel import RealModel
 from tests.support.evals import run_eval_command
-from tests.support.realmodel import RealModel
 
 pytestmark = pytest.mark.realmodel
 SKILL = (

@@ -1,5 +1,5 @@
 """``agent-skills eval`` and scenario recordings against a real OpenAI-compatible server
-(llama.cpp's, serving SmolLM2-135M: tests/support/realmodel.py), with no proxy or patch in
+(llama.cpp's, serving SmolLM2-135M: bench/support/realmodel.py), with no proxy or patch in
 between: every run is measured (no error from a request shape), the grader's answers are
 parsed, the report is built, and the offline replay rebuilds the same benchmark. What is
 asserted is the pipeline, never what a 135M model answers."""
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from bench.support.realmodel import RealModel
 from tests.support.evals import run_eval_command
-from tests.support.realmodel import RealModel
 
 pytestmark = pytest.mark.realmodel
 REPO = Path(__file__).resolve().parents[2]

@@ -14,11 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.errors import AgentSkillsError
-from pytest_agent_skills.evals.documents.document_io import DocumentError
-from pytest_agent_skills.evals.report import folder as report_input
-from pytest_agent_skills.evals.report.write import write_report
-from tests.support.evals_report import (
+from bench.support.evals_report import (
     MEAN_EVAL,
     SUMMARY_EVAL,
     Errored,
@@ -28,6 +24,10 @@ from tests.support.evals_report import (
     write_benchmark,
     write_triggers,
 )
+from pytest_agent_skills.errors import AgentSkillsError
+from pytest_agent_skills.evals.documents.document_io import DocumentError
+from pytest_agent_skills.evals.report import folder as report_input
+from pytest_agent_skills.evals.report.write import write_report
 
 HOSTILE = (
     '</script><script>window.__pwned = 1</script><img src="http://127.0.0.1:9/x.png">'

@@ -21,8 +21,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from tests.support.browser import browser, open_report, requests_of  # noqa: F401
-from tests.support.evals_report import (
+from bench.support.evals_report import (
     MEAN_EVAL,
     SUMMARY_EVAL,
     hostile_case,
@@ -30,6 +29,7 @@ from tests.support.evals_report import (
     write_benchmark,
     write_triggers,
 )
+from tests.support.browser import browser, open_report, requests_of  # noqa: F401
 from tests.support.workspace import get_runtime
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The real llama.cpp server (SmolLM2-135M, tests/support/realmodel.py) as the grader: its
+"""The real llama.cpp server (SmolLM2-135M, bench/support/realmodel.py) as the grader: its
 figures on the gold set recorded and replayed offline, and the unsupported passes it gives on
 example_suite's invoice-totals counted. What is asserted is the pipeline and the arithmetic of
 the figures, never what a 135M model answers; the figures measured are printed (``-s``)."""
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.support.realmodel import GRADER_PARAMS, RealModel
 from pytest_agent_skills.evals.suite.grader_check import GraderCheck, load_gold
 from tests.support.evals import run_eval_command
-from tests.support.realmodel import GRADER_PARAMS, RealModel
 
 pytestmark = pytest.mark.realmodel
 REPO = Path(__file__).resolve().parents[2]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.support.routing import agent_skills, word_overlap_endpoint, write_repository
 from pytest_agent_skills.evals.setup.eval_files import TriggerQuery
 from pytest_agent_skills.evals.triggers.improve import (
     ImproveError,
@@ -20,7 +21,6 @@ from pytest_agent_skills.evals.triggers.improve import (
 )
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
-from tests.support.routing import agent_skills, word_overlap_endpoint, write_repository
 
 PLANTED = "Helps with data."
 SKILLS = {

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
+from bench.support.routing import many_skills, planned_counts
 from pytest_agent_skills.evals.documents.document_io import write_data
 from pytest_agent_skills.evals.documents.triggers import MatrixDocument
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, matrix_document
 from tests.support.browser import browser, open_report  # noqa: F401
 from tests.support.evals import replaying
-from tests.support.routing import many_skills, planned_counts
 
 with contextlib.suppress(ImportError):  # the test extra is absent: the browser fixture skips
     from selenium.webdriver.common.by import By

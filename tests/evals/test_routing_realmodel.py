@@ -1,5 +1,5 @@
 """The trigger matrix and the description loop against a real OpenAI-compatible server
-(llama.cpp serving SmolLM2-135M; tests/support/realmodel.py), recorded, then replayed offline
+(llama.cpp serving SmolLM2-135M; bench/support/realmodel.py), recorded, then replayed offline
 to the same documents. What is asserted is the pipeline (every run judged, the exchanges
 recorded, no held-out query sent), never what a 135M model chooses.
 
@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
+from bench.support.realmodel import MODEL_PARAMS, RealModel
+from bench.support.routing import timeless, write_repository
 from pytest_agent_skills.evals.triggers.improve import ImproveRequest, improve_description
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from pytest_agent_skills.harness import RunSettings, Upstream
 from tests.support.evals import replaying
 from tests.support.harness import only_loopback
-from tests.support.realmodel import MODEL_PARAMS, RealModel, real_model  # noqa: F401
-from tests.support.routing import timeless, write_repository
+from tests.support.realmodel import real_model  # noqa: F401
 
 pytestmark = pytest.mark.realmodel
 

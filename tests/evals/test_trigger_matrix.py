@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
+from bench.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository
 from pytest_agent_skills.evals.suite.suite_runner import EvalSetupError
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from pytest_agent_skills.evals.triggers.matrix_text import matrix_text
 from tests.support.evals import recording, replaying
 from tests.support.harness import only_loopback
-from tests.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository
 
 pytest_plugins = ["pytester"]
 
-# Words that count (three letters or more, no stopword) decide: see tests/support/routing.py.
+# Words that count (three letters or more, no stopword) decide: see bench/support/routing.py.
 SKILLS = {
     "csv-tools": (
         "Reads csv tables and computes column statistics.",

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from bench.support.realmodel import token_counter
 from pytest_agent_skills.repository import find_skill_dirs
 from pytest_agent_skills.skill import Skill
 from pytest_agent_skills.tokens import estimate_tokens
 from tests.support.corpus import CORPUS
-from tests.support.realmodel import token_counter
+from tests.support.realmodel import require_real_model
 
 pytestmark = pytest.mark.realmodel
 
@@ -17,6 +18,7 @@ pytestmark = pytest.mark.realmodel
 def test_the_estimate_of_the_corpus_skill_files_is_within_the_stated_error() -> None:
     if not CORPUS.is_dir():
         pytest.skip(f"the public corpus is not at {CORPUS}")
+    require_real_model()
     count = token_counter()
     pairs = []
     for folder in find_skill_dirs(CORPUS):

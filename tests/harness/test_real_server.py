@@ -1,5 +1,5 @@
 """The harness against a real OpenAI-compatible server (llama.cpp's, serving SmolLM2-135M;
-see tests/support/realmodel.py): the request shapes it sends are accepted, tool calls come
+see bench/support/realmodel.py): the request shapes it sends are accepted, tool calls come
 back and go back. What is asserted is the pipeline, never what a 135M model answers."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from bench.support.realmodel import MODEL_PARAMS, RealModel
 from pytest_agent_skills.harness.models import OpenAIClientModel
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall
-from tests.support.realmodel import MODEL_PARAMS, RealModel
 
 pytestmark = pytest.mark.realmodel
 

@@ -1,5 +1,5 @@
 """``agent-skills mutate --evals`` against a real OpenAI-compatible server (llama.cpp's,
-serving SmolLM2-135M: tests/support/realmodel.py): the mutation run is recorded, then replayed
+serving SmolLM2-135M: bench/support/realmodel.py): the mutation run is recorded, then replayed
 offline to the same report. What is asserted is the pipeline (every mutant judged, none an
 error, the requests counted), never what a 135M model answers."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.realmodel import RealModel
+from bench.support.realmodel import RealModel
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.usefixtures("clean_settings_env")]
 REPO = Path(__file__).resolve().parents[2]

@@ -6,6 +6,7 @@ the source that runs."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest_agent_skills
@@ -302,3 +303,46 @@ def test_no_module_is_over_600_lines() -> None:
         if count > OVER_THE_LIMIT.get(name, MAX_LINES):
             long[name] = count
     assert long == {}, f"modules over {MAX_LINES} lines (split them by concern)"
+
+
+#: The checkout this test file is in: its bench scripts and scripts.
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def imports_of_tests(source: str) -> list[str]:
+    """The imports of ``tests`` (or a module under it) in a Python text, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom) and not node.level
+            else []
+        )
+        found += [name for name in names if name == "tests" or name.startswith("tests.")]
+    return found
+
+
+def test_bench_and_scripts_never_import_the_tests() -> None:
+    """The tests stand on bench/support (a helper both need lives there), never the reverse: a
+    bench script or a script must run from a checkout or an sdist without the test suite."""
+    files = sorted([*(CHECKOUT / "bench").rglob("*"), *(CHECKOUT / "scripts").rglob("*")])
+    offenders = []
+    for path in (each for each in files if each.is_file() and "__pycache__" not in each.parts):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".py":
+            names = imports_of_tests(text)
+        else:  # a shell script running python: -c "from tests..." or -m tests.x
+            names = re.findall(r"(?:\bfrom|\bimport|-m)\s+(tests(?:\.[\w.]+)?)\b", text)
+        offenders += [f"{path.relative_to(CHECKOUT)}: {name}" for name in names]
+    assert len(files) > 20  # bench/ and scripts/ were found
+    assert offenders == []
+
+
+def test_the_tests_import_check_sees_imports_in_functions_and_not_lookalikes() -> None:
+    source = (
+        "import testsuite\nfrom .tests import x\nimport os.tests\n"
+        "def f():\n    from tests.support.cli import cli\n    import tests\n"
+    )
+    assert imports_of_tests(source) == ["tests.support.cli", "tests"]

@@ -13,12 +13,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.evals.setup.eval_options import EvalOptions, RetryPolicy
-from pytest_agent_skills.harness import LoopbackServer, Reply, RunSettings, Upstream
+# Eval options against a loopback endpoint, which the bench scripts use too: bench's.
+from bench.support.recording import recording as recording
+from bench.support.recording import replaying as replaying
+from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 from tests.support.skill_files import write_skill
 
@@ -352,34 +354,6 @@ def fake_endpoint(behaviour: Behaviour | None = None) -> Iterator[tuple[FakeEndp
     endpoint = FakeEndpoint(behaviour or Behaviour())
     with LoopbackServer(endpoint) as server:
         yield endpoint, server.base_url
-
-
-def recording(url: str, base_dir: Path, **changes: Any) -> EvalOptions:
-    """Options that record everything from ``url`` (fast retries), the commands on the local
-    runtime (tests of the runtime choice pass ``runtime=None`` or a name)."""
-    options = EvalOptions(
-        run=RunSettings(
-            record_mode="all", upstream=Upstream(url, "sk-test"), model_name="fake-agent"
-        ),
-        grader_model="fake-grader",
-        runs=4,
-        jobs=4,
-        retry=RetryPolicy(attempts=3, base_delay=0.01),
-        base_dir=base_dir,
-        runtime="local",
-    )
-    return replace(options, **changes)
-
-
-def replaying(base_dir: Path, **changes: Any) -> EvalOptions:
-    options = EvalOptions(
-        run=RunSettings(model_name="fake-agent"),
-        grader_model="fake-grader",
-        runs=4,
-        base_dir=base_dir,
-        runtime="local",
-    )
-    return replace(options, **changes)
 
 
 @dataclass

@@ -505,7 +505,7 @@ def test_as_a_normal_user(request: pytest.FixtureRequest) -> None:
     """This file's tests (and the path, DOCKER_HOST and removal ones) again, as an unprivileged
     uid: user namespaces instead of root, the copy's ``chmod a-w`` binding, the docker runtime
     through the socket's group."""
-    from tests.support.normal_user import run_pytest_as_normal_user
+    from bench.support.normal_user import run_pytest_as_normal_user
 
     if os.geteuid() != 0:
         pytest.skip("already a normal user: the tests of this file ran as one")

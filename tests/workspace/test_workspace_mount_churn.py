@@ -184,7 +184,7 @@ print(json.dumps({**report, "waited": waited, "view": view}))
 def test_a_normal_users_runs_succeed_while_host_mounts_come_and_go(
     churn: Churn, request: pytest.FixtureRequest
 ) -> None:
-    from tests.support.normal_user import run_as_normal_user
+    from bench.support.normal_user import run_as_normal_user
 
     ready = churn.shared.parent / "ready"
     ready.parent.chmod(0o777)

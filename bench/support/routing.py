@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.support.skill_files import write_skill
 from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
-from tests.support.skill_files import write_skill
 
 REPO = Path(__file__).resolve().parents[2]
 
