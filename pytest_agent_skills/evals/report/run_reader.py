@@ -79,7 +79,7 @@ def read_run(out_dir: Path, entry: RunEntry, where: str, budget: Budget) -> Run:
     outputs, omitted = _read_outputs(folder / "outputs", budget)
     return Run(
         entry=entry,
-        eval_name=entry.eval_name or f"eval {entry.eval_id}",
+        eval_name=f"eval {entry.eval_id}" if entry.eval_name is None else entry.eval_name,
         run_dir=run_dir,
         error=entry.error or (transcript.error if transcript else None),
         expectations=tuple(expectations or ()),
