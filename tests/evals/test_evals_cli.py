@@ -143,6 +143,25 @@ def test_a_bad_eval_setting_fails_each_item_with_the_file_and_the_fix_not_a_trac
     result.assert_outcomes(failed=3)
 
 
+def test_a_bad_triggers_file_fails_its_item_at_its_line_not_a_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    skill = _suite(pytester)
+    (skill / "evals" / "triggers.json").write_text('[\n {"query": "x", "should_trigger": "yes"}]')
+    result = pytester.runpytest_subprocess(
+        "skills/csv-stats/evals/triggers.json", "-p", "no:cacheprovider"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*_ triggers _*",
+            f"{skill}/evals/triggers.json:2: [[]0].should_trigger: expected a boolean, found a"
+            ' string "yes"',
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    result.assert_outcomes(failed=1)
+
+
 def _suite(pytester: pytest.Pytester) -> Path:
     skill = write_eval_skill(pytester.path)
     pytester.makefile(
