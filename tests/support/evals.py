@@ -412,9 +412,6 @@ def command_agent(agent: CommandAgent) -> Iterator[str]:
         yield server.base_url
 
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def no_isolation(tmp_path: Path) -> dict[str, str]:
     """An environment (this checkout first on PYTHONPATH) in which neither bubblewrap nor a
     Docker engine is found: PATH is a folder of links to every program but ``bwrap``, and
