@@ -26,6 +26,7 @@ from bench.support.evals_report import (
 )
 from pytest_agent_skills.errors import AgentSkillsError
 from pytest_agent_skills.evals.documents.document_io import DocumentError
+from pytest_agent_skills.evals.documents.upgrade import upgrade
 from pytest_agent_skills.evals.report import folder as report_input
 from pytest_agent_skills.evals.report.write import write_report
 
@@ -376,6 +377,18 @@ def test_a_field_of_the_wrong_shape_names_its_path(out_dir: Path, edit: Any, mes
     write_benchmark(out_dir, [MEAN_EVAL])
     error = _broken(out_dir, "benchmark.json", _edited(out_dir, edit))
     assert str(error) == f"{out_dir}/benchmark.json: {message}"
+
+
+def test_a_folder_written_before_schema_reads_as_the_same_page_after_its_upgrade(
+    out_dir: Path,
+) -> None:
+    write_benchmark(out_dir, [MEAN_EVAL, SUMMARY_EVAL])
+    write_triggers(out_dir)
+    before, _ = render(out_dir)
+    upgraded = upgrade(out_dir)
+    assert {path.name for path in upgraded} >= {"benchmark.json", "triggers.json", "grading.json"}
+    after, _ = render(out_dir)
+    assert after == before
 
 
 def test_a_truncated_benchmark_names_the_line_where_it_ends(out_dir: Path) -> None:
