@@ -52,6 +52,12 @@ _EXPORTS = {
     "RunSettings": "harness",
     "Trajectory": "harness",
     "assert_trajectory": "harness",
+    "BenchmarkSpec": "evals.client.eval_client",
+    "EvalClient": "evals.client.eval_client",
+    "EvalInterrupted": "evals.client.eval_client",
+    "EvalOptions": "evals.setup.eval_options",
+    "ImproveLoop": "evals.client.eval_client",
+    "MatrixBars": "evals.triggers.matrix",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -60,6 +66,12 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:  # the lazy names' own types, for type checkers
     __version__: str
     from .errors import AgentSkillsError as AgentSkillsError
+    from .evals.client.eval_client import BenchmarkSpec as BenchmarkSpec
+    from .evals.client.eval_client import EvalClient as EvalClient
+    from .evals.client.eval_client import EvalInterrupted as EvalInterrupted
+    from .evals.client.eval_client import ImproveLoop as ImproveLoop
+    from .evals.setup.eval_options import EvalOptions as EvalOptions
+    from .evals.triggers.matrix import MatrixBars as MatrixBars
     from .findings import Finding as Finding
     from .findings import Severity as Severity
     from .glue.scenarios import SkillAgent as SkillAgent

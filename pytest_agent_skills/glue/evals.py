@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -17,6 +17,9 @@ from ..errors import AgentSkillsError
 from ..evals.setup.eval_settings import EVAL_SETTINGS
 from ..filenames import SKILL_FILE
 from .workspace_fixtures import missing, session_runtime
+
+if TYPE_CHECKING:
+    from ..evals.client.eval_client import EvalClient
 
 EVALS_NAME, TRIGGERS_NAME = "evals.json", "triggers.json"
 
@@ -61,23 +64,23 @@ def _root_eval_files(skills: list[tuple[Path, Path]]) -> Iterator[tuple[Path, Pa
                 yield root, path
 
 
-def _request(node: pytest.Item, only: tuple[int, ...] = ()) -> Any:
-    """The item's eval, its commands in the session's runtime of that name (the one
-    :func:`~pytest_agent_skills.evals.setup.eval_runtime.choose_runtime` picks)."""
-    from ..evals.setup.eval_options import eval_options
+def _client(node: pytest.Item) -> EvalClient:
+    """The client of the session's settings, the model's commands in the session's runtime
+    of that name (the one :func:`~pytest_agent_skills.evals.setup.eval_runtime.choose_runtime`
+    picks)."""
+    from ..evals.client.eval_client import EvalClient
     from ..evals.setup.eval_runtime import EvalRuntimeError, choose_runtime
-    from ..evals.suite.suite_runner import EvalRequest
 
     config = node.config
     # A bad setting raises ConfigurationError: a typed error, so the item fails with its
     # message (the file, the setting, what it needs), never a traceback.
-    options = eval_options(settings.PluginSettings(config))
+    client = EvalClient.from_settings(settings.PluginSettings(config))
+    options = client.options
     try:
         runtime = choose_runtime(options.runtime, lambda kind: session_runtime(config, kind))
     except EvalRuntimeError as error:
         missing(config, str(error))
-    options = replace(options, run=replace(options.settings, runtime=runtime))
-    return EvalRequest(node.path.parent.parent, options, only=only)
+    return replace(client, options=replace(options, run=replace(options.settings, runtime=runtime)))
 
 
 class EvalFailed(AgentSkillsError):
@@ -126,13 +129,13 @@ class EvalItem(_EvalItem):
         self.eval_id = eval_id
 
     def runtest(self) -> None:
-        from ..evals.suite.suite_runner import run_benchmark
+        from ..evals.client.eval_client import BenchmarkSpec
         from ..evals.verdicts.results_view import results_view, run_table
 
-        outcome = run_benchmark(_request(self, (self.eval_id,)))
-        view = results_view(outcome.document)
+        skill = self.path.parent.parent
+        view = results_view(_client(self).benchmark(skill, BenchmarkSpec(only=(self.eval_id,))))
         shown = view.evals[0]
-        if shown.meets_bar and not outcome.interrupted:
+        if shown.meets_bar:
             return
         lines = [
             shown.below_bar(),
@@ -148,9 +151,9 @@ class TriggersItem(_EvalItem):
     """Every query of ``evals/triggers.json``: fails when one misses its bar."""
 
     def runtest(self) -> None:
-        from ..evals.suite.suite_runner import run_triggers
         from ..evals.triggers.trigger_text import triggers_text
 
-        text = triggers_text(run_triggers(_request(self)).document)
+        document = _client(self).triggers(self.path.parent.parent)
+        text = triggers_text(document.model_dump(mode="json", by_alias=True))
         if text.failed:
             raise EvalFailed(text.failure())

@@ -53,14 +53,11 @@ class TriggerMatrixItem(_EvalItem):
         self.skill_dirs = skill_dirs
 
     def runtest(self) -> None:
-        from ..evals.commands.triggers_command import matrix_bars
-        from ..evals.setup.eval_options import eval_options
-        from ..evals.triggers.matrix import MatrixRequest, run_matrix
+        from ..evals.client.eval_client import EvalClient
         from ..evals.triggers.matrix_text import matrix_text
 
-        values = settings.PluginSettings(self.config)
         # A bad setting's ConfigurationError fails the item with its message (_EvalItem).
-        request = MatrixRequest(tuple(self.skill_dirs), eval_options(values), matrix_bars(values))
-        text = matrix_text(run_matrix(request).document)
+        client = EvalClient.from_settings(settings.PluginSettings(self.config))
+        text = matrix_text(client.matrix(self.skill_dirs).model_dump(mode="json", by_alias=True))
         if text.failed:
             raise MatrixFailed(text.failure())

@@ -17,12 +17,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_agent_skills import cli, settings
+from pytest_agent_skills import EvalClient, cli, settings
 from pytest_agent_skills.config.audit import audit_options
 from pytest_agent_skills.config.file_settings import FileSettings, add_command_flags
 from pytest_agent_skills.config.locate import ConfigLocator
 from pytest_agent_skills.config.validation import validation_options
-from pytest_agent_skills.evals.commands.triggers_command import matrix_bars
 from pytest_agent_skills.evals.setup.eval_options import eval_options
 from pytest_agent_skills.gate.coverage_command import cassettes_folder, min_coverage
 from pytest_agent_skills.gate.tokens_command import compare_threshold, token_budgets
@@ -93,8 +92,9 @@ def build(command: str, values: FileSettings) -> Built:
         return Built(values, evals=eval_options(values), plan=plan)
     if command == "docker-image":
         return Built(values)
-    bars = matrix_bars(values) if command == "triggers" else None
-    return Built(values, evals=eval_options(values), bars=bars)
+    # The eval commands build the eval client of their settings.
+    client = EvalClient.from_settings(values)
+    return Built(values, evals=client.options, bars=client.bars)
 
 
 def _resolved(ini: str) -> Callable[[Built], Any]:

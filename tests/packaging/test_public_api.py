@@ -225,6 +225,20 @@ PUBLIC_PACKAGES = (
 )
 
 
+#: The jobs of the eval client and their plans, as a user calls them.
+JOBS = (
+    'benchmark("skill")',
+    'models("skill")',
+    'triggers("skill")',
+    'matrix(["skills"])',
+    'improve("skill")',
+    'plan_benchmark("skill")',
+    'plan_triggers("skill")',
+    'plan_matrix(["skills"])',
+    'plan_improve("skill")',
+)
+
+
 def test_every_public_name_has_its_own_type_for_a_type_checker(tmp_path: Path) -> None:
     """mypy, as a user's checker, sees each public name as what it is (a lazy name it could not
     follow would be ``Any``).  The package is found on the Python path as an installed one is:
@@ -237,6 +251,11 @@ def test_every_public_name_has_its_own_type_for_a_type_checker(tmp_path: Path) -
         for name in importlib.import_module(package).__all__:
             lines.append(f"reveal_type(p{i}.{name})")
             names[len(lines)] = f"{package}.{name}"
+    # Each job of the eval client returns its typed document; each plan, its text.
+    lines.append("client = p0.EvalClient()")
+    for job in JOBS:
+        lines.append(f"reveal_type(client.{job})")
+        names[len(lines)] = f"EvalClient.{job}"
     snippet = tmp_path / "snippet.py"
     snippet.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = subprocess.run(
@@ -259,6 +278,15 @@ def test_every_public_name_has_its_own_type_for_a_type_checker(tmp_path: Path) -
     assert set(revealed) == set(names.values())
     assert [name for name, kind in revealed.items() if kind == "Any"] == []
     assert revealed["pytest_agent_skills.SkillSession"].startswith("def (repository: ")
+    documents = "pytest_agent_skills.evals.documents."
+    assert {job: revealed[f"EvalClient.{job}"] for job in JOBS} == {
+        'benchmark("skill")': f"{documents}benchmark_model.BenchmarkDocument",
+        'models("skill")': f"{documents}overview.ModelsDocument",
+        'triggers("skill")': f"{documents}triggers.TriggerResultsDocument",
+        'matrix(["skills"])': f"{documents}triggers.MatrixDocument",
+        'improve("skill")': f"{documents}triggers.CandidatesDocument",
+        **{job: "str" for job in JOBS if job.startswith("plan_")},
+    }
     assert revealed["pytest_agent_skills.harness.Conversation"].endswith(
         "-> pytest_agent_skills.harness.conversation.Conversation"
     )

@@ -7,16 +7,18 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from ...config.file_settings import FileSettings
+    from ..client.eval_client import BenchmarkSpec, EvalClient
+    from ..documents.benchmark_model import BenchmarkDocument
+    from ..setup.eval_options import EvalOptions
 
 EXIT_OK, EXIT_SHORT, EXIT_INTERRUPTED = 0, 1, 130
-#: ``--baseline git:REF``: the skill as it was at a git ref.
-GIT_PREFIX = "git:"
+D = TypeVar("D")
 
 
 def add_dry_run(parser: argparse.ArgumentParser, help: str) -> None:
@@ -65,8 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ...settings import load_all
-    from ..setup.eval_options import eval_options
-    from ..suite.suite_runner import EvalRequest
+    from ..client.eval_client import BenchmarkSpec, EvalClient
 
     load_all()
     values = command_values(args)
@@ -78,69 +79,59 @@ def run(args: argparse.Namespace) -> int:
         if not changed_since([skill_dir], ref, skill_dir).kept:
             print(f"{skill_dir}: unchanged since {ref}: no eval run")
             return EXIT_OK
-    options = eval_options(values)
+    client = EvalClient.from_settings(values, None if args.quiet else sys.stderr)
     if args.regrade:
-        options = dataclasses.replace(options, regrade=True)
-    with tempfile.TemporaryDirectory(prefix="agent-skills-baseline-") as scratch:
-        baseline, ref, commit = baseline_folder(args.baseline, args.skill_dir, Path(scratch))
-        request = EvalRequest(
-            args.skill_dir,
-            options,
-            baseline=baseline,
-            only=tuple(args.only or ()),
-            progress=None if args.quiet else sys.stderr,
-            calibrate=args.calibrate,
-            baseline_ref=ref,
-            baseline_commit=commit,
+        client = dataclasses.replace(
+            client, options=dataclasses.replace(client.options, regrade=True)
         )
-        return _run_request(args, request, options)
-
-
-def baseline_folder(
-    spec: str | None, skill_dir: Path, scratch: Path
-) -> tuple[Path | None, str, str]:
-    """The baseline folder of ``--baseline`` (None without one) and, for ``git:REF``, the ref
-    and the commit: the skill folder as it was at the ref, unpacked under ``scratch``."""
-    if spec is None or not spec.startswith(GIT_PREFIX):
-        return (Path(spec) if spec is not None else None), "", ""
-    from ...gitref import export_folder
-
-    ref = spec.removeprefix(GIT_PREFIX)
-    folder = scratch / Path(skill_dir).resolve().name
-    snapshot = export_folder(ref, Path(skill_dir), folder, f"--baseline {spec}")
-    print(f"baseline: {skill_dir} as it was at {ref} (commit {snapshot.commit})", file=sys.stderr)
-    return snapshot.path, ref, snapshot.commit
-
-
-def _run_request(args: argparse.Namespace, request: Any, options: Any) -> int:
-    """Run ``request`` as the arguments ask: a dry run, the trigger runs, the benchmark."""
-    from ..suite.output_folder import write_report, write_triggers
-    from ..suite.suite_runner import dry_run, run_benchmark, run_triggers
-    from ..triggers.trigger_text import triggers_text
-
-    out: Path = args.out
+    spec = BenchmarkSpec(args.baseline, tuple(args.only or ()), args.calibrate)
     if args.dry_run:
-        print(dry_run(request, triggers=args.triggers))
+        if args.triggers:
+            print(client.plan_triggers(args.skill_dir))
+        else:
+            print(client.plan_benchmark(args.skill_dir, spec))
         return EXIT_OK
     if args.triggers:
-        triggers = run_triggers(request)
-        write_triggers(out, triggers.document)
-        write_report(out)
-        text = triggers_text(triggers.document)
-        for line in text.queries:
-            print(line)
-        _warn_if_local(triggers.document["runtime"])
-        if text.skipped:
-            print(text.skipped)
-        print(f"{text.summary}; wrote {out}")
-        if triggers.interrupted:
-            return EXIT_INTERRUPTED
-        return EXIT_SHORT if text.failed else EXIT_OK
-    if options.models:
-        return _several_models(request, out, args.calibrate)
-    outcome = run_benchmark(request)
-    write_outcome(out, outcome, args.calibrate)
-    return _shown(outcome, out)
+        return _triggers(client, args.skill_dir, args.out)
+    if client.options.models:
+        return _several_models(client, args.skill_dir, args.out, spec)
+    benchmark, stopped = interruptible(lambda: client.benchmark(args.skill_dir, spec, out=args.out))
+    _calibration_line(benchmark)
+    status = _shown(benchmark, args.out, client.options)
+    return interrupted_status() if stopped else status
+
+
+def interruptible(job: Callable[[], D]) -> tuple[D, bool]:
+    """What ``job`` returned, or the document of what finished when Ctrl-C stopped it; and
+    whether it was stopped."""
+    from ..client.eval_client import EvalInterrupted
+
+    try:
+        return job(), False
+    except EvalInterrupted as stop:
+        return stop.document, True
+
+
+def interrupted_status() -> int:
+    print("interrupted: the runs that finished are written", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _triggers(client: EvalClient, skill_dir: Path, out: Path) -> int:
+    """The trigger rates of the skill's queries, written to ``out`` and printed."""
+    from ..triggers.trigger_text import triggers_text
+
+    document, stopped = interruptible(lambda: client.triggers(skill_dir, out=out))
+    text = triggers_text(document.model_dump(mode="json", by_alias=True))
+    for line in text.queries:
+        print(line)
+    _warn_if_local(document.runtime)
+    if text.skipped:
+        print(text.skipped)
+    print(f"{text.summary}; wrote {out}")
+    if stopped:
+        return EXIT_INTERRUPTED
+    return EXIT_SHORT if text.failed else EXIT_OK
 
 
 def command_values(args: argparse.Namespace) -> FileSettings:
@@ -158,57 +149,55 @@ def command_values(args: argparse.Namespace) -> FileSettings:
     return values
 
 
-def write_outcome(out: Path, outcome: Any, calibrate: bool) -> None:
-    """One benchmark's folder: calibration.json (an A/A run) or the floor of an earlier one,
-    benchmark.json and .md, the runs' folders, report.html."""
-    from ..suite.calibration import attach_calibration, write_calibration
-    from ..suite.output_folder import write_benchmark, write_report
-    from ..verdicts.results_view import results_view
+def _several_models(
+    client: EvalClient, skill_dir: Path, out: Path, spec: BenchmarkSpec
+) -> int:
+    """The benchmark on each model, each printed as it is written, then every model's
+    figures; the exit status of the worst."""
+    from ..suite.per_model import MODELS_NAME
 
-    if calibrate:
-        write_calibration(out, outcome.document, outcome.runs)
-        print(f"calibration: {results_view(outcome.document).calibration} (the noise floor)")
-    else:
-        attach_calibration(out, outcome.document)
-    write_benchmark(out, outcome.document, outcome.runs, outcome.evals)
-    write_report(out)
+    benchmarks = []
 
+    def each(document: BenchmarkDocument) -> None:
+        print(f"model {document.metadata.executor_model}:")
+        _calibration_line(document)
+        benchmarks.append(document)
 
-def _several_models(request: Any, out: Path, calibrate: bool) -> int:
-    from ..documents.document_io import write_data
-    from ..documents.overview import ModelsDocument
-    from ..suite.output_folder import write_report
-    from ..suite.per_model import MODELS_NAME, run_models
-
-    def write(folder: Path, outcome: Any) -> None:
-        print(f"model {outcome.document['metadata']['executor_model']}:")
-        write_outcome(folder, outcome, calibrate)
-
-    overview, outcomes = run_models(request, request.options.models, write, out)
+    overview, stopped = interruptible(
+        lambda: client.models(skill_dir, spec, out=out, each=each)
+    )
     statuses = [
-        _shown(outcome, out / overview["folders"][model]) for model, outcome in outcomes.items()
+        _shown(document, out / overview.folders[model], client.options)
+        for model, document in zip(overview.models, benchmarks, strict=False)
     ]
-    write_data(out / MODELS_NAME, ModelsDocument, overview)
-    write_report(out)
     print(f"wrote {out / MODELS_NAME}")
-    if EXIT_INTERRUPTED in statuses:
-        return EXIT_INTERRUPTED
+    if stopped:
+        return interrupted_status()
     return EXIT_SHORT if EXIT_SHORT in statuses else EXIT_OK
 
 
-def _shown(outcome: Any, out: Path) -> int:
+def _calibration_line(document: BenchmarkDocument) -> None:
+    """An A/A run's noise floor, said once it is written."""
+    from ..verdicts.benchmark import WITH_SKILL_REPEAT
+    from ..verdicts.results_view import results_view
+
+    if WITH_SKILL_REPEAT in (document.metadata.configurations or ()):
+        print(f"calibration: {results_view(document).calibration} (the noise floor)")
+
+
+def _shown(benchmark: BenchmarkDocument, out: Path, options: EvalOptions) -> int:
     """Print each eval's figures, the errors and what the grader, the limits and the budget
     left out (in benchmark.json's words); the exit status of one benchmark."""
     from ..verdicts.results_view import results_view, run_table
 
-    view = results_view(outcome.document)
+    view = results_view(benchmark)
     for shown in view.evals:
         print(f"eval {shown.eval_id} {shown.name}: {shown.rates} ({shown.bar})")
         print(f"  {shown.evidence}")
     if view.errored:
         print(run_table(view.errored), file=sys.stderr)
         print(view.first_error(), file=sys.stderr)
-    _warn_if_local(outcome.document["metadata"]["runtime"])
+    _warn_if_local(benchmark.metadata.runtime or "")
     for note in (view.unsupported, view.grader_check, view.stopped):
         if note:
             print(note)
@@ -216,11 +205,8 @@ def _shown(outcome: Any, out: Path) -> int:
         if note:
             print(f"warning: {note}", file=sys.stderr)
     if view.skipped:
-        print(f"{view.skipped} ({outcome.tokens} tokens used)")
+        print(f"{view.skipped} (a budget of {options.max_tokens} tokens)")
     print(f"wrote {out / 'benchmark.json'}")
-    if outcome.interrupted:
-        print("interrupted: the runs that finished are written", file=sys.stderr)
-        return EXIT_INTERRUPTED
     return EXIT_OK if all(shown.meets_bar for shown in view.evals) else EXIT_SHORT
 
 

@@ -11,10 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ... import settings
-from ...errors import ConfigurationError
-from ...settings import SettingValues
-from .eval_command import EXIT_INTERRUPTED, EXIT_OK, EXIT_SHORT, add_dry_run
+from .eval_command import (
+    EXIT_OK,
+    EXIT_SHORT,
+    add_dry_run,
+    interrupted_status,
+    interruptible,
+)
 
 if TYPE_CHECKING:
     from ..triggers.matrix_text import MatrixText
@@ -32,32 +35,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
-def matrix_bars(values: SettingValues) -> Any:
-    """The :class:`~.matrix.MatrixBars` of resolved settings; a rate outside 0..1 is a
-    :class:`ConfigurationError` naming where it was set."""
-    from ..triggers.matrix import MatrixBars
-
-    for ini in ("skills_trigger_min_recall", "skills_trigger_min_precision"):
-        rate = values(ini)
-        if not 0 <= rate <= 1:
-            raise ConfigurationError(
-                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
-                f" 1, got {rate!r}"
-            )
-    return MatrixBars(values("skills_trigger_min_recall"), values("skills_trigger_min_precision"))
-
-
 def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     """Run the matrix of the skills under ``targets`` (the paths as ``validate`` chose them)."""
     from ...config.file_settings import FileSettings
     from ...config.locate import ConfigLocator
     from ...settings import load_all
-    from ..documents.document_io import write_data
-    from ..documents.triggers import MatrixDocument
+    from ..client.eval_client import EvalClient
     from ..report.folder import MATRIX_FILE
-    from ..setup.eval_options import eval_options
-    from ..suite.output_folder import write_report
-    from ..triggers.matrix import MatrixRequest, matrix_dry_run, run_matrix
 
     load_all()
     start = targets[0] if targets else Path.cwd()
@@ -65,24 +49,16 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
     ref = values("skills_changed_since")
     if ref and not matrix_reached(targets, ref):
         return EXIT_OK
-    request = MatrixRequest(
-        tuple(targets),
-        eval_options(values),
-        matrix_bars(values),
-        progress=None if args.quiet else sys.stderr,
-    )
+    client = EvalClient.from_settings(values, None if args.quiet else sys.stderr)
     if args.dry_run:
-        print(matrix_dry_run(request))
+        print(client.plan_matrix(targets))
         return EXIT_OK
-    outcome = run_matrix(request)
     out: Path = args.out
-    write_data(out / MATRIX_FILE, MatrixDocument, outcome.document)
-    write_report(out)
-    text = print_matrix(outcome.document)
+    document, stopped = interruptible(lambda: client.matrix(targets, out=out))
+    text = print_matrix(document.model_dump(mode="json", by_alias=True))
     print(f"wrote {out / MATRIX_FILE}")
-    if outcome.interrupted:
-        print("interrupted: the runs that finished are written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    if stopped:
+        return interrupted_status()
     return EXIT_SHORT if text.failed else EXIT_OK
 
 

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from ... import settings
+from ...errors import ConfigurationError
+from ...settings import SettingValues
 from ..setup.budget import PlannedConversation, dry_run_text
 from ..setup.eval_files import TRIGGERS_FILE, load_triggers
 from ..setup.eval_options import EvalOptions
@@ -39,6 +42,19 @@ class MatrixBars:
 
     min_recall: float = 0.5
     min_precision: float = 0.5
+
+
+def matrix_bars(values: SettingValues) -> MatrixBars:
+    """The :class:`MatrixBars` of resolved settings; a rate outside 0..1 is a
+    :class:`ConfigurationError` naming where it was set."""
+    for ini in ("skills_trigger_min_recall", "skills_trigger_min_precision"):
+        rate = values(ini)
+        if not 0 <= rate <= 1:
+            raise ConfigurationError(
+                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
+                f" 1, got {rate!r}"
+            )
+    return MatrixBars(values("skills_trigger_min_recall"), values("skills_trigger_min_precision"))
 
 
 @dataclass(frozen=True)
