@@ -388,7 +388,10 @@ def test_intervals_verdicts_and_flaky_expectations_are_shown(
         badge = mine[1].find_element(By.CSS_SELECTOR, ".verdict")
         assert badge.get_attribute("data-verdict") == verdict["verdict"] == shown(badge)
         assert f"95%: {_points(verdict['delta_ci95'])}" in other
-        assert f"±0.10 needs {verdict['runs_for_0_10']} runs per configuration" in other
+        assert (  # the words of the command and benchmark.md
+            f"{verdict['runs_for_0_10']} runs per configuration would bring the interval to"
+            " ±0.10 at the spread observed" in other
+        )
 
     # The chart's whiskers end at the interval's bounds.
     chart = browser.find_element(By.ID, "pass-rate-chart")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...typed_documents import Interval
 from ..documents.benchmark_model import EvalVerdict
 from ..documents.overview import ModelFigures, ModelsDocument
+from ..verdicts.results_view import evidence_hint
 from .markup import Markup, column_heads, el
 from .values import Benchmark
 
@@ -27,12 +28,6 @@ def verdict_badge(verdict: str) -> Markup | None:
     return el("span", verdict, class_=f"verdict verdict-{verdict}", data_verdict=verdict)
 
 
-def runs_hint(evidence: EvalVerdict) -> str:
-    if evidence.runs_for_0_10 is None:
-        return evidence.verdict_note or "no interval"
-    return f"±0.10 needs {evidence.runs_for_0_10} runs per configuration"
-
-
 def delta_cell(evidence: EvalVerdict | None, floor: Interval | None) -> Markup | None:
     """The delta's interval, its verdict, the runs hint and the A/A noise floor (this
     eval's, else every eval's): an eval table cell's tail."""
@@ -44,7 +39,7 @@ def delta_cell(evidence: EvalVerdict | None, floor: Interval | None) -> Markup |
         el("span", f"95%: {interval_text(evidence.delta_ci95, signed=True)}", class_="ci"),
         " ",
         verdict_badge(evidence.verdict),
-        el("div", runs_hint(evidence), class_="hint quiet"),
+        el("div", evidence_hint(evidence), class_="hint quiet"),
         el("div", f"A/A noise floor {interval_text(floor, signed=True)}", class_="floor quiet")
         if floor is not None
         else None,

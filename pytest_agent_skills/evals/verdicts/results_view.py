@@ -65,6 +65,12 @@ class EvalView:
         return f"eval {self.eval_id} ({self.name}) is below its bar: " + "; ".join(self.problems)
 
 
+def evidence_hint(verdict: EvalVerdict) -> str:
+    """Why there is no interval (when there is none), and how many runs would settle it."""
+    note = f"{verdict.verdict_note}; " if verdict.verdict_note else ""
+    return note + runs_hint(verdict.runs_for_0_10)
+
+
 def eval_view(verdict: EvalVerdict) -> EvalView:
     rates = ", ".join(f"{name} {spread(part, '.2f')}" for name, part in verdict.pass_rate.items())
     shown = verdict.verdict + (f" ({verdict.verdict_note})" if verdict.verdict_note else "")
