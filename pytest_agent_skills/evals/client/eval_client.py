@@ -1,24 +1,11 @@
-"""Evals from Python, shaped like an HTTP client: an :class:`EvalClient` is configured once —
-how the model is reached (endpoint, record mode, redaction), the agent and grader models, the
-runtime of the model's commands, the runs and the budgets (its :class:`EvalOptions`, which
-the settings build), the trigger matrix's bars and where progress lines go — and has a method
-per job, each returning the job's typed document::
-
-    client = EvalClient(EvalOptions(runs=3))
-    benchmark = client.benchmark("skills/csv-stats", out=Path("evals-out"))
-    print(client.plan_benchmark("skills/csv-stats"))   # the dry run: no request made
-
-- :meth:`~EvalClient.benchmark`: a skill's evals with and without it (benchmark.json);
-- :meth:`~EvalClient.models`: the same on each of ``options.models`` (models.json);
-- :meth:`~EvalClient.triggers`: the trigger rate of a skill's queries (triggers.json);
-- :meth:`~EvalClient.matrix`: every skill's queries, all skills offered (triggers-matrix.json);
-- :meth:`~EvalClient.improve`: the description loop (description-candidates.json).
-
-Given ``out``, a job writes its output folder (the document, the runs' files, report.html).
-Each job has a ``plan_...`` method: the text of its dry run, what ``--dry-run`` prints.
-Ctrl-C stops a job: the runs that finished are written, then :class:`EvalInterrupted` (a
-``KeyboardInterrupt``) carries the document of what finished.  ``agent-skills eval``,
-``triggers``, ``improve-description`` and the pytest items of evals all call this client.
+"""Evals from Python, shaped like an HTTP client: an :class:`EvalClient` is configured once
+(its :class:`EvalOptions`, which the settings build: how the model is reached, the models,
+the runtime, the runs, the budgets; the matrix bars; where progress goes) and has a method
+per job, each returning the job's typed document and, given ``out``, writing the command's
+output folder; ``plan_<job>`` is the job's dry run.  Ctrl-C stops a job: what finished is
+written, then :class:`EvalInterrupted` (a ``KeyboardInterrupt``) carries its document.
+``agent-skills eval``, ``triggers``, ``improve-description`` and the pytest items of evals
+call only this client (docs/evals.md shows it used).
 """
 
 from __future__ import annotations

@@ -297,7 +297,6 @@ def _errors(folder: Path) -> set[str]:
 @dataclass
 class ImproveOutcome:
     document: dict[str, Any]
-    best: str
     interrupted: bool
 
 
@@ -464,4 +463,4 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
         "tokens": loop.budget.spent,
         "max_tokens": request.options.max_tokens,
     }
-    return ImproveOutcome(document, best.description, loop.interrupted)
+    return ImproveOutcome(document, loop.interrupted)
