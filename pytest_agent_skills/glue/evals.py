@@ -141,6 +141,7 @@ class EvalItem(_EvalItem):
             shown.below_bar(),
             f"pass rate: {shown.rates}; delta {shown.delta}",
             shown.evidence,
+            *(f"- {item.text!r} {item.failed_in}" for item in view.failing(shown.eval_id)),
             run_table(view.runs),
             view.first_error(),
         ]

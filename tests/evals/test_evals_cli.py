@@ -196,6 +196,9 @@ def test_pytest_collects_an_item_per_eval_and_one_for_the_triggers(
             "*eval 1 (mean of a column) is below its bar: the mean pass rate with the skill *"
             " is below 1.00",
             "pass rate: with_skill * ± *, without_skill * ± *; delta *",
+            # Which expectations failed, in the report's words.
+            "- 'The answer gives the mean the script computed' failed in */5 with_skill, */5"
+            " without_skill",
             "| eval | configuration | run | passed | time (s) | tokens | tool calls"
             " | error or stop |",
             "| 1 | with_skill | 1 | */2 | * |",

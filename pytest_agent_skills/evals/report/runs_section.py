@@ -7,10 +7,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from ..verdicts.results_view import FailingExpectation
 from .chart import spread
 from .markup import Markup, column_heads, el
 from .values import Message, OutputFile, Run, ToolCall, Transcript
-from .view import BenchmarkView, FailingExpectation
+from .view import BenchmarkView
 
 TRANSCRIPT_TEXT_LIMIT = 8_000  # characters of one message, argument or tool result shown
 RUN_TRANSCRIPT_LIMIT = 60_000  # characters of one run's transcript shown
@@ -87,10 +88,7 @@ def _run_links(runs: Iterable[Run]) -> Markup:
     return el("span", groups, class_="runs")
 
 
-def _failing_item(item: FailingExpectation) -> Markup:
-    counts = ", ".join(
-        f"{failed}/{graded} {name}" for name, (failed, graded) in item.failed.items()
-    )
+def _failing_item(item: FailingExpectation[Run]) -> Markup:
     evidence = [
         el("li", el("q", said.text or "(no evidence given)"), " ", _run_links(said.runs))
         for said in item.evidence
@@ -103,7 +101,7 @@ def _failing_item(item: FailingExpectation) -> Markup:
             el("span", "✘ ", class_="cross"),
             el("strong", item.text),
             " ",
-            el("span", f"failed in {counts}", class_="counts"),
+            el("span", item.failed_in, class_="counts"),
         ),
         el("ul", evidence[:EVIDENCE_SHOWN], class_="evidence"),
         el(

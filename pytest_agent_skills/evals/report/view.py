@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..documents.benchmark_model import ConfigurationSummary, EvalVerdict, Stat
+from ..verdicts.results_view import FailingExpectation, failing_expectations
 from .values import Benchmark, Run
 
 
@@ -47,25 +48,12 @@ class EvalGroup:
 
 
 @dataclass(frozen=True)
-class Evidence:
-    text: str
-    runs: tuple[Run, ...]
-
-
-@dataclass(frozen=True)
-class FailingExpectation:
-    text: str
-    failed: dict[str, tuple[int, int]]  # configuration -> (failed runs, graded runs)
-    evidence: tuple[Evidence, ...]
-
-
-@dataclass(frozen=True)
 class BenchmarkView:
     configurations: tuple[str, ...]
     overall: tuple[Cell, ...]
     evals: tuple[EvalGroup, ...]
     errored: tuple[Run, ...]
-    failing: dict[int, tuple[FailingExpectation, ...]]  # eval id -> its failing expectations
+    failing: dict[int, tuple[FailingExpectation[Run], ...]]  # eval id -> its failing ones
     #: Runs never started (the token budget was spent), left out of every figure.
     skipped: tuple[Run, ...] = ()
 
@@ -100,7 +88,7 @@ def view_of(benchmark: Benchmark) -> BenchmarkView:
     for run in measured:
         by_eval.setdefault(run.eval_id, []).append(run)
     evals = []
-    failing: dict[int, tuple[FailingExpectation, ...]] = {}
+    failing: dict[int, tuple[FailingExpectation[Run], ...]] = {}
     for eval_id in sorted(by_eval):
         runs = by_eval[eval_id]
         evidence = benchmark.evidence.get(eval_id)
@@ -138,43 +126,6 @@ def _with_interval(cell: Cell, evidence: EvalVerdict | None) -> Cell:
         return cell
     pass_rate = cell.pass_rate.model_copy(update={"ci95": recorded.ci95})
     return Cell(cell.configuration, cell.runs, pass_rate, cell.time_seconds, cell.tokens)
-
-
-def failing_expectations(
-    runs: Sequence[Run], configurations: Sequence[str]
-) -> tuple[FailingExpectation, ...]:
-    """Each expectation text that failed in some run, most failed first, with its evidence."""
-    graded: dict[str, dict[str, list[bool]]] = {}
-    evidence: dict[str, dict[str, list[Run]]] = {}
-    for run in sorted(
-        runs, key=lambda run: (configurations.index(run.configuration), run.run_number)
-    ):
-        for expectation in run.expectations:
-            graded.setdefault(expectation.text, {}).setdefault(run.configuration, []).append(
-                expectation.passed
-            )
-            if not expectation.passed:
-                evidence.setdefault(expectation.text, {}).setdefault(
-                    expectation.evidence, []
-                ).append(run)
-    found = []
-    for text, per_configuration in graded.items():
-        if text not in evidence:
-            continue
-        failed = {
-            name: (outcomes.count(False), len(outcomes))
-            for name in configurations
-            if (outcomes := per_configuration.get(name))
-        }
-        found.append(
-            FailingExpectation(
-                text,
-                failed,
-                tuple(Evidence(said, tuple(by)) for said, by in evidence[text].items()),
-            )
-        )
-    found.sort(key=lambda item: -sum(count for count, _ in item.failed.values()))
-    return tuple(found)
 
 
 def delta(first: float, second: float, digits: int) -> str:

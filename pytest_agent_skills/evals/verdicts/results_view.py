@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..documents.benchmark_model import (
     BenchmarkDocument,
     CalibrationShown,
     EvalVerdict,
+    ExpectationVerdict,
     RunEntry,
     Stat,
 )
@@ -133,6 +134,13 @@ class ResultsView:
         )
         return [note for note in found if note]
 
+    def failing(self, eval_id: int) -> tuple[FailingExpectation[RunEntry], ...]:
+        """The expectations of an eval that failed in a run (not skipped), most failed
+        first."""
+        runs = [run for run in self.runs if run.eval_id == eval_id and not run.skipped]
+        order = tuple(dict.fromkeys(run.configuration for run in self.runs))
+        return failing_expectations(runs, order)
+
     def first_error(self) -> str:
         """The first failed run and its whole message; empty when none failed."""
         if not self.errored:
@@ -246,3 +254,81 @@ def run_table(runs: Sequence[RunEntry]) -> str:
             f" {result.tokens} | {result.tool_calls} | {shown} |"
         )
     return "\n".join(lines)
+
+
+class GradedRun(Protocol):
+    """A run with its expectations judged: benchmark.json's entry, or the report's run (whose
+    expectations may come from its grading.json)."""
+
+    @property
+    def configuration(self) -> str: ...
+
+    @property
+    def run_number(self) -> int: ...
+
+    @property
+    def expectations(self) -> Sequence[ExpectationVerdict] | None: ...
+
+
+R = TypeVar("R", bound=GradedRun)
+
+
+@dataclass(frozen=True)
+class Evidence(Generic[R]):
+    """What the grader said of a failed expectation, and the runs it said it of."""
+
+    text: str
+    runs: tuple[R, ...]
+
+
+@dataclass(frozen=True)
+class FailingExpectation(Generic[R]):
+    """An expectation that failed in some run."""
+
+    text: str
+    #: Per configuration: the runs it failed in, of the runs that graded it.
+    failed: dict[str, tuple[int, int]]
+    evidence: tuple[Evidence[R], ...]
+
+    @property
+    def failed_in(self) -> str:
+        """``failed in 2/3 with_skill, 3/3 without_skill``."""
+        counts = (f"{failed}/{graded} {name}" for name, (failed, graded) in self.failed.items())
+        return "failed in " + ", ".join(counts)
+
+
+def failing_expectations(
+    runs: Sequence[R], configurations: Sequence[str]
+) -> tuple[FailingExpectation[R], ...]:
+    """Each expectation text that failed in some run, most failed first, with its evidence."""
+    graded: dict[str, dict[str, list[bool]]] = {}
+    evidence: dict[str, dict[str, list[R]]] = {}
+    for run in sorted(
+        runs, key=lambda run: (configurations.index(run.configuration), run.run_number)
+    ):
+        for expectation in run.expectations or ():
+            graded.setdefault(expectation.text, {}).setdefault(run.configuration, []).append(
+                expectation.passed
+            )
+            if not expectation.passed:
+                evidence.setdefault(expectation.text, {}).setdefault(
+                    expectation.evidence, []
+                ).append(run)
+    found = []
+    for text, per_configuration in graded.items():
+        if text not in evidence:
+            continue
+        failed = {
+            name: (outcomes.count(False), len(outcomes))
+            for name in configurations
+            if (outcomes := per_configuration.get(name))
+        }
+        found.append(
+            FailingExpectation(
+                text,
+                failed,
+                tuple(Evidence(said, tuple(by)) for said, by in evidence[text].items()),
+            )
+        )
+    found.sort(key=lambda item: -sum(count for count, _ in item.failed.values()))
+    return tuple(found)
