@@ -6,7 +6,11 @@ Replays from the example suite's recordings; records against the loopback fake e
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,7 @@ from pytest_agent_skills.evals.documents.triggers import TriggerResultsDocument
 from pytest_agent_skills.settings import load_all
 from tests.support.evals import (
     REPO,
+    Behaviour,
     fake_endpoint,
     recording,
     replaying,
@@ -126,3 +131,43 @@ def test_a_recorded_benchmark_is_written_and_returned_typed(tmp_path: Path) -> N
     replayed = EvalClient(replaying(tmp_path, runs=2)).benchmark(skill)
     assert replayed.runs == benchmark.runs
     assert replayed.evals == benchmark.evals
+
+
+#: A program that runs a benchmark through the client and says what Ctrl-C left it.
+INTERRUPTED_BENCHMARK = """
+import sys
+from pathlib import Path
+from pytest_agent_skills import EvalClient, EvalInterrupted
+from tests.support.evals import recording
+
+url, skill = sys.argv[1:]
+client = EvalClient(recording(url, Path.cwd(), runs=10, jobs=2), progress=sys.stderr)
+try:
+    client.benchmark(skill, out=Path("out"))
+except EvalInterrupted as stop:
+    assert isinstance(stop, KeyboardInterrupt)
+    print("interrupted", len(stop.document.runs), stop.document.metadata.skill_name)
+"""
+
+
+def test_ctrl_c_writes_what_finished_then_raises_it_as_a_keyboard_interrupt(
+    tmp_path: Path,
+) -> None:
+    skill = write_eval_skill(tmp_path)
+    with fake_endpoint(Behaviour(delay=0.1)) as (_endpoint, url):
+        process = subprocess.Popen(
+            [sys.executable, "-c", INTERRUPTED_BENCHMARK, url, str(skill)],
+            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert process.stderr is not None
+        for line in process.stderr:
+            if line.startswith("[4/40]"):
+                break
+        process.send_signal(signal.SIGINT)
+        said, rest = process.communicate(timeout=60)
+    assert process.returncode == 0, rest
+    assert said == "interrupted 40 csv-stats\n"
+    written = read_document(BenchmarkDocument, tmp_path / "out" / "benchmark.json")
+    stopped = [run for run in written.runs if run.error and run.error.kind == "interrupted"]
+    assert len(written.runs) == 40 and 0 < len(stopped) <= 36
