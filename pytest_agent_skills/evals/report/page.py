@@ -17,7 +17,7 @@ from ...typed_documents import Interval
 from ..documents.triggers import Totals, TriggerResultsDocument
 from ..setup.budget import never_started
 from ..setup.eval_runtime import HOST_WARNING
-from ..verdicts.results_view import COUNTED
+from ..verdicts.results_view import COUNTED, delta
 from .chart import pass_rate_chart, percent, span, spread
 from .evidence_section import (
     all_met_line,
@@ -31,7 +31,7 @@ from .markup import Child, Markup, column_heads, el
 from .runs_section import count, errors_section, failing_section, runs_section
 from .triggers_section import candidates_section, matrix_section
 from .values import Benchmark, ReportFolder
-from .view import BenchmarkView, Cell, delta, view_of
+from .view import BenchmarkView, Cell, view_of
 
 
 def _asset(name: str) -> str:

@@ -127,8 +127,3 @@ def _with_interval(cell: Cell, evidence: EvalVerdict | None) -> Cell:
     pass_rate = cell.pass_rate.model_copy(update={"ci95": recorded.ci95})
     return Cell(cell.configuration, cell.runs, pass_rate, cell.time_seconds, cell.tokens)
 
-
-def delta(first: float, second: float, digits: int) -> str:
-    """``first - second`` signed, as benchmark.json writes its deltas (``+0.50``)."""
-    value = round(first - second, digits) + 0.0  # + 0.0 turns -0.0 into 0.0
-    return f"{value:+.{digits}f}"

@@ -12,7 +12,7 @@ from ..documents.benchmark_model import Stat
 from ..run.run_result import EvalRunResult
 from ..setup.eval_runtime import HOST_WARNING
 from . import evidence
-from .results_view import results_view, run_table, spread
+from .results_view import delta, results_view, run_table, spread
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
 WITH_SKILL_REPEAT = "with_skill_repeat"
@@ -74,13 +74,9 @@ Summary = dict[str, Any]
 
 
 def _delta(first: Summary, second: Summary) -> dict[str, str]:
-    def signed(name: str, spec: str) -> str:
-        return format(first[name]["mean"] - second[name]["mean"], "+" + spec)
-
     return {
-        "pass_rate": signed("pass_rate", ".2f"),
-        "time_seconds": signed("time_seconds", ".1f"),
-        "tokens": signed("tokens", ".0f"),
+        name: delta(first[name]["mean"], second[name]["mean"], digits)
+        for name, digits in (("pass_rate", 2), ("time_seconds", 1), ("tokens", 0))
     }
 
 
@@ -98,7 +94,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
             for name in info.configurations
         }
         first, second = info.configurations
-        delta = rates[first]["mean"] - rates[second]["mean"]
+        difference = rates[first]["mean"] - rates[second]["mean"]
         problems = []
         if not any(run.key.configuration == WITH_SKILL for run in mine):
             problems.append(
@@ -110,8 +106,8 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
                 f"the mean pass rate with the skill {rates[WITH_SKILL]['mean']:.2f} is below"
                 f" {info.min_pass_rate:.2f}"
             )
-        if second == BASELINE and delta < 0:
-            problems.append(f"the skill does worse than the baseline ({delta:+.2f})")
+        if second == BASELINE and difference < 0:
+            problems.append(f"the skill does worse than the baseline ({difference:+.2f})")
         found = evidence.eval_evidence(mine, info.configurations)
         for name, interval in found.pop("ci95").items():
             rates[name]["ci95"] = interval
@@ -127,7 +123,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
                 "eval_id": eval_id,
                 "eval_name": listed[0].eval_name,
                 "pass_rate": rates,
-                "delta": format(delta, "+.2f"),
+                "delta": delta(rates[first]["mean"], rates[second]["mean"], 2),
                 "errors": errors,
                 "skipped": len(listed) - len(mine),
                 "unsupported_passes": unsupported,

@@ -36,6 +36,13 @@ _ADAPTED_GRADER_OUTPUT = {
 }
 
 
+def delta(first: float, second: float, digits: int) -> str:
+    """``first - second`` signed, as benchmark.json, benchmark.md and the report write a
+    delta (``+0.50``; never ``-0.00``)."""
+    value = round(first - second, digits) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return f"{value:+.{digits}f}"
+
+
 def spread(stat: Stat | None, spec: str) -> str:
     """``0.67 ± 0.58``: a mean and its sample standard deviation."""
     stat = stat or Stat()
