@@ -154,7 +154,6 @@ class TriggersItem(_EvalItem):
     def runtest(self) -> None:
         from ..evals.triggers.trigger_text import triggers_text
 
-        document = _client(self).triggers(self.path.parent.parent)
-        text = triggers_text(document.model_dump(mode="json", by_alias=True))
+        text = triggers_text(_client(self).triggers(self.path.parent.parent))
         if text.failed:
             raise EvalFailed(text.failure())

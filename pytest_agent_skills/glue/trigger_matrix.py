@@ -58,6 +58,6 @@ class TriggerMatrixItem(_EvalItem):
 
         # A bad setting's ConfigurationError fails the item with its message (_EvalItem).
         client = EvalClient.from_settings(settings.PluginSettings(self.config))
-        text = matrix_text(client.matrix(self.skill_dirs).model_dump(mode="json", by_alias=True))
+        text = matrix_text(client.matrix(self.skill_dirs))
         if text.failed:
             raise MatrixFailed(text.failure())

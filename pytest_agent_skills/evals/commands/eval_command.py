@@ -122,7 +122,7 @@ def _triggers(client: EvalClient, skill_dir: Path, out: Path) -> int:
     from ..triggers.trigger_text import triggers_text
 
     document, stopped = interruptible(lambda: client.triggers(skill_dir, out=out))
-    text = triggers_text(document.model_dump(mode="json", by_alias=True))
+    text = triggers_text(document)
     for line in text.queries:
         print(line)
     _warn_if_local(document.runtime)

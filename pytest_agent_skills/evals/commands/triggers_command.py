@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .eval_command import (
     EXIT_OK,
@@ -20,6 +20,7 @@ from .eval_command import (
 )
 
 if TYPE_CHECKING:
+    from ..documents.triggers import MatrixDocument
     from ..triggers.matrix_text import MatrixText
 
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace, targets: Sequence[Path]) -> int:
         return EXIT_OK
     out: Path = args.out
     document, stopped = interruptible(lambda: client.matrix(targets, out=out))
-    text = print_matrix(document.model_dump(mode="json", by_alias=True))
+    text = print_matrix(document)
     print(f"wrote {out / MATRIX_FILE}")
     if stopped:
         return interrupted_status()
@@ -91,7 +92,7 @@ def matrix_reached(targets: Sequence[Path], ref: str) -> bool:
     return split.reaches_all or bool(queried)
 
 
-def print_matrix(document: dict[str, Any]) -> MatrixText:
+def print_matrix(document: MatrixDocument) -> MatrixText:
     """Each skill's scores (those below a bar marked), the worst collisions, the errors (on
     stderr) and the runs skipped; returns the text, which says whether the matrix failed."""
     from ..triggers.matrix_text import matrix_text

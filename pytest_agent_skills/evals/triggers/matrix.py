@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -246,9 +246,3 @@ def matrix_document(
             "time_seconds": None if time_seconds is None else round(time_seconds, 3),
         },
     }
-
-
-def unmeasured(document: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The queries of a matrix document whose every run was skipped for the token budget:
-    measured by none (as a trigger query of ``eval --triggers`` with no run made, they fail)."""
-    return [query for query in document["queries"] if query["skipped"] and not query["runs"]]

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents.triggers import MatrixDocument, MatrixSummary, SkillScore
 from ..setup.budget import UNJUDGED, never_started
-from .matrix import unmeasured
 
 #: Collisions in the text (all of them are in triggers-matrix.json and the report).
 COLLISIONS_SHOWN = 5
@@ -40,50 +40,55 @@ class MatrixText:
         return "\n".join(part for part in parts if part)
 
 
-def matrix_text(document: Mapping[str, Any]) -> MatrixText:
-    """The lines of a ``triggers-matrix.json`` document."""
-    summary, short = document["summary"], document["summary"]["below_bar"]
+def matrix_text(document: MatrixDocument | Mapping[str, Any]) -> MatrixText:
+    """The lines of a ``triggers-matrix.json`` document (a mapping is read as one)."""
+    if not isinstance(document, MatrixDocument):
+        document = MatrixDocument.model_validate(document)
+    summary = document.summary or MatrixSummary()
+    short = summary.below_bar
     skills = {
         name: f"{'FAIL' if name in short else 'ok  '}  {_skill_line(name, score)}"
-        for name, score in document["per_skill"].items()
+        for name, score in document.per_skill.items()
     }
-    never = unmeasured(document)
+    # Queries whose every run was skipped for the token budget: measured by none, they fail
+    # (as a trigger query of ``eval --triggers`` with no run made).
+    never = [query for query in document.queries if query.skipped and not query.runs]
     errors = ""
-    if summary["errors"]:
-        first = next(query for query in document["queries"] if query["errors"])
+    if summary.errors:
+        first = next(query for query in document.queries if query.errors)
         errors = (
-            f"{summary['errors']} of {summary['runs']} runs failed; first ({first['owner']}:"
-            f" {first['query']!r}):\n{first['error_messages'][0]}"
+            f"{summary.errors} of {summary.runs} runs failed; first ({first.owner}:"
+            f" {first.query!r}):\n{first.error_messages[0]}"
         )
     skipped = ""
-    if summary["runs_skipped"]:
+    if summary.runs_skipped:
         skipped = never_started(
-            summary["runs_skipped"], summary["runs"] + summary["runs_skipped"], UNJUDGED
+            summary.runs_skipped, (summary.runs or 0) + summary.runs_skipped, UNJUDGED
         ) + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
     return MatrixText(
         skills=tuple(skills.values()),
         failing=tuple(line for name, line in skills.items() if name in short),
         collisions=tuple(
-            f"collision: {each['a']} <-> {each['b']}: {each['count']} runs ({each['a']} took"
-            f" {each['a_took_b']}, {each['b']} took {each['b_took_a']})"
-            for each in document["collisions"][:COLLISIONS_SHOWN]
+            f"collision: {each.a} <-> {each.b}: {each.count} runs ({each.a} took"
+            f" {each.a_took_b}, {each.b} took {each.b_took_a})"
+            for each in document.collisions[:COLLISIONS_SHOWN]
         ),
         errors=errors,
         skipped=skipped,
         summary=(
-            f"{summary['skills']} skills, {summary['queries']} queries, {summary['runs']} runs;"
-            f" {len(short)} skill(s) below a bar (recall {document['min_recall']:g}, precision"
-            f" {document['min_precision']:g})"
+            f"{summary.skills} skills, {summary.queries} queries, {summary.runs} runs;"
+            f" {len(short)} skill(s) below a bar (recall {document.min_recall:g}, precision"
+            f" {document.min_precision:g})"
         ),
-        failed=bool(short or summary["errors"] or never),
+        failed=bool(short or summary.errors or never),
     )
 
 
-def _skill_line(name: str, score: Mapping[str, Any]) -> str:
+def _skill_line(name: str, score: SkillScore) -> str:
     went = false_triggers_text(score)
     return (
-        f"{name}: recall {_score(score['recall'])} ({score['hits']}/"
-        f"{score['should_trigger_runs']}), precision {_score(score['precision'])}"
+        f"{name}: recall {_score(score.recall)} ({score.hits}/"
+        f"{score.should_trigger_runs}), precision {_score(score.precision)}"
         + (f"; false triggers: {went}" if went else "")
     )
 
@@ -92,11 +97,11 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def false_triggers_text(score: Mapping[str, Any]) -> str:
+def false_triggers_text(score: SkillScore) -> str:
     """A skill's false triggers as a line shows them: the skills its queries went to, then
     its own should-not queries it loaded (``csv-tools 4, its own should-not queries 2``);
     empty when there is none."""
-    went = [f"{other} {count}" for other, count in score["false_triggers"].items()]
-    if score.get("own_false_triggers"):
-        went.append(f"its own should-not queries {score['own_false_triggers']}")
+    went = [f"{other} {count}" for other, count in score.false_triggers.items()]
+    if score.own_false_triggers:
+        went.append(f"its own should-not queries {score.own_false_triggers}")
     return ", ".join(went)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents.triggers import TriggerResult, TriggerResultsDocument
 from ..setup.budget import UNJUDGED, never_started
 
 
@@ -30,18 +31,20 @@ class TriggersText:
         return "\n".join(part for part in (*self.failing, self.skipped, self.summary) if part)
 
 
-def triggers_text(document: Mapping[str, Any]) -> TriggersText:
-    """The lines of a triggers.json document."""
-    results = document["results"]
+def triggers_text(document: TriggerResultsDocument | Mapping[str, Any]) -> TriggersText:
+    """The lines of a triggers.json document (a mapping is read as one)."""
+    if not isinstance(document, TriggerResultsDocument):
+        document = TriggerResultsDocument.model_validate(document)
+    results = document.results
     lines = [_query_line(result) for result in results]
     failing = []
     for result, line in zip(results, lines, strict=True):
-        if not result["pass"]:
+        if not result.passed:
             failing.append(line)
-            failing.extend(f"  error: {message}" for message in result["error_messages"][:1])
-    skipped = sum(result["skipped"] for result in results)
-    made = sum(result["runs"] for result in results)
-    passed = sum(1 for result in results if result["pass"])
+            failing.extend(f"  error: {message}" for message in result.error_messages[:1])
+    skipped = sum(result.skipped for result in results)
+    made = sum(result.runs for result in results)
+    passed = sum(1 for result in results if result.passed)
     return TriggersText(
         queries=tuple(lines),
         failing=tuple(failing),
@@ -51,10 +54,10 @@ def triggers_text(document: Mapping[str, Any]) -> TriggersText:
     )
 
 
-def _query_line(result: Mapping[str, Any]) -> str:
-    errors = f", {result['errors']} errors" if result["errors"] else ""
+def _query_line(result: TriggerResult) -> str:
+    errors = f", {result.errors} errors" if result.errors else ""
     return (
-        f"{'pass' if result['pass'] else 'FAIL'}  rate {result['trigger_rate']:.2f}"
-        f" ({result['triggers']}/{result['runs']}{errors}), should"
-        f"{'' if result['should_trigger'] else ' not'} trigger: {result['query']}"
+        f"{'pass' if result.passed else 'FAIL'}  rate {result.trigger_rate:.2f}"
+        f" ({result.triggers}/{result.runs}{errors}), should"
+        f"{'' if result.should_trigger else ' not'} trigger: {result.query}"
     )
