@@ -35,9 +35,7 @@ def pytest_collection_modifyitems(
 
     folders = selected_skill_dirs(session, items)
     if folders:
-        item = TriggerMatrixItem.from_parent(
-            session, name=ITEM_NAME, skill_dirs=folders
-        )
+        item = TriggerMatrixItem.from_parent(session, name=ITEM_NAME, skill_dirs=folders)
         items.append(item)
 
 
@@ -54,7 +52,7 @@ class TriggerMatrixItem(_EvalItem):
 
     def runtest(self) -> None:
         from ..evals.client.eval_client import EvalClient
-        from ..evals.triggers.matrix_text import matrix_text
+        from ..evals.verdicts.matrix_text import matrix_text
 
         # A bad setting's ConfigurationError fails the item with its message (_EvalItem).
         client = EvalClient.from_settings(settings.PluginSettings(self.config))

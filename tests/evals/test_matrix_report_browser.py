@@ -84,9 +84,9 @@ def test_a_fifty_skill_matrix_draws_every_count_and_the_worst_collisions(
         name = row.find_element(By.CSS_SELECTOR, "th").text
         shown = row.find_element(By.CSS_SELECTOR, "td.false-triggers").text
         score = document["per_skill"][name]
-        assert f"to {name} (" not in shown
+        assert name not in [part.rpartition(" ")[0] for part in shown.split(", ")]
         own = score["own_false_triggers"]
-        assert (f"on its own should-not queries ({own})" in shown) is (own > 0), (name, shown)
+        assert (f"its own should-not queries {own}" in shown) is (own > 0), (name, shown)
     picture = tmp_path / "triggers-matrix.png"
     browser.execute_script("document.getElementById('matrix').scrollIntoView()")
     assert browser.save_screenshot(str(picture))

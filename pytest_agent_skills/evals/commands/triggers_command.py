@@ -21,7 +21,7 @@ from .eval_command import (
 
 if TYPE_CHECKING:
     from ..documents.triggers import MatrixDocument
-    from ..triggers.matrix_text import MatrixText
+    from ..verdicts.matrix_text import MatrixText
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -95,7 +95,7 @@ def matrix_reached(targets: Sequence[Path], ref: str) -> bool:
 def print_matrix(document: MatrixDocument) -> MatrixText:
     """Each skill's scores (those below a bar marked), the worst collisions, the errors (on
     stderr) and the runs skipped; returns the text, which says whether the matrix failed."""
-    from ..triggers.matrix_text import matrix_text
+    from ..verdicts.matrix_text import matrix_text
 
     text = matrix_text(document)
     for line in (*text.skills, *text.collisions):

@@ -18,6 +18,7 @@ from ..documents.triggers import (
     SkillScore,
 )
 from ..setup.budget import UNJUDGED, never_started
+from ..verdicts.matrix_text import collision_text, false_triggers_text
 from .chart import percent
 from .markup import Markup, column_heads, el
 
@@ -122,16 +123,6 @@ def _rate(value: float | None, bar: float | None) -> Markup:
     return el("td", percent(value), class_="num" + (" below" if low else ""))
 
 
-def _false_triggers(score: SkillScore) -> str:
-    """The skills its should-trigger queries went to, most first, then its own should-not
-    queries that loaded it (never listed as a false trigger "to" itself)."""
-    went = sorted(score.false_triggers.items(), key=lambda item: (-item[1], item[0]))
-    shown = [f"to {other} ({count})" for other, count in went]
-    if score.own_false_triggers:
-        shown.append(f"on its own should-not queries ({score.own_false_triggers})")
-    return ", ".join(shown) or "-"
-
-
 def _score_row(name: str, score: SkillScore, matrix: MatrixDocument) -> Markup:
     failing = name in _summary(matrix).below_bar
     return el(
@@ -139,7 +130,7 @@ def _score_row(name: str, score: SkillScore, matrix: MatrixDocument) -> Markup:
         el("th", name, scope="row"),
         _rate(score.recall, matrix.min_recall),
         _rate(score.precision, matrix.min_precision),
-        el("td", _false_triggers(score), class_="false-triggers"),
+        el("td", false_triggers_text(score) or "-", class_="false-triggers"),
         el(
             "td",
             el("span", "below bar", class_="badge fail")
@@ -198,8 +189,7 @@ def matrix_section(matrix: MatrixDocument) -> Markup:
                 el(
                     "li",
                     el("strong", f"{item.a} ⇄ {item.b}"),
-                    f": {item.count} runs ({item.a} took {item.a_took_b} of {item.b}'s,"
-                    f" {item.b} took {item.b_took_a} of {item.a}'s)",
+                    f": {collision_text(item)}",
                     class_="collision",
                 )
                 for item in worst

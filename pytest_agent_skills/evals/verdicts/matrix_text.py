@@ -1,6 +1,6 @@
 """The trigger matrix in words: each line of a ``triggers-matrix.json`` as ``agent-skills
-triggers`` prints it and as the pytest item ``skills trigger matrix`` fails with it, written
-once here so that both say the same."""
+triggers`` prints it and as the pytest item ``skills trigger matrix`` fails with it, and a
+skill's false triggers and a collision as the report says them too, written once here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..documents.triggers import MatrixDocument, MatrixSummary, SkillScore
+from ..documents.triggers import Collision, MatrixDocument, MatrixQuery, MatrixSummary, SkillScore
 from ..setup.budget import UNJUDGED, never_started
 
 #: Collisions in the text (all of them are in triggers-matrix.json and the report).
@@ -40,8 +40,14 @@ class MatrixText:
         return "\n".join(part for part in parts if part)
 
 
+def unmeasured(document: MatrixDocument) -> list[MatrixQuery]:
+    """The queries whose every run was skipped for the token budget: measured by none (as a
+    trigger query of ``eval --triggers`` with no run made, they fail)."""
+    return [query for query in document.queries if query.skipped and not query.runs]
+
+
 def matrix_text(document: MatrixDocument | Mapping[str, Any]) -> MatrixText:
-    """The lines of a ``triggers-matrix.json`` document (a mapping is read as one)."""
+    """The lines of a ``triggers-matrix.json`` document."""
     if not isinstance(document, MatrixDocument):
         document = MatrixDocument.model_validate(document)
     summary = document.summary or MatrixSummary()
@@ -50,35 +56,32 @@ def matrix_text(document: MatrixDocument | Mapping[str, Any]) -> MatrixText:
         name: f"{'FAIL' if name in short else 'ok  '}  {_skill_line(name, score)}"
         for name, score in document.per_skill.items()
     }
-    # Queries whose every run was skipped for the token budget: measured by none, they fail
-    # (as a trigger query of ``eval --triggers`` with no run made).
-    never = [query for query in document.queries if query.skipped and not query.runs]
-    errors = ""
+    never = unmeasured(document)
+    made, errors = summary.runs or 0, ""
     if summary.errors:
         first = next(query for query in document.queries if query.errors)
         errors = (
-            f"{summary.errors} of {summary.runs} runs failed; first ({first.owner}:"
-            f" {first.query!r}):\n{first.error_messages[0]}"
+            f"{summary.errors} of {made} runs failed; first ({first.owner}: {first.query!r}):"
+            f"\n{first.error_messages[0] if first.error_messages else ''}"
         )
     skipped = ""
     if summary.runs_skipped:
-        skipped = never_started(
-            summary.runs_skipped, (summary.runs or 0) + summary.runs_skipped, UNJUDGED
-        ) + (f"; {len(never)} quer(ies) with no run made fail" if never else "")
+        skipped = never_started(summary.runs_skipped, made + summary.runs_skipped, UNJUDGED) + (
+            f"; {len(never)} quer(ies) with no run made fail" if never else ""
+        )
     return MatrixText(
         skills=tuple(skills.values()),
         failing=tuple(line for name, line in skills.items() if name in short),
         collisions=tuple(
-            f"collision: {each.a} <-> {each.b}: {each.count} runs ({each.a} took"
-            f" {each.a_took_b}, {each.b} took {each.b_took_a})"
+            f"collision: {each.a} <-> {each.b}: {collision_text(each)}"
             for each in document.collisions[:COLLISIONS_SHOWN]
         ),
         errors=errors,
         skipped=skipped,
         summary=(
-            f"{summary.skills} skills, {summary.queries} queries, {summary.runs} runs;"
-            f" {len(short)} skill(s) below a bar (recall {document.min_recall:g}, precision"
-            f" {document.min_precision:g})"
+            f"{summary.skills} skills, {summary.queries} queries, {made} runs; {len(short)}"
+            f" skill(s) below a bar (recall {_bar(document.min_recall)}, precision"
+            f" {_bar(document.min_precision)})"
         ),
         failed=bool(short or summary.errors or never),
     )
@@ -87,9 +90,8 @@ def matrix_text(document: MatrixDocument | Mapping[str, Any]) -> MatrixText:
 def _skill_line(name: str, score: SkillScore) -> str:
     went = false_triggers_text(score)
     return (
-        f"{name}: recall {_score(score.recall)} ({score.hits}/"
-        f"{score.should_trigger_runs}), precision {_score(score.precision)}"
-        + (f"; false triggers: {went}" if went else "")
+        f"{name}: recall {_score(score.recall)} ({score.hits}/{score.should_trigger_runs}),"
+        f" precision {_score(score.precision)}" + (f"; false triggers: {went}" if went else "")
     )
 
 
@@ -97,11 +99,24 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _bar(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
 def false_triggers_text(score: SkillScore) -> str:
-    """A skill's false triggers as a line shows them: the skills its queries went to, then
-    its own should-not queries it loaded (``csv-tools 4, its own should-not queries 2``);
-    empty when there is none."""
-    went = [f"{other} {count}" for other, count in score.false_triggers.items()]
+    """A skill's false triggers: the skills its queries went to, most first, then its own
+    should-not queries it loaded (``csv-tools 4, its own should-not queries 2``); empty when
+    there is none."""
+    went = sorted(score.false_triggers.items(), key=lambda item: (-item[1], item[0]))
+    shown = [f"{other} {count}" for other, count in went]
     if score.own_false_triggers:
-        went.append(f"its own should-not queries {score.own_false_triggers}")
-    return ", ".join(went)
+        shown.append(f"its own should-not queries {score.own_false_triggers}")
+    return ", ".join(shown)
+
+
+def collision_text(collision: Collision) -> str:
+    """``6 runs (csv-tools took 4, sheet-tools took 2)``."""
+    return (
+        f"{collision.count} runs ({collision.a} took {collision.a_took_b}, {collision.b} took"
+        f" {collision.b_took_a})"
+    )
