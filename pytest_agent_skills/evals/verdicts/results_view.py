@@ -80,6 +80,7 @@ def evidence_hint(verdict: EvalVerdict) -> str:
 
 
 def eval_view(verdict: EvalVerdict) -> EvalView:
+    """One eval's verdict of benchmark.json in words."""
     rates = ", ".join(f"{name} {spread(part, '.2f')}" for name, part in verdict.pass_rate.items())
     shown = verdict.verdict + (f" ({verdict.verdict_note})" if verdict.verdict_note else "")
     return EvalView(
@@ -109,6 +110,7 @@ class ResultsView:
     """A benchmark's results in words: each eval's, then what a reader should notice."""
 
     evals: tuple[EvalView, ...]
+    #: Every run, those never started too.
     runs: tuple[RunEntry, ...]
     #: The runs that failed, in the document's order.
     errored: tuple[RunEntry, ...]
