@@ -112,7 +112,7 @@ def test_a_changed_string_expectation_says_a_regrade_suffices(tmp_path: Path) ->
                          "--out", "regraded", "--eval", "1", "--min-pass-rate", "0")  # fmt: skip
     assert regraded.returncode == 0, regraded.stderr
     document = _benchmark(suite / "regraded")
-    assert not any(run["error"] for run in document["runs"])
+    assert [run["error"] for run in document["runs"] if run["error"]] == []
     assert endpoint.requests == endpoint.grader_requests > 0
     texts = {item["text"] for run in document["runs"] for item in run["expectations"]}
     assert "The answer says acme owes 30.00, and nothing else" in texts

@@ -24,6 +24,7 @@ from ..documents.overview import ModelsDocument
 from ..documents.triggers import CandidatesDocument, MatrixDocument, TriggerResultsDocument
 from ..setup.eval_options import EvalOptions
 from ..suite.suite_runner import BenchmarkOutcome, EvalRequest
+from ..triggers.improve import ImproveLoop as ImproveLoop
 from ..triggers.matrix import MatrixBars
 
 if TYPE_CHECKING:
@@ -59,19 +60,7 @@ class BenchmarkSpec:
 
 
 NO_SPEC = BenchmarkSpec()
-
-
-@dataclass(frozen=True)
-class ImproveLoop:
-    """How the description loop splits the queries and how long it goes on (``--holdout``,
-    ``--seed``, ``--iterations``)."""
-
-    #: The share of the queries held out (in each class of ``should_trigger``).
-    holdout: float = 0.4
-    #: The seed of the split.
-    seed: int = 0
-    #: Rounds at most.
-    iterations: int = 5
+DEFAULT_LOOP = ImproveLoop()
 
 
 @dataclass(frozen=True)
@@ -192,7 +181,7 @@ class EvalClient:
         self,
         skill: Path | str,
         *,
-        loop: ImproveLoop = ImproveLoop(),
+        loop: ImproveLoop = DEFAULT_LOOP,
         baseline: Path | str | None = None,
         write: bool = False,
         out: Path | None = None,
@@ -224,7 +213,7 @@ class EvalClient:
         self,
         skill: Path | str,
         *,
-        loop: ImproveLoop = ImproveLoop(),
+        loop: ImproveLoop = DEFAULT_LOOP,
         baseline: Path | str | None = None,
     ) -> str:
         """What :meth:`improve` may do at most, no request made: the split, every round."""

@@ -17,11 +17,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("skill_dir", type=Path, metavar="SKILL_DIR", help="the skill folder")
     parser.add_argument("--out", type=Path, default=Path("improve-out"), help="output folder")
+    from ..triggers.improve import ImproveLoop
+
+    loop = ImproveLoop()
     parser.add_argument(
-        "--holdout", type=float, default=0.4, metavar="SHARE", help="queries held out (0.4)"
+        "--holdout",
+        type=float,
+        default=loop.holdout,
+        metavar="SHARE",
+        help=f"queries held out ({loop.holdout:g})",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the split (0)")
-    parser.add_argument("--iterations", type=int, default=5, metavar="N", help="rounds at most (5)")
+    parser.add_argument(
+        "--seed", type=int, default=loop.seed, help=f"seed of the split ({loop.seed})"
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=loop.iterations,
+        metavar="N",
+        help=f"rounds at most ({loop.iterations})",
+    )
     parser.add_argument(
         "--write", action="store_true", help="put the best description into SKILL.md"
     )

@@ -66,12 +66,25 @@ class ImproveError(AgentSkillsError):
 
 
 @dataclass(frozen=True)
+class ImproveLoop:
+    """How the description loop splits the queries and how long it goes on (``--holdout``,
+    ``--seed``, ``--iterations``): the one place their defaults are written."""
+
+    #: The share of the queries held out (in each class of ``should_trigger``).
+    holdout: float = 0.4
+    #: The seed of the split.
+    seed: int = 0
+    #: Rounds at most.
+    iterations: int = 5
+
+
+@dataclass(frozen=True)
 class ImproveRequest:
     skill_dir: Path
     options: EvalOptions
-    holdout: float = 0.4
-    seed: int = 0
-    iterations: int = 5
+    holdout: float = ImproveLoop.holdout
+    seed: int = ImproveLoop.seed
+    iterations: int = ImproveLoop.iterations
     progress: TextIO | None = None
     #: The description the loop starts from (candidate 0) instead of the skill's own, and the
     #: git ref and commit it was taken from (``--baseline git:REF``).
