@@ -15,7 +15,7 @@ import pytest
 from pytest_agent_skills.evals.setup.budget import TokenBudget
 from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark, run_triggers
-from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
+from pytest_agent_skills.evals.verdicts.benchmark_md import benchmark_markdown
 from tests.support.evals import (
     Behaviour,
     fake_endpoint,

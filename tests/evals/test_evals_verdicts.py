@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as oracle
 
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
-from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
+from pytest_agent_skills.evals.verdicts.benchmark_md import benchmark_markdown
 from tests.support.evals import (
     EXPECTATIONS,
     NOISY_EVALS,

@@ -16,7 +16,7 @@ from pytest_agent_skills.evals.run.quotes import checked, found, normalised, quo
 from pytest_agent_skills.evals.setup.judges import family, same_grader
 from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
-from pytest_agent_skills.evals.verdicts.benchmark import benchmark_markdown
+from pytest_agent_skills.evals.verdicts.benchmark_md import benchmark_markdown
 from tests.support.evals import (
     Behaviour,
     fake_endpoint,

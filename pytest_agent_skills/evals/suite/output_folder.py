@@ -25,7 +25,7 @@ from ..documents.run_files import (
 )
 from ..documents.triggers import TriggerResultsDocument
 from ..run.run_result import EvalRunResult
-from ..verdicts.benchmark import benchmark_markdown
+from ..verdicts.benchmark_md import benchmark_markdown
 
 if TYPE_CHECKING:
     from ..setup.eval_files import EvalCase
