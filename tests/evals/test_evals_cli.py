@@ -52,6 +52,12 @@ def test_record_then_replay_from_the_command_line_with_its_exit_statuses(tmp_pat
                           "-q", cwd=tmp_path)  # fmt: skip
     assert strict.returncode == 1  # the stochastic agent misses the default bar of 1.0
     assert "NOT met: the mean pass rate with the skill" in strict.stdout
+    # The report's eval table says each eval's bar in the command's words.
+    page = (tmp_path / "strict" / "report.html").read_text()
+    for line in strict.stdout.splitlines():
+        if line.startswith("eval "):
+            bar = line.rpartition(" (")[2].removesuffix(")")
+            assert f">{bar}</td>" in page, bar
     assert strict.stderr.splitlines() == [  # -q: no progress; the warnings stay
         "warning: the model's commands ran on this machine (runtime local), not isolated: they"
         " could read, change and delete anything this user can",

@@ -17,7 +17,7 @@ from ...typed_documents import Interval
 from ..documents.triggers import Totals, TriggerResultsDocument
 from ..setup.budget import never_started
 from ..setup.eval_runtime import HOST_WARNING
-from ..verdicts.results_view import COUNTED, delta
+from ..verdicts.results_view import COUNTED, delta, eval_view
 from .chart import pass_rate_chart, percent, span, spread
 from .evidence_section import (
     all_met_line,
@@ -31,7 +31,7 @@ from .markup import Child, Markup, column_heads, el
 from .runs_section import count, errors_section, failing_section, runs_section
 from .triggers_section import candidates_section, matrix_section
 from .values import Benchmark, ReportFolder
-from .view import BenchmarkView, Cell, view_of
+from .view import BenchmarkView, Cell, EvalGroup, view_of
 
 
 def _asset(name: str) -> str:
@@ -166,8 +166,24 @@ def _delta_class(value: float) -> str:
     return "up" if value > 0.005 else "down" if value < -0.005 else "even"
 
 
+def _bar_cell(group: EvalGroup) -> Markup:
+    """Whether the eval meets its bar, in the words of the command and benchmark.md."""
+    evidence = group.evidence
+    if evidence is None or evidence.meets_bar is None:
+        return el("td", "—", rowspan=len(group.cells), class_="bar")
+    shown = eval_view(evidence)
+    return el(
+        "td",
+        shown.bar,
+        rowspan=len(group.cells),
+        class_="bar" + ("" if shown.meets_bar else " has-errors"),
+    )
+
+
 def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
     first = view.configurations[0]
+    # benchmark.json's evals[] says whether each eval meets its bar (older ones do not).
+    with_bar = any(group.evidence and group.evidence.meets_bar is not None for group in view.evals)
     rows = []
     for group in view.evals:
         lead = next((cell for cell in group.cells if cell.configuration == first), None)
@@ -217,6 +233,7 @@ def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
                             href=f"#runs-{group.eval_id}-{cell.configuration}",
                         ),
                     ),
+                    _bar_cell(group) if with_bar and position == 0 else None,
                     data_eval=group.eval_id,
                     data_configuration=cell.configuration,
                     class_="eval-row" + (" group-start" if position == 0 else ""),
@@ -234,6 +251,7 @@ def _eval_table(view: BenchmarkView, floor: Interval | None) -> Markup:
             "Tokens",
             f"Δ ({first} − this)",
             "",
+            *(("Bar",) if with_bar else ()),
         )
     )
     return el("table", el("thead", head), el("tbody", rows), class_="evals", id="eval-table")
