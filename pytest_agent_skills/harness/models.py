@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+import typing
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -139,6 +141,8 @@ class ScriptedModel:
     def finish(self) -> None:
         if self.function is None:
             self._check_used_up()
+
+
 class OpenAIClientModel:
     """The real ``openai`` client against any OpenAI-compatible ``base_url``."""
 
@@ -150,6 +154,7 @@ class OpenAIClientModel:
         stream: bool = False,
         on_error: Callable[[], None] | None = None,
     ):
+        build_response_models()
         self.client = client
         self.model = model
         self.stream = stream
@@ -233,6 +238,55 @@ class OpenAIClientModel:
 
     def finish(self) -> None:
         return None
+
+
+_BUILDING = threading.Lock()
+_BUILT: set[int] = set()
+
+
+def build_response_models() -> None:
+    """Build the ``openai`` client's answer models now, once per process, before a client
+    can read an answer.
+
+    The client defers building its pydantic models to their first use, and pydantic's lazy
+    build is not thread-safe: while one thread builds a model, another sees the base
+    class's placeholder and fails with "BaseModel cannot be instantiated directly"
+    (openai-python #3079). Eval runs read answers on several threads at once, and about 1 run
+    in 400 failed so under load. Every thread makes its client through here, and the lock
+    holds the others back until the models are whole (about 30 ms, once).
+
+    Keyed by the ``openai`` module object, as pytester may import a fresh copy.
+    """
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    with _BUILDING:
+        if id(openai) in _BUILT:
+            return
+        seen: set[type[Any]] = set()
+        todo: list[type[Any]] = [ChatCompletion, ChatCompletionChunk]
+        while todo:
+            model = todo.pop()
+            if model in seen:
+                continue
+            seen.add(model)
+            if not model.__pydantic_complete__:
+                model.model_rebuild()
+            for field in model.model_fields.values():
+                todo.extend(_models_in(field.annotation))
+        _BUILT.add(id(openai))
+
+
+def _models_in(annotation: Any) -> list[type[Any]]:
+    """The pydantic models ``annotation`` names, at any depth (``list[X] | None``...)."""
+    import pydantic
+
+    found: list[type[Any]] = []
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        found.append(annotation)
+    for argument in typing.get_args(annotation):
+        found += _models_in(argument)
+    return found
 
 
 _HTTP_CLIENTS: dict[int, Any] = {}
