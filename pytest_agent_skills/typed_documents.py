@@ -4,7 +4,7 @@ schema."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,17 @@ Interval = tuple[float, float]
 def schema_uri(name: str) -> str:
     """The ``$schema`` value of the document called ``name``."""
     return f"{SCHEMA_BASE}{name}.schema.json"
+
+
+def schema_field(name: str) -> Any:
+    """The ``$schema`` field of a report that always carries it (audit, coverage, tokens,
+    mutation, grader-check): ``schema_uri(name)`` by default, read and written as
+    ``"$schema"``."""
+    return Field(
+        default=schema_uri(name),
+        alias="$schema",
+        description=f"the document's JSON Schema (``agent-skills schema {name}`` prints it)",
+    )
 
 
 class Part(BaseModel):

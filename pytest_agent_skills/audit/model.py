@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..typed_documents import schema_uri
+from ..typed_documents import schema_field
 from .severity import SEVERITIES, Severity
 
 #: The document's version: a change that breaks a reader makes a new one.
@@ -90,11 +90,7 @@ class AuditDocument(_Model):
         frozen=True, extra="forbid", populate_by_name=True, title="agent-skills audit report"
     )
 
-    schema_: str = Field(
-        default=schema_uri("audit"),
-        alias="$schema",
-        description="the document's JSON Schema (``agent-skills schema audit`` prints it)",
-    )
+    schema_: str = schema_field("audit")
     version: Literal[1] = AUDIT_VERSION
     skills: list[SkillAudit]
     summary: AuditSummary

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..typed_documents import schema_uri
+from ..typed_documents import schema_field
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "coverage.schema.json"
 
@@ -70,11 +70,7 @@ class CoverageReport(_Model):
         frozen=True, extra="forbid", populate_by_name=True, title="agent-skills coverage report"
     )
 
-    schema_: str = Field(
-        default=schema_uri("coverage"),
-        alias="$schema",
-        description="the document's JSON Schema (``agent-skills schema coverage`` prints it)",
-    )
+    schema_: str = schema_field("coverage")
     version: Literal[1] = 1
     cassettes: str = Field(description="the eval cassette folder the recordings were looked for in")
     min_coverage: float = Field(ge=0, le=1, description="the gate: the coverage required")

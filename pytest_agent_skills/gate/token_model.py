@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..typed_documents import schema_uri
+from ..typed_documents import schema_field
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "tokens.schema.json"
 
@@ -95,11 +95,7 @@ class TokenReport(_Model):
         frozen=True, extra="forbid", populate_by_name=True, title="agent-skills tokens report"
     )
 
-    schema_: str = Field(
-        default=schema_uri("tokens"),
-        alias="$schema",
-        description="the document's JSON Schema (``agent-skills schema tokens`` prints it)",
-    )
+    schema_: str = schema_field("tokens")
     version: Literal[1] = 1
     estimator: str = Field(description="how the tokens were counted, and its measured error")
     budgets: Budgets

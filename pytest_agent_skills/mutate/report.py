@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..typed_documents import schema_uri
+from ..typed_documents import schema_field, schema_uri
 from .operators import OPERATORS
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
 
@@ -90,10 +90,7 @@ class MutationReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    schema_url: str = Field(
-        default=SCHEMA_URL, validation_alias="$schema", serialization_alias="$schema",
-        description="the JSON Schema of this document",
-    )
+    schema_url: str = schema_field("mutation")
     skill: str = Field(description="the skill's name")
     mutants: list[MutantEntry]
     summary: MutationSummary

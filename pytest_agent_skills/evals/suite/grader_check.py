@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...errors import AgentSkillsError
 from ...harness.errors import CassetteMissError, NoCassetteError
-from ...typed_documents import schema_uri
+from ...typed_documents import schema_field, schema_uri
 from ..run.grader import GradingError, GradingRequest, files_text
 from ..run.grader_runs import grade_times
 
@@ -115,10 +115,7 @@ class GraderCheck(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    schema_url: str = Field(
-        default=SCHEMA_URL, validation_alias="$schema", serialization_alias="$schema",
-        description="the JSON Schema of this document",
-    )  # fmt: skip
+    schema_url: str = schema_field(SCHEMA_NAME)
     grader_model: str
     grader_runs: int
     trust_grader: bool
