@@ -3,21 +3,19 @@ rates with their spread, deltas, errors and the expectations that failed."""
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..documents.benchmark_model import ConfigurationSummary, EvalVerdict, Stat
+from ..verdicts.benchmark import stats
 from ..verdicts.results_view import FailingExpectation, failing_expectations
 from .values import Benchmark, Run
 
 
 def stat_of(values: Sequence[float]) -> Stat:
-    """Mean, sample standard deviation (0 for one value), min and max; all 0 for none."""
-    if not values:
-        return Stat()
-    stddev = statistics.stdev(values) if len(values) > 1 else 0.0
-    return Stat(mean=statistics.fmean(values), stddev=stddev, min=min(values), max=max(values))
+    """Mean, sample standard deviation (0 for one value), min and max; all 0 for none: for a
+    folder that does not record them (skill-creator's), computed as benchmark.json's are."""
+    return Stat.model_validate(stats(values))
 
 
 @dataclass(frozen=True)
@@ -126,4 +124,3 @@ def _with_interval(cell: Cell, evidence: EvalVerdict | None) -> Cell:
         return cell
     pass_rate = cell.pass_rate.model_copy(update={"ci95": recorded.ci95})
     return Cell(cell.configuration, cell.runs, pass_rate, cell.time_seconds, cell.tokens)
-

@@ -47,16 +47,20 @@ class BenchmarkInfo:
     grader_check: dict[str, Any] | None = None
 
 
-def stats(values: Sequence[float], digits: int) -> dict[str, float]:
-    """``{mean, stddev, min, max}``; the sample standard deviation (0 for one value)."""
+def stats(values: Sequence[float], digits: int | None = None) -> dict[str, float]:
+    """``{mean, stddev, min, max}``; the sample standard deviation (0 for one value); all 0
+    for none. Rounded to ``digits`` (as benchmark.json writes them), or as computed."""
     if not values:
         return {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
-    return {
-        "mean": round(statistics.fmean(values), digits),
-        "stddev": round(statistics.stdev(values), digits) if len(values) > 1 else 0.0,
-        "min": round(min(values), digits),
-        "max": round(max(values), digits),
+    figures = {
+        "mean": statistics.fmean(values),
+        "stddev": statistics.stdev(values) if len(values) > 1 else 0.0,
+        "min": min(values),
+        "max": max(values),
     }
+    if digits is None:
+        return figures
+    return {name: round(value, digits) for name, value in figures.items()}
 
 
 def _summary(runs: Sequence[EvalRunResult]) -> dict[str, Any]:
