@@ -20,9 +20,14 @@ def dotted(doc_path: DocPath) -> str:
     return text
 
 
-def nearest_line(lines: Mapping[DocPath, int], doc_path: DocPath) -> int | None:
-    """The line of ``doc_path`` in ``lines``, or of its nearest ancestor that has one."""
-    for end in range(len(doc_path), 0, -1):
+def nearest_line(
+    lines: Mapping[DocPath, int], doc_path: DocPath, *, root: bool = False
+) -> int | None:
+    """The line of ``doc_path`` in ``lines``, or of its nearest ancestor that has one; the
+    document's own line (path ``()``) counts only with ``root`` (a JSON file's first line, where
+    a YAML document's caller has a better line of its own)."""
+    last = -1 if root else 0
+    for end in range(len(doc_path), last, -1):
         line = lines.get(tuple(doc_path[:end]))
         if line:
             return line

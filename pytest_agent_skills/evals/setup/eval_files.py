@@ -143,7 +143,7 @@ def load_triggers(skill_dir: Path) -> list[TriggerQuery]:
 def _expectations(
     entry: Mapping[str, Any], path: Path, lines: dict[DocPath, int], where: DocPath
 ) -> tuple[str | Mapping[str, Any], ...]:
-    from ...docpath import dotted
+    from ...docpath import dotted, nearest_line
     from ...harness.expect import invalid_patterns
 
     if "expectations" in entry and "assertions" in entry:
@@ -165,7 +165,8 @@ def _expectations(
         if isinstance(item, Mapping):
             for doc_path, problem in invalid_patterns(item):
                 full = (*where, key, number, *doc_path)
-                raise EvalFileError(path, _nearest(lines, full), f"{dotted(full)}: {problem}")
+                line = nearest_line(lines, full, root=True)
+                raise EvalFileError(path, line, f"{dotted(full)}: {problem}")
     return tuple(entry[key])
 
 
@@ -254,7 +255,7 @@ def _read(path: Path, schema_name: str) -> tuple[Any, dict[DocPath, int]]:
 def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str) -> None:
     from jsonschema.exceptions import best_match
 
-    from ...docpath import dotted, type_mismatch
+    from ...docpath import dotted, nearest_line, type_mismatch
 
     error = best_match(_validator(schema_name).iter_errors(data))
     if error is None:
@@ -269,7 +270,7 @@ def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str
     doc_path = tuple(error.absolute_path)
     where = dotted(doc_path) or "the file"
     instance = error.instance
-    line = _nearest(lines, doc_path)
+    line = nearest_line(lines, doc_path, root=True)
     if error.validator == "additionalProperties" and isinstance(instance, dict):
         known = sorted(error.schema.get("properties", {}))
         unknown = [k for k in instance if k not in known]
@@ -302,14 +303,6 @@ def _validator(schema_name: str) -> Any:
     # Object expectations are the scenario expect: block: its definitions, by reference.
     schema.setdefault("$defs", {}).update(scenario_schema()["$defs"])
     return Draft202012Validator(schema)
-
-
-def _nearest(lines: dict[DocPath, int], doc_path: DocPath) -> int | None:
-    for end in range(len(doc_path), -1, -1):
-        line = lines.get(tuple(doc_path[:end]))
-        if line:
-            return line
-    return None
 
 
 _SPACE = re.compile(r"[ \t\n\r]*")
