@@ -201,13 +201,13 @@ def planned_counts(
     return counts
 
 
-def agent_skills(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``agent-skills ARGS`` of this checkout as its own process in ``cwd``."""
+def agent_skills(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``agent-skills ARGS`` of this checkout as its own process in ``cwd``, as a user runs it."""
     return subprocess.run(
         [sys.executable, "-m", "pytest_agent_skills.cli", *args],
         cwd=cwd,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
     )

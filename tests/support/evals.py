@@ -8,7 +8,6 @@ import os
 import random
 import re
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from typing import Any
 # Eval options against a loopback endpoint, which the bench scripts use too: bench's.
 from bench.support.recording import recording as recording
 from bench.support.recording import replaying as replaying
+from bench.support.routing import agent_skills
 from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
 from tests.support.skill_files import write_skill
@@ -109,14 +109,7 @@ def run_eval_command(
 ) -> subprocess.CompletedProcess[str]:
     """``agent-skills eval ARGS`` (or another ``command``) as a user runs it (its own process,
     this checkout's package)."""
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_agent_skills.cli", command, *args],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return agent_skills(command, *args, cwd=cwd, timeout=timeout)
 
 
 @dataclass
