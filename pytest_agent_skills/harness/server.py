@@ -186,6 +186,9 @@ class LoopbackServer:
 
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's backlog of 5 refused clients that connect at the same moment (eval runs
+    # in parallel, each with its own client): they got "Connection error".
+    request_queue_size = socket.SOMAXCONN
     loopback: LoopbackServer
 
     def __init__(self, address: tuple[str, int], handler: type[_Handler]) -> None:

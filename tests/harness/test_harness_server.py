@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 from typing import Any
 
 import httpx
@@ -44,6 +45,35 @@ def test_the_openai_client_sends_every_request_on_one_connection() -> None:
         ]
     assert texts == ["ok"] * 5
     assert (server.requests, server.connections_opened) == (5, 1)
+
+
+def test_sixty_four_clients_that_connect_at_the_same_moment_are_all_answered() -> None:
+    # Eval runs in parallel each open their own connection. With socketserver's backlog of 5,
+    # clients beyond it got "Connection error" (here 4 to 28 of 64, in each of 6 tries).
+    failures: list[str] = []
+    switching = sys.getswitchinterval()
+    with LoopbackServer(ScriptedBackend(ScriptedModel([{"say": "ok"}] * 64))) as server:
+        barrier = threading.Barrier(64)
+
+        def one() -> None:
+            model = OpenAIClientModel.connect(server.base_url, model="m")
+            barrier.wait()
+            try:
+                model.complete({"messages": [{"role": "user", "content": "hi"}]})
+            except Exception as error:  # every failure is reported below, with its text
+                failures.append(f"{type(error).__name__}: {error}")
+
+        threads = [threading.Thread(target=one) for _ in range(64)]
+        sys.setswitchinterval(1e-6)  # the server's accept loop waits its turn, as under load
+        try:
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        finally:
+            sys.setswitchinterval(switching)
+    assert failures == []
+    assert server.requests == 64
 
 
 @pytest.mark.parametrize("transport", ["sdk", "sdk-stream"])
