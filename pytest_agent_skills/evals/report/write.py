@@ -8,9 +8,9 @@ ever leaves it) and replaces ``report.html`` atomically, so a reader never sees 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from ...files import write_atomic
 from ..documents.document_io import DocumentError
 from .folder import read_folder
 from .page import render_page
@@ -30,17 +30,10 @@ def write_report(out_dir: Path) -> Path:
     page = render_page(read_folder(out_dir))
     target = out_dir / REPORT_NAME
     try:
-        handle, temporary = tempfile.mkstemp(dir=out_dir, prefix=f".{REPORT_NAME}.", suffix=".tmp")
+        write_atomic(target, page)
+        os.chmod(target, 0o644)  # as any page a person reads, whatever the umask
     except OSError as error:
         raise DocumentError(
             target, None, f"cannot be written: {error.strerror or error}"
         ) from error
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(page)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return target

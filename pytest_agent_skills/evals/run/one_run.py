@@ -19,6 +19,7 @@ from typing import Any
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
 from ...harness.errors import CassetteMissError, ModelError, NoCassetteError
+from ..documents.benchmark_model import RunErrorRecord
 from ..documents.document_io import read_document, write_data
 from ..documents.run_files import RunRecordDocument
 from ..setup.budget import BUDGET, TURN_LIMIT
@@ -27,7 +28,7 @@ from .bounds import bounded_outputs, bounded_transcript
 from .converse import ModelAccess, converse
 from .grader import Graded, GradingError, GradingRequest, files_text, transcript_text
 from .grader_runs import grade_times
-from .run_result import EvalRunResult, RunError, RunKey, metrics_json, transcript_json
+from .run_result import EvalRunResult, RunKey, metrics_json, transcript_json
 from .transport import StoppedError
 
 
@@ -61,7 +62,8 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
     record = _read_record(plan.cassette(".run.json"))
     replaying = access.options.record_mode == "none" or access.options.regrade
     if replaying and record.error is not None and record.error.kind == "model":
-        return _recorded_failure(plan, record)
+        # The endpoint failed while this run was recorded: replayed as that failure.
+        return _failed(plan, record.error, _timing_of(record), record.tokens)
     inputs = dict(plan.inputs)
     prompt = plan.case.prompt
     if inputs:
@@ -166,7 +168,9 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
 
 def interrupted(plan: RunPlan) -> EvalRunResult:
     """The result of a run the eval was stopped before."""
-    error = RunError("interrupted", "the eval was stopped (Ctrl-C) before this run finished")
+    error = RunErrorRecord(
+        kind="interrupted", message="the eval was stopped (Ctrl-C) before this run finished"
+    )
     return _failed(plan, error, {}, 0)
 
 
@@ -191,10 +195,12 @@ def skipped(plan: RunPlan) -> EvalRunResult:
 def crashed(plan: RunPlan, error: Exception) -> EvalRunResult:
     """The result of a run whose making raised (a bug of the harness): an error, never a pass."""
     message = f"the run failed unexpectedly: {type(error).__name__}: {error}"
-    return _failed(plan, RunError("harness", message), {}, 0)
+    return _failed(plan, RunErrorRecord(kind="harness", message=message), {}, 0)
 
 
-def _failed(plan: RunPlan, error: RunError, timing: dict[str, Any], tokens: int) -> EvalRunResult:
+def _failed(
+    plan: RunPlan, error: RunErrorRecord, timing: dict[str, Any], tokens: int
+) -> EvalRunResult:
     """A run that failed before it could be graded: every expectation unmet."""
     return EvalRunResult(
         key=plan.key,
@@ -228,22 +234,22 @@ def _expectation_text(item: str | Mapping[str, Any]) -> str:
     return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
 
 
-def _not_graded(item: str | Mapping[str, Any], error: RunError | None) -> Graded:
+def _not_graded(item: str | Mapping[str, Any], error: RunErrorRecord | None) -> Graded:
     why = f"not graded: the run failed ({error.kind}): {error.message}" if error else ""
     return Graded(_expectation_text(item), False, why[:2000])
 
 
-def _error(failure: BaseException | None, grading: bool = False) -> RunError | None:
+def _error(failure: BaseException | None, grading: bool = False) -> RunErrorRecord | None:
     if failure is None:
         return None
     if isinstance(failure, StoppedError):
-        return RunError("interrupted", str(failure))
+        return RunErrorRecord(kind="interrupted", message=str(failure))
     if isinstance(failure, GradingError):
-        return RunError("grading", str(failure))
+        return RunErrorRecord(kind="grading", message=str(failure))
     if isinstance(failure, ModelError) and not isinstance(
         failure, (CassetteMissError, NoCassetteError)
     ):
-        return RunError("model", str(failure))
+        return RunErrorRecord(kind="model", message=str(failure))
     message = str(failure)
     if grading and isinstance(failure, (CassetteMissError, NoCassetteError)):
         message += (
@@ -257,13 +263,7 @@ def _error(failure: BaseException | None, grading: bool = False) -> RunError | N
             "\nThe skill or the eval changed since the recording (or it was never recorded):"
             " re-record with `agent-skills eval SKILL_DIR --record new` (and an upstream)."
         )
-    return RunError("harness", message)
-
-
-def _recorded_failure(plan: RunPlan, record: RunRecordDocument) -> EvalRunResult:
-    """A run whose endpoint failed while it was recorded: replayed as that failure."""
-    error = RunError("model", record.error.message if record.error else "")
-    return _failed(plan, error, _timing_of(record), record.tokens)
+    return RunErrorRecord(kind="harness", message=message)
 
 
 def _read_record(path: Path) -> RunRecordDocument:
@@ -279,8 +279,10 @@ def _timing_of(record: RunRecordDocument) -> dict[str, Any]:
     return record.timing.model_dump(mode="json", exclude_unset=True)
 
 
-def _write_record(path: Path, timing: dict[str, Any], error: RunError | None, tokens: int) -> None:
-    document = {"timing": timing, "tokens": tokens, "error": error.to_json() if error else None}
+def _write_record(
+    path: Path, timing: dict[str, Any], error: RunErrorRecord | None, tokens: int
+) -> None:
+    document = {"timing": timing, "tokens": tokens, "error": error.model_dump() if error else None}
     write_data(path, RunRecordDocument, document)
 
 

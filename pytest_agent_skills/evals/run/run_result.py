@@ -9,19 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...harness.trajectory import Trajectory
+from ..documents.benchmark_model import RunErrorRecord
 from .grader import Graded
-
-#: What went wrong with a run (benchmark.json's ``error.kind``).
-ERROR_KINDS = ("model", "grading", "harness", "interrupted")
-
-
-@dataclass(frozen=True)
-class RunError:
-    kind: str
-    message: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"kind": self.kind, "message": self.message}
 
 
 @dataclass(frozen=True)
@@ -43,7 +32,7 @@ class EvalRunResult:
     eval_name: str
     prompt: str
     expectations: tuple[Graded, ...]
-    error: RunError | None
+    error: RunErrorRecord | None
     #: timing.json (the run's recorded wall times).
     timing: dict[str, Any]
     tokens: int = 0
@@ -109,7 +98,7 @@ class EvalRunResult:
                 "unsupported": self.unsupported,
             },
             "expectations": [item.to_json() for item in self.expectations],
-            "error": self.error.to_json() if self.error else None,
+            "error": self.error.model_dump() if self.error else None,
             "skipped": self.skipped,
             "run_dir": self.key.run_dir,
             "notes": list(self.notes),
@@ -135,12 +124,16 @@ class EvalRunResult:
                 )
                 if name in self.timing
             },
-            "error": self.error.to_json() if self.error else None,
+            "error": self.error.model_dump() if self.error else None,
         }
 
 
 def transcript_json(
-    key: RunKey, prompt: str, trajectory: Trajectory, error: RunError | None, usage: dict[str, int]
+    key: RunKey,
+    prompt: str,
+    trajectory: Trajectory,
+    error: RunErrorRecord | None,
+    usage: dict[str, int],
 ) -> dict[str, Any]:
     """transcript.json: the messages as sent to the model plus its last answer, each tool
     call with its result, the final text."""
@@ -166,7 +159,7 @@ def transcript_json(
             for call in trajectory.calls
         ],
         "final_text": trajectory.final,
-        "error": error.to_json() if error else None,
+        "error": error.model_dump() if error else None,
         "usage": usage,
     }
 

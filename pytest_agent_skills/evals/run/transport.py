@@ -72,7 +72,6 @@ class UpstreamPool:
         self.jobs = jobs
         self.retry = retry
         self.stop = threading.Event()
-        self.retries = 0
         self._client: Any = None
         self._lock = threading.Lock()
 
@@ -190,7 +189,6 @@ class RunCassette(CassetteBackend):
                     upstream.endpoint,
                     f"{what} on each of {attempt} attempt(s); last answer: {text[:300]}",
                 )
-            self.pool.retries += 1
             self.pool.wait(delay)
             attempt += 1
 

@@ -25,7 +25,6 @@ from ..documents.document_io import read_document
 #: ``result.stop_reason`` of a run: stopped by the turn limit, by its token cap, or never
 #: started because the eval's token budget was spent.
 TURN_LIMIT, RUN_TOKENS, BUDGET = "turn_limit", "run_tokens", "budget"
-STOP_REASONS = (TURN_LIMIT, RUN_TOKENS, BUDGET)
 
 
 #: What the trigger runs never started are left out of.

@@ -45,7 +45,6 @@ class EvalCase:
     id: int
     prompt: str
     name: str = ""
-    expected_output: str = ""
     #: Input files, relative to the skill root, staged into ``work/inputs/`` by their name.
     files: tuple[str, ...] = ()
     #: Strings (graded by the grader model) and ``expect:`` mappings (checked by code).
@@ -121,7 +120,6 @@ def load_evals(skill_dir: Path, skill_name: str) -> EvalSet:
                 id=entry["id"],
                 prompt=entry["prompt"],
                 name=entry.get("name", ""),
-                expected_output=entry.get("expected_output", ""),
                 files=files,
                 expectations=expectations,
                 line=line,

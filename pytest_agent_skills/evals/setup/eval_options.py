@@ -69,8 +69,6 @@ def retry_after(headers: Any) -> float | None:
     return None
 
 
-#: Model turns one eval run may take.
-EVAL_MAX_TURNS = DEFAULT_MAX_TURNS
 DEFAULT_CASSETTES = Path("eval-cassettes")
 
 
@@ -94,7 +92,8 @@ class EvalOptions:
     #: The folder of the configuration file (the current folder without one).
     base_dir: Path = field(default_factory=Path.cwd)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
-    max_turns: int = EVAL_MAX_TURNS
+    #: Model turns one eval run may take.
+    max_turns: int = DEFAULT_MAX_TURNS
     #: Grade the recorded conversations again: the agent's cassettes replay (never an agent
     #: request), the grader's exchanges go to their own cassettes (``regrade/``).
     regrade: bool = False

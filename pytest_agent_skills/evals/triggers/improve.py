@@ -182,19 +182,23 @@ def parse_description(answer: str) -> str:
 
 @dataclass
 class _Loop:
+    """The skill, the split of its queries, the other skills offered, its cassette folder,
+    and what the loop found so far."""
+
     request: ImproveRequest
-    name: str
-    skill_dir: Path
-    others: list[Any]
+    skills: Any
+    original: Any
     train: list[Numbered]
     test: list[Numbered]
+    others: list[Any]
     cassettes: Path
-    scratch: Path
-    errors_before: set[str]
+    #: The tokens of the whole loop (``--max-tokens``): its rounds and every candidate's runs.
+    budget: TokenBudget
     candidates: list[Candidate] = field(default_factory=list)
     interrupted: bool = False
-    #: The tokens of the whole loop (``--max-tokens``): its rounds and every candidate's runs.
-    budget: TokenBudget = field(default_factory=TokenBudget)
+    #: Where the candidates' copies of the skill go, and the validation errors it had before.
+    scratch: Path = Path()
+    errors_before: set[str] = field(default_factory=set)
 
     def candidate_skill(self, number: int, description: str) -> tuple[Any, str]:
         """The skill with ``description`` (a copy of its folder), or None and why it is
@@ -206,9 +210,10 @@ class _Loop:
             return None, f"{len(description)} characters, over {MAX_DESCRIPTION}"
         if not description:
             return None, "empty"
-        folder = self.scratch / f"candidate-{number}" / self.skill_dir.name
-        shutil.copytree(self.skill_dir, folder, symlinks=True)
-        text = (self.skill_dir / "SKILL.md").read_text(encoding="utf-8")
+        skill_dir = self.skills.directory
+        folder = self.scratch / f"candidate-{number}" / skill_dir.name
+        shutil.copytree(skill_dir, folder, symlinks=True)
+        text = (skill_dir / "SKILL.md").read_text(encoding="utf-8")
         try:
             edited = replace_description(text, description)
         except DescriptionEditError as error:
@@ -235,7 +240,8 @@ class _Loop:
             for number in range(1, options.runs + 1)
         ]
         repository = SkillRepository.from_skills([*self.others, skill])
-        what = f"candidate {candidate.iteration} of {self.name}"
+        name = self.skills.name
+        what = f"candidate {candidate.iteration} of {name}"
         batch = RoutingBatch(repository, {}, runs, what, self.request.progress, self.budget)
         routed, stopped = route_all(options, batch)
         self.interrupted = self.interrupted or stopped
@@ -248,9 +254,9 @@ class _Loop:
             failed = [each.error for each in mine if each.error]
             if failed:
                 raise ImproveError(
-                    f"a trigger run of {self.name} failed ({item.query.query!r}): {failed[0]}"
+                    f"a trigger run of {name} failed ({item.query.query!r}): {failed[0]}"
                 )
-            rate = sum(each.loaded == self.name for each in mine) / len(mine)
+            rate = sum(each.loaded == name for each in mine) / len(mine)
             should = item.query.should_trigger
             meets = rate >= options.threshold if should else rate < options.threshold
             part = "train" if number < len(self.train) else "test"
@@ -268,7 +274,7 @@ class _Loop:
 
         options = self.request.options
         others = "\n".join(f"- {skill.name}: {skill.description}" for skill in self.others)
-        prompt = improvement_prompt(self.name, body, others, self.candidates)
+        prompt = improvement_prompt(self.skills.name, body, others, self.candidates)
         request = {
             "messages": [
                 {"role": "system", "content": INSTRUCTIONS},
@@ -313,19 +319,7 @@ class ImproveOutcome:
     interrupted: bool
 
 
-@dataclass(frozen=True)
-class _Setup:
-    """The skill, the split of its queries, the other skills offered, its cassette folder."""
-
-    skills: Any
-    original: Any
-    train: list[Numbered]
-    test: list[Numbered]
-    others: list[Any]
-    cassettes: Path
-
-
-def _setup(request: ImproveRequest) -> _Setup:
+def _setup(request: ImproveRequest) -> _Loop:
     """What the loop works on; an :class:`ImproveError` for settings it cannot run with, an
     :class:`EvalSetupError` for a skill too short of queries to split."""
     if not 0 < request.holdout < 1:
@@ -349,7 +343,10 @@ def _setup(request: ImproveRequest) -> _Setup:
         skill for skill in skills.repositories[WITH_SKILL].skills() if skill.name != skills.name
     ]
     cassettes = skill_cassettes(request.options, skills.name, skills.directory) / IMPROVE_CASSETTES
-    return _Setup(skills, Skill.load(skills.directory), train, test, others, cassettes)
+    budget = TokenBudget(request.options.max_tokens)
+    return _Loop(
+        request, skills, Skill.load(skills.directory), train, test, others, cassettes, budget
+    )
 
 
 def round_cassette(cassettes: Path, number: int) -> Path:
@@ -410,18 +407,13 @@ def improve_dry_run(request: ImproveRequest) -> str:
 
 def improve_description(request: ImproveRequest) -> ImproveOutcome:
     """Run the loop; the document of description-candidates.json and the best description."""
-    setup = _setup(request)
-    skills, original, train, test = setup.skills, setup.original, setup.train, setup.test
-    others, cassettes = setup.others, setup.cassettes
+    loop = _setup(request)
+    skills = loop.skills
     with tempfile.TemporaryDirectory(prefix="agent-skills-improve-") as scratch:
-        loop = _Loop(
-            request, skills.name, skills.directory, others, train, test, cassettes,
-            Path(scratch), _errors(skills.directory),
-            budget=TokenBudget(request.options.max_tokens),
-        )  # fmt: skip
+        loop.scratch, loop.errors_before = Path(scratch), _errors(skills.directory)
         start = request.start_description
         first = Candidate(0, skills.description if start is None else start)
-        start_skill = original
+        start_skill = loop.original
         if start is not None:  # the body of today with the description of the ref
             start_skill, refused = loop.candidate_skill(0, start)
             if start_skill is None:
@@ -431,7 +423,7 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
                 )
         loop.score(first, start_skill)
         loop.candidates.append(first)
-        body = original.body
+        body = loop.original.body
         for number in range(1, request.iterations + 1):
             scored = [item for item in loop.candidates if item.train is not None]
             if not scored or not scored[-1].failures or loop.interrupted:
@@ -468,8 +460,8 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
         "model": request.options.model,
         "runs_per_query": request.options.runs,
         "threshold": request.options.threshold,
-        "train_queries": [item.query.query for item in train],
-        "test_queries": [item.query.query for item in test],
+        "train_queries": [item.query.query for item in loop.train],
+        "test_queries": [item.query.query for item in loop.test],
         "candidates": [item.to_json() for item in loop.candidates],
         "best": best.description,
         "best_iteration": best.iteration,
