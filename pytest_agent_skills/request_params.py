@@ -59,11 +59,6 @@ def checked_params(params: Mapping[str, Any], origin: str = "model_params") -> d
     return _checked(dict(params), origin, "request parameter")
 
 
-def params_lines(params: dict[str, Any]) -> list[str]:
-    """``params`` as ``NAME=JSON`` texts (what :func:`parse_params` reads back)."""
-    return [f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in params.items()]
-
-
 def _object(text: str, origin: str, flag: str) -> dict[str, Any]:
     try:
         data = json.loads(text)

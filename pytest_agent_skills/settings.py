@@ -162,10 +162,12 @@ class SettingsRegistry:
 REGISTRY = SettingsRegistry()
 
 
-def declare(*settings: Setting) -> tuple[Setting, ...]:
-    """Add settings to the global registry (called at import of a glue module)."""
-    REGISTRY.add(*settings)
-    return settings
+def declare(*settings: Setting, **shared: Any) -> tuple[Setting, ...]:
+    """Add settings to the global registry (called at import of a glue module); ``shared``:
+    fields all of them have (``section="mutation"``), written once."""
+    declared = tuple(setting._replace(**shared) for setting in settings)
+    REGISTRY.add(*declared)
+    return declared
 
 
 _TRUE = {"1", "true", "yes", "on", "y", "t"}

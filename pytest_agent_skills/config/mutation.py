@@ -9,54 +9,46 @@ from ..settings import Setting
 MUTATION_SETTINGS = settings.declare(
     Setting(
         ini="skills_mutation_min_score",
-        commands=("mutate",),
         command_flag="--min-score",
         kind="float",
         metavar="SCORE",
-        section="mutation",
         help="the least mutation score (killed / (killed + survived), 0 to 1) a skill's checks"
         " must reach; set, it adds a mutation item per skill to a pytest run, and makes"
         " agent-skills mutate exit 1 below it",
     ),
     Setting(
         ini="skills_mutation_seed",
-        commands=("mutate",),
         command_flag="--seed",
         kind="int",
         default=0,
         metavar="N",
-        section="mutation",
         help="seed of the choice of mutants: the same skill and seed give the same mutants",
     ),
     Setting(
         ini="skills_mutation_max_mutants",
-        commands=("mutate",),
         command_flag="--max-mutants",
         kind="int",
         default=30,
         metavar="N",
-        section="mutation",
         help="the most mutants made of a skill, chosen in turn from each operator",
     ),
     Setting(
         ini="skills_mutation_jobs",
-        commands=("mutate",),
         command_flag="--jobs",
         kind="int",
         default=1,
         metavar="N",
-        section="mutation",
         help="mutants checked at once, each in a process of its own",
     ),
     Setting(
         ini="skills_mutation_timeout",
-        commands=("mutate",),
         command_flag="--timeout",
         kind="float",
         metavar="SECONDS",
-        section="mutation",
         default_shown="ten times the original's, and 10 s more",
         help="time a mutant's checks may take before it counts as a timeout",
     ),
+    commands=("mutate",),
+    section="mutation",
 )
 

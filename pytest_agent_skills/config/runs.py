@@ -22,16 +22,13 @@ RUN_SETTINGS = settings.declare(
         kind="choice",
         choices=("none", "once", "new", "all"),
         default="none",
-        section="scenarios",
         help="cassette record mode: none replays only; once records missing cassettes; new records"
         " unmatched requests; all records everything again",
     ),
     Setting(
         ini="skills_upstream_url",
         commands=("eval", "triggers", "improve-description", "grader-check", "mutate"),
-        env="SKILLS_UPSTREAM_URL",
         metavar="BASE_URL",
-        section="scenarios",
         help="OpenAI-compatible base URL that cassettes are recorded from (e.g."
         " https://api.openai.com/v1)",
     ),
@@ -39,7 +36,6 @@ RUN_SETTINGS = settings.declare(
         ini="skills_upstream_key_env",
         default="OPENAI_API_KEY",
         metavar="ENV_NAME",
-        section="scenarios",
         help="environment variable holding the API key sent to the upstream when recording",
     ),
     Setting(
@@ -47,7 +43,6 @@ RUN_SETTINGS = settings.declare(
         kind="float",
         default=DEFAULT_TOTAL_TIMEOUT,
         metavar="SECONDS",
-        section="scenarios",
         help="total time one upstream answer may take while recording, on the clock, in seconds"
         f" (at most {MAX_TOTAL_TIMEOUT})",
     ),
@@ -56,16 +51,13 @@ RUN_SETTINGS = settings.declare(
         kind="int",
         default=DEFAULT_MAX_BODY_BYTES,
         metavar="BYTES",
-        section="scenarios",
         help="largest upstream answer read while recording, in bytes (default 64 MiB, the largest"
         " cassette read)",
     ),
     Setting(
         ini="skills_model",
         commands=("triggers", "improve-description", "grader-check", "mutate"),
-        env="SKILLS_MODEL",
         default="scripted",
-        section="scenarios",
         help="model name sent in chat-completions requests (the upstream model when recording)",
     ),
     Setting(
@@ -73,7 +65,6 @@ RUN_SETTINGS = settings.declare(
         kind="choice",
         choices=("direct", "sdk", "sdk-stream"),
         default="direct",
-        section="scenarios",
         help="how scripted turns reach the agent loop: direct (in process), sdk (the openai client"
         " and a loopback server), sdk-stream (the same, streaming)",
     ),
@@ -82,7 +73,6 @@ RUN_SETTINGS = settings.declare(
         kind="choice",
         choices=("turn", "once", "session"),
         default="turn",
-        section="scenarios",
         help="how long loaded skills stay in the prompt (the reference's load modes): turn (until"
         " the next user message; its default), once (one request), session (the whole"
         " conversation, keys without the temp: prefix)",
@@ -92,7 +82,6 @@ RUN_SETTINGS = settings.declare(
         kind="list",
         default=[],
         metavar="ENV_NAME",
-        section="scenarios",
         help="environment variables whose values are redacted from recorded cassettes (the"
         " upstream key variable always is)",
     ),
@@ -103,7 +92,6 @@ RUN_SETTINGS = settings.declare(
         default={},
         flag="--skills-model-param",
         metavar="NAME=JSON",
-        section="scenarios",
         help="a field added to every request of the agent (repeatable; e.g. temperature=0,"
         " seed=7, max_tokens=512, tool_choice=\"auto\"); recorded in cassettes and matched; ini:"
         " one NAME=JSON a line; env: a JSON object or NAME=JSON lines",
@@ -113,9 +101,9 @@ RUN_SETTINGS = settings.declare(
         kind="list",
         default=[],
         metavar="FIELD",
-        section="scenarios",
         help="extra request fields ignored when matching cassette interactions",
     ),
+    section="scenarios",
 )
 
 

@@ -20,13 +20,11 @@ RUNTIME_SETTINGS = settings.declare(
         kind="choice",
         choices=RUNTIME_NAMES,
         default="local",
-        env="SKILLS_RUNTIME",
         help="where skill commands run: local (host), sandbox (bubblewrap) or docker",
     ),
     Setting(
         ini="skills_work_root",
         default="",
-        env="SKILLS_WORK_ROOT",
         metavar="DIR",
         default_shown="the system temporary folder",
         help="folder for skill workspaces",
@@ -42,7 +40,6 @@ RUNTIME_SETTINGS = settings.declare(
         commands=("docker-image",),
         command_flag="--image",
         default=DEFAULT_DOCKER_IMAGE,
-        env="SKILLS_DOCKER_IMAGE",
         metavar="IMAGE",
         help="image of the docker runtime (needs bash; 'agent-skills docker-image' builds it,"
         " and never replaces an image of that name it did not build)",

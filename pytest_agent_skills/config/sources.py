@@ -13,7 +13,6 @@ from ..sources.options import Limits, SourceOptions
 SOURCE_SETTINGS = settings.declare(
     Setting(
         ini="skills_cache_dir",
-        env="SKILLS_CACHE_DIR",
         metavar="DIR",
         default_shown="$XDG_CACHE_HOME or ~/.cache, then pytest-agent-skills/skills",
         help="cache folder of URL skill roots; a relative folder is taken from the invocation"

@@ -45,16 +45,15 @@ SCENARIO_SETTINGS = (
             ini="skills_coverage",
             kind="bool",
             default=False,
-            section="scenarios",
             help="print the skill coverage report (skills loaded, docs selected, scripts run, tools"
             " called) in the terminal summary",
         ),
         Setting(
             ini="skills_coverage_json",
             metavar="PATH",
-            section="scenarios",
             help="write the skill coverage report as JSON to PATH",
         ),
+        section="scenarios",
     ),
 )
 
