@@ -21,7 +21,6 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         default=3,
         metavar="N",
-        section="evals",
         help="runs of each eval per configuration (with and without the skill)",
     ),
     Setting(
@@ -31,27 +30,22 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         default=4,
         metavar="J",
-        section="evals",
         help="eval runs (conversations) going on at once",
     ),
     Setting(
         ini="skills_grader_model",
         commands=("eval", "grader-check", "mutate"),
-        env="SKILLS_GRADER_MODEL",
         metavar="MODEL",
-        section="evals",
         default_shown="skills_model",
         help="model grading the string expectations of evals, on the same endpoint",
     ),
     Setting(
         ini="skills_grader_params",
         commands=("eval", "grader-check", "mutate"),
-        env="SKILLS_GRADER_PARAMS",
         kind="params",
         default={},
         flag="--skills-grader-param",
         metavar="NAME=JSON",
-        section="evals",
         help="a field added to every request of the grader (repeatable; e.g. temperature=0,"
         " max_tokens=1024); recorded in the grader cassettes and matched; ini: one NAME=JSON a"
         " line; env: a JSON object or NAME=JSON lines",
@@ -63,7 +57,6 @@ EVAL_SETTINGS = settings.declare(
         kind="float",
         default=1.0,
         metavar="RATE",
-        section="evals",
         help="the mean pass rate with the skill every eval must reach",
     ),
     Setting(
@@ -74,7 +67,6 @@ EVAL_SETTINGS = settings.declare(
         choices=("none", "better"),
         default="none",
         metavar="VERDICT",
-        section="evals",
         help="better: an eval passes only when its verdict is better, the 95 percent interval"
         " of its delta above 0 (besides skills_eval_min_pass_rate)",
     ),
@@ -85,7 +77,6 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         default=1,
         metavar="K",
-        section="evals",
         help="grade each run's transcript K times and report how often the grader agrees with"
         " itself per expectation; an expectation the gradings disagree on is never a pass",
     ),
@@ -95,7 +86,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--trust-grader",
         kind="bool",
         default=False,
-        section="evals",
         help="take the grader's passes as it gives them; by default a pass counts only when one"
         " of the grader's quotes is found in the run (else it is an unsupported pass, a fail)",
     ),
@@ -105,7 +95,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--allow-same-grader",
         kind="bool",
         default=False,
-        section="evals",
         help="allow skills_eval_require better with a grader that is the agent's model or of its"
         " family by name (refused otherwise: a judge of its own family)",
     ),
@@ -115,7 +104,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--grader-check",
         kind="bool",
         default=False,
-        section="evals",
         help="run the grader on the shipped gold set first (as agent-skills grader-check) and"
         " write its accuracy and false-pass rate into benchmark.json and the report",
     ),
@@ -126,7 +114,6 @@ EVAL_SETTINGS = settings.declare(
         kind="float",
         default=0.1,
         metavar="RATE",
-        section="evals",
         help="agent-skills grader-check exits 1 when the grader's false-pass rate on the gold"
         " set is above this rate",
     ),
@@ -137,7 +124,6 @@ EVAL_SETTINGS = settings.declare(
         kind="list",
         default=[],
         metavar="MODEL",
-        section="evals",
         help="run the evals on each of these agent models (instead of skills_model): one output"
         " folder DIR/<model>/ each and DIR/models.json, the overview (agent-skills eval: --model"
         " repeated; given once, it is skills_model)",
@@ -149,7 +135,6 @@ EVAL_SETTINGS = settings.declare(
         kind="float",
         default=0.5,
         metavar="RATE",
-        section="evals",
         help="trigger rate from which a trigger query counts as triggering the skill",
     ),
     Setting(
@@ -159,7 +144,6 @@ EVAL_SETTINGS = settings.declare(
         ),
         command_flag="--cassettes",
         metavar="DIR",
-        section="evals",
         default_shown="eval-cassettes in the folder of the configuration file",
         help="folder of the eval cassettes, a subfolder per skill; never inside a skill folder",
     ),
@@ -170,7 +154,6 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         default=DEFAULT_ATTEMPTS,
         metavar="N",
-        section="evals",
         help="requests made at most for one upstream answer while recording (HTTP 429 and 5xx"
         " are asked again after a backoff honouring Retry-After)",
     ),
@@ -180,8 +163,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--runtime",
         kind="choice",
         choices=RUNTIME_NAMES,
-        env="SKILLS_EVAL_RUNTIME",
-        section="evals",
         default_shown="sandbox when bubblewrap works, else docker when its engine and image are"
         " there, else the eval refuses to run",
         help="where the commands the model chooses run: sandbox (bubblewrap) or docker, without"
@@ -194,7 +175,6 @@ EVAL_SETTINGS = settings.declare(
         kind="int",
         default=DEFAULT_MAX_TURNS,
         metavar="N",
-        section="evals",
         help="model turns one eval run may take; a run stopped there is a failed run"
         " (stop_reason turn_limit), graded on what it did",
     ),
@@ -204,7 +184,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--max-run-tokens",
         kind="int",
         metavar="N",
-        section="evals",
         default_shown="no cap",
         help="tokens (usage.total_tokens) one eval run's requests may use; past them the run"
         " stops, a failed run (stop_reason run_tokens) graded on what it did",
@@ -215,7 +194,6 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--max-tokens",
         kind="int",
         metavar="N",
-        section="evals",
         default_shown="no budget",
         help="tokens the whole eval may use, grader included; once spent no run starts (the"
         " runs not started are skipped, stop_reason budget)",
@@ -226,9 +204,9 @@ EVAL_SETTINGS = settings.declare(
         command_flag="--allow-invalid-skills",
         kind="bool",
         default=False,
-        section="evals",
         help="offer skills whose front matter validate finds invalid to the model anyway"
         " (saying what it will see of them); by default such a skill stops the eval, the"
         " trigger matrix and the description loop before any request",
     ),
+    section="evals",
 )

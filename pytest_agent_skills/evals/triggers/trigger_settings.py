@@ -11,7 +11,6 @@ TRIGGER_SETTINGS = settings.declare(
         ini="skills_trigger_matrix",
         kind="bool",
         default=False,
-        section="evals",
         help="collect one item for the skills' trigger matrix: every evals/triggers.json query"
         " run with every skill offered, replayed, failing below the recall and precision bars",
     ),
@@ -22,7 +21,6 @@ TRIGGER_SETTINGS = settings.declare(
         kind="float",
         default=0.5,
         metavar="RATE",
-        section="evals",
         help="the recall every skill of the trigger matrix must reach (the share of the runs of"
         " its should-trigger queries that loaded it)",
     ),
@@ -33,8 +31,8 @@ TRIGGER_SETTINGS = settings.declare(
         kind="float",
         default=0.5,
         metavar="RATE",
-        section="evals",
         help="the precision every skill of the trigger matrix must reach (the share of the"
         " judged runs that loaded it where it was the query's owner)",
     ),
+    section="evals",
 )
