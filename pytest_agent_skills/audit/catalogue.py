@@ -274,9 +274,6 @@ _rule(
     "Write temporary files in the workspace, and remove them.",
 )
 
-#: The families, in documentation order.
-FAMILIES = tuple(dict.fromkeys(rule.family for rule in AUDIT_RULES.values()))
-
 
 def markdown_table() -> str:
     """The rule table of docs/audit.md: one row per rule (a test keeps the page in step)."""

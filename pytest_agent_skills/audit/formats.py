@@ -11,7 +11,7 @@ from typing import Any
 from ..codescan import Annotation, absolute_base, sarif_location, sarif_log
 from ..filenames import printable
 from .catalogue import AUDIT_RULES
-from .model import AuditDocument, AuditFinding, SkillAudit
+from .model import AuditFinding, SkillAudit
 from .run import AuditRun
 from .severity import SEVERITIES, Severity
 
@@ -149,7 +149,3 @@ FORMATTERS: dict[str, Callable[[AuditRun, Path | None], str]] = {
     "github": to_github,
 }
 
-
-def read_document(text: str) -> AuditDocument:
-    """A JSON report read back (refused by the model when it is not one)."""
-    return AuditDocument.model_validate_json(text)

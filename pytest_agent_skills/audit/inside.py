@@ -37,7 +37,6 @@ import time
 
 SO_ORIGINAL_DST = 80
 IP_RECVORIGDSTADDR = 20
-MEMORY_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules", "copilot-instructions.md")
 WRAPPER_MARK = "agent-skills-audit-wrapper"
 
 

@@ -18,9 +18,9 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ..typed_documents import schema_field
+from ..typed_documents import Part, schema_field
 from .severity import SEVERITIES, Severity
 
 #: The document's version: a change that breaks a reader makes a new one.
@@ -31,13 +31,7 @@ Analysis = Literal["static", "dynamic"]
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "audit.schema.json"
 
 
-class _Model(BaseModel):
-    # Frozen values; a field the model does not declare is refused, so a document that is
-    # not this one (hand-edited, another version) never reads as one.
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AuditFinding(_Model):
+class AuditFinding(Part):
     """One thing the audit found in one file of a skill."""
 
     rule: str = Field(description="the rule id ('agent-skills rule ID' documents it)")
@@ -56,14 +50,14 @@ class AuditFinding(_Model):
     )
 
 
-class NotAnalyzed(_Model):
+class NotAnalyzed(Part):
     """Content the audit did not look into: 'no findings' says nothing about it."""
 
     file: str = Field(description="the file (or run), relative to the skill folder")
     reason: str = Field(description="why it was not analysed")
 
 
-class SkillAudit(_Model):
+class SkillAudit(Part):
     """The audit of one skill."""
 
     name: str = Field(description="the skill's name (its folder's when SKILL.md declares none)")
@@ -72,7 +66,7 @@ class SkillAudit(_Model):
     not_analyzed: list[NotAnalyzed] = Field(default_factory=list)
 
 
-class AuditSummary(_Model):
+class AuditSummary(Part):
     """Totals of a run."""
 
     skills: int = Field(ge=0, description="skills audited")
@@ -83,12 +77,10 @@ class AuditSummary(_Model):
     seconds: float = Field(ge=0, description="wall time of the audit")
 
 
-class AuditDocument(_Model):
+class AuditDocument(Part):
     """What ``agent-skills audit --format json`` writes."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills audit report"
-    )
+    model_config = ConfigDict(populate_by_name=True, title="agent-skills audit report")
 
     schema_: str = schema_field("audit")
     version: Literal[1] = AUDIT_VERSION

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..filenames import SKILL_FILE
 from .context import Hit, Located
-from .model import AuditFinding, NotAnalyzed, SkillAudit
+from .model import AuditFinding, SkillAudit
 from .rules_exec import execution
 from .rules_persist import memory_poisoning, persistence
 from .rules_secrets import endpoints, secrets
@@ -99,12 +99,3 @@ def _link_findings(links: Iterable[OutsideLink]) -> Iterator[AuditFinding]:
             evidence=f"{link.relative} -> {link.target}",
         )
 
-
-def not_analyzed_skill(folder: Path, reason: str) -> SkillAudit:
-    """A skill that could not be read at all."""
-    return SkillAudit(
-        name=folder.name,
-        path=str(folder),
-        findings=[],
-        not_analyzed=[NotAnalyzed(file=".", reason=reason)],
-    )

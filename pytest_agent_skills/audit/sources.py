@@ -10,7 +10,6 @@ here can block (pipes are never opened) or read without bound.
 
 from __future__ import annotations
 
-import bisect
 import os
 import stat
 from pathlib import Path
@@ -94,10 +93,6 @@ class SourceFile(NamedTuple):
     relative: str
     kind: FileKind
     text: str
-
-    def line_of(self, offset: int, starts: list[int]) -> int:
-        """The 1-based line of character ``offset``, ``starts`` being :func:`line_starts`."""
-        return bisect.bisect_right(starts, offset)
 
 
 def line_starts(text: str) -> list[int]:

@@ -14,19 +14,14 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ..typed_documents import schema_field
+from ..typed_documents import Part, schema_field
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "coverage.schema.json"
 
 
-class _Model(BaseModel):
-    # Frozen values; a field the model does not declare is refused.
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class KindCoverage(_Model):
+class KindCoverage(Part):
     """One kind of test of a skill: how many there are, how many replay offline."""
 
     count: int = Field(ge=0, description="evals, trigger queries or scenarios the skill has")
@@ -38,7 +33,7 @@ class KindCoverage(_Model):
     )
 
 
-class SkillCoverage(_Model):
+class SkillCoverage(Part):
     """What tests one skill has."""
 
     name: str
@@ -52,7 +47,7 @@ class SkillCoverage(_Model):
     )
 
 
-class CoverageSummary(_Model):
+class CoverageSummary(Part):
     """Totals over the skills."""
 
     skills: int = Field(ge=0)
@@ -63,12 +58,10 @@ class CoverageSummary(_Model):
     coverage: float = Field(ge=0, le=1, description="covered / skills (1 with no skill)")
 
 
-class CoverageReport(_Model):
+class CoverageReport(Part):
     """What ``agent-skills coverage --format json`` writes."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills coverage report"
-    )
+    model_config = ConfigDict(populate_by_name=True, title="agent-skills coverage report")
 
     schema_: str = schema_field("coverage")
     version: Literal[1] = 1

@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from ..typed_documents import schema_field
+from ..typed_documents import Part, schema_field
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "tokens.schema.json"
 
@@ -25,19 +25,14 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "tokens.schem
 BudgetRule = Literal["budget-body", "budget-doc", "budget-listing"]
 
 
-class _Model(BaseModel):
-    # Frozen values; a field the model does not declare is refused.
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class DocTokens(_Model):
+class DocTokens(Part):
     """One doc of a skill and what reading it costs."""
 
     path: str = Field(description="the doc, relative to the skill folder")
     tokens: int = Field(ge=0)
 
 
-class SkillTokens(_Model):
+class SkillTokens(Part):
     """What one skill costs an agent."""
 
     name: str
@@ -49,7 +44,7 @@ class SkillTokens(_Model):
     docs: list[DocTokens] = Field(description="each doc, paid when the agent reads it")
 
 
-class Budgets(_Model):
+class Budgets(Part):
     """The budgets the skills were weighed against (tokens)."""
 
     body: int = Field(ge=0)
@@ -58,7 +53,7 @@ class Budgets(_Model):
     fail: bool = Field(description="whether a budget exceeded fails the run")
 
 
-class OverBudget(_Model):
+class OverBudget(Part):
     """A part of a skill (or the listing of all) over its budget."""
 
     rule: BudgetRule
@@ -69,7 +64,7 @@ class OverBudget(_Model):
     severity: Literal["error", "warning"]
 
 
-class TokenChange(_Model):
+class TokenChange(Part):
     """A skill's tokens (description and body) at the ref and now; null where it is absent."""
 
     name: str
@@ -79,7 +74,7 @@ class TokenChange(_Model):
     over_threshold: bool
 
 
-class Comparison(_Model):
+class Comparison(Part):
     """``--compare REF``: each skill's change against the ref."""
 
     ref: str
@@ -88,12 +83,10 @@ class Comparison(_Model):
     changes: list[TokenChange]
 
 
-class TokenReport(_Model):
+class TokenReport(Part):
     """What ``agent-skills tokens --format json`` writes."""
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, title="agent-skills tokens report"
-    )
+    model_config = ConfigDict(populate_by_name=True, title="agent-skills tokens report")
 
     schema_: str = schema_field("tokens")
     version: Literal[1] = 1

@@ -111,7 +111,6 @@ class MutationOutcome:
 
     report: MutationReport
     run: MutationRun
-    check_names: tuple[str, ...]
 
     def render(self, format: str) -> str:
         from .report import text_report
@@ -150,7 +149,7 @@ def run_plan(
         raise OriginalFailedError(
             f"no check passes on the original, so none can kill a mutant ({failures})"
         )
-    return MutationOutcome(build_report(skill.name, run), run, tuple(suite.names))
+    return MutationOutcome(build_report(skill.name, run), run)
 
 
 def dry_run_text(plan: MutationPlan) -> str:
