@@ -33,20 +33,15 @@ def read_folder(out_dir: Path) -> ReportFolder:
     out_dir = Path(out_dir)
     if not out_dir.is_dir():
         raise DocumentError(out_dir, None, "is not a folder (the eval output folder, --out)")
-    files = {
-        name: out_dir / name
-        for name in ("benchmark.json", "triggers.json", MATRIX_FILE, CANDIDATES_FILE, MODELS_FILE)
-    }
-    if not any(path.exists() for path in files.values()):
+    names = ("benchmark.json", "triggers.json", MATRIX_FILE, CANDIDATES_FILE, MODELS_FILE)
+    benchmark, triggers, matrix, candidates, models = (out_dir / name for name in names)
+    if not any(out_dir.joinpath(name).exists() for name in names):
         raise DocumentError(
             out_dir,
             None,
             "holds neither benchmark.json nor triggers.json: run `agent-skills eval` "
             "with --out pointing here first",
         )
-    benchmark = files["benchmark.json"]
-    triggers, matrix = files["triggers.json"], files[MATRIX_FILE]
-    candidates, models = files[CANDIDATES_FILE], files[MODELS_FILE]
     return ReportFolder(
         out_dir,
         _read_benchmark(out_dir, benchmark) if benchmark.exists() else None,

@@ -4,7 +4,7 @@ rates with their spread, deltas, errors and the expectations that failed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..documents.benchmark_model import ConfigurationSummary, EvalVerdict, Stat
 from ..verdicts.benchmark import stats
@@ -122,5 +122,4 @@ def _with_interval(cell: Cell, evidence: EvalVerdict | None) -> Cell:
     recorded = evidence.pass_rate.get(cell.configuration) if evidence else None
     if recorded is None or recorded.ci95 is None:
         return cell
-    pass_rate = cell.pass_rate.model_copy(update={"ci95": recorded.ci95})
-    return Cell(cell.configuration, cell.runs, pass_rate, cell.time_seconds, cell.tokens)
+    return replace(cell, pass_rate=cell.pass_rate.model_copy(update={"ci95": recorded.ci95}))

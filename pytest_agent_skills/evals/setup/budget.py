@@ -113,15 +113,15 @@ def dry_run_text(
     """What a dry run prints: one line per conversation (its label, the most requests it may
     make, the tokens its recording used, its prompt), then the totals."""
     lines = [f"dry run: {title}: {len(planned)} conversation(s), no request made"]
+    recorded: list[int] = []  # the tokens of the conversations recorded
     for item in planned:
         tokens = item.recorded_tokens()
+        if tokens is not None:
+            recorded.append(tokens)
         used = "not recorded" if tokens is None else f"recorded {tokens} tokens"
         prompt = " ".join(item.prompt.split())
         shown = prompt if len(prompt) <= 100 else prompt[:97] + "..."
         lines.append(f"  {item.label}: at most {item.max_requests} request(s), {used}: {shown}")
-    recorded = [
-        tokens for tokens in (item.recorded_tokens() for item in planned) if tokens is not None
-    ]
     lines.append(
         f"at most {sum(item.max_requests for item in planned)} model request(s) in all;"
         f" {len(recorded)} of {len(planned)} conversation(s) recorded, {sum(recorded)} tokens"

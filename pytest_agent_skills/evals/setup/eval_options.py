@@ -173,17 +173,12 @@ def eval_options(values: SettingValues) -> EvalOptions:
         None if values(ini) is None else _whole(values, ini)
         for ini in ("skills_eval_max_run_tokens", "skills_eval_max_tokens")
     )
-    for ini in (
+    min_pass_rate, threshold, max_false_pass = rates(
+        values,
         "skills_eval_min_pass_rate",
         "skills_eval_threshold",
         "skills_grader_check_max_false_pass",
-    ):
-        rate = values(ini)
-        if not 0 <= rate <= 1:
-            raise ConfigurationError(
-                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
-                f" 1, got {rate!r}"
-            )
+    )
     from ...config.runs import run_settings
     from ...config.runtimes import runtime_options
 
@@ -193,11 +188,11 @@ def eval_options(values: SettingValues) -> EvalOptions:
         jobs=jobs,
         grader_model=values("skills_grader_model") or "",
         grader_params=values("skills_grader_params"),
-        min_pass_rate=values("skills_eval_min_pass_rate"),
+        min_pass_rate=min_pass_rate,
         require=values("skills_eval_require"),
         models=tuple(values("skills_eval_models") or ()),
         grader_runs=_whole(values, "skills_eval_grader_runs"),
-        threshold=values("skills_eval_threshold"),
+        threshold=threshold,
         cassettes=Path(values("skills_eval_cassettes") or DEFAULT_CASSETTES),
         retry=RetryPolicy(attempts=attempts),
         base_dir=values.base_dir,
@@ -210,7 +205,7 @@ def eval_options(values: SettingValues) -> EvalOptions:
         trust_grader=values("skills_eval_trust_grader"),
         allow_same_grader=values("skills_eval_allow_same_grader"),
         grader_check=values("skills_eval_grader_check"),
-        max_false_pass=values("skills_grader_check_max_false_pass"),
+        max_false_pass=max_false_pass,
     )
     refused_same_grader(options, values)
     return options
@@ -232,6 +227,19 @@ def refused_same_grader(options: EvalOptions, values: SettingValues) -> None:
                 " (--grader-model) or allow it with --allow-same-grader"
                 " (skills_eval_allow_same_grader)"
             )
+
+
+def rates(values: SettingValues, *inis: str) -> list[float]:
+    """The values of the rate settings ``inis``; one outside 0..1 is a
+    :class:`ConfigurationError` naming where it was set."""
+    for ini in inis:
+        rate = values(ini)
+        if not 0 <= rate <= 1:
+            raise ConfigurationError(
+                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
+                f" 1, got {rate!r}"
+            )
+    return [values(ini) for ini in inis]
 
 
 def _whole(values: SettingValues, ini: str) -> int:

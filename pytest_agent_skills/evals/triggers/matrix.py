@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ... import settings
-from ...errors import ConfigurationError
 from ...settings import SettingValues
 from ..setup.budget import PlannedConversation, dry_run_text
 from ..setup.eval_files import TRIGGERS_FILE, load_triggers
-from ..setup.eval_options import EvalOptions
+from ..setup.eval_options import EvalOptions, rates
 from ..setup.offered import check_offered
 from ..suite.suite_runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
 from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
@@ -47,14 +45,7 @@ class MatrixBars:
 def matrix_bars(values: SettingValues) -> MatrixBars:
     """The :class:`MatrixBars` of resolved settings; a rate outside 0..1 is a
     :class:`ConfigurationError` naming where it was set."""
-    for ini in ("skills_trigger_min_recall", "skills_trigger_min_precision"):
-        rate = values(ini)
-        if not 0 <= rate <= 1:
-            raise ConfigurationError(
-                f"{values.origin(ini)}: {settings.REGISTRY[ini].flag_name} is a rate from 0 to"
-                f" 1, got {rate!r}"
-            )
-    return MatrixBars(values("skills_trigger_min_recall"), values("skills_trigger_min_precision"))
+    return MatrixBars(*rates(values, "skills_trigger_min_recall", "skills_trigger_min_precision"))
 
 
 @dataclass(frozen=True)

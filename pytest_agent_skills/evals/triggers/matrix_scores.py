@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .trigger_runs import NONE
@@ -46,16 +46,9 @@ class QueryCounts:
     skipped: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "owner": self.owner,
-            "should_trigger": self.should_trigger,
-            "runs": self.runs,
-            "loaded": dict(sorted(self.loaded.items())),
-            "errors": self.errors,
-            "error_messages": list(self.error_messages),
-            "skipped": self.skipped,
-        }
+        """Its ``queries[]`` entry: the fields in order, the skills loaded by name."""
+        loaded = dict(sorted(self.loaded.items()))
+        return {**asdict(self), "loaded": loaded, "error_messages": list(self.error_messages)}
 
 
 @dataclass

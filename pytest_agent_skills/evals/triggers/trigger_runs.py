@@ -74,21 +74,16 @@ def route_all(options: EvalOptions, batch: RoutingBatch) -> tuple[list[Routed], 
         error = "" if conversed.error is None else str(conversed.error)
         return Routed(conversed.loaded or NONE, error, conversed.tokens)
 
-    def stopped_before(run: RoutingRun) -> Routed:
-        return Routed(NONE, "interrupted")
-
-    def broke(run: RoutingRun, error: Exception) -> Routed:
-        return Routed(NONE, f"{type(error).__name__}: {error}")
-
-    def skipped(run: RoutingRun) -> Routed:
-        return Routed(NONE, SKIPPED, skipped=True)
-
     progress = Progress(batch.progress, len(batch.runs), batch.what)
     return run_all(
         options,
         batch.runs,
         one,
-        Failures(stopped_before, broke, skipped),
+        Failures(
+            stopped_before=lambda run: Routed(NONE, "interrupted"),
+            crashed=lambda run, error: Routed(NONE, f"{type(error).__name__}: {error}"),
+            skipped=lambda run: Routed(NONE, SKIPPED, skipped=True),
+        ),
         lambda routed: progress.done(not routed.error, routed.tokens),
         batch.budget,
     )
