@@ -1,6 +1,6 @@
 """The operators on SKILL.md and its docs: a deleted step or paragraph, a dropped negative
 constraint, a changed command line (the body, read as CommonMark by
-:func:`~pytest_agent_skills.bodyscan.blocks`); a linked doc removed or a link that no longer
+:func:`~pytest_agent_skills.bodyparse.blocks`); a linked doc removed or a link that no longer
 resolves (the references :mod:`~pytest_agent_skills.bodyscan` finds); the description
 narrowed, broadened or truncated (the front matter :mod:`~pytest_agent_skills.skill` reads)."""
 
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ..bodyscan import blocks
+from ..bodyparse import blocks
 from ..filenames import SKILL_FILE
 from ..skill import Skill
 from .mutant import Candidate

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..bodyscan import Directive
+from ..bodyparse import Directive
 from ..findings import Finding
 from ..skill import Skill
 from ._base import Hit

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..bodyscan import Reference
+from ..bodyparse import Reference
 
 #: Path parts that stand for any file or folder ("`python scripts/script_name.py --help`").
 _PLACEHOLDER = re.compile(

@@ -16,7 +16,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from ..bodyscan import MarkdownText, Reference, one_per_line
+from ..bodyparse import Reference
+from ..bodyscan import MarkdownText, one_per_line
 from ..filenames import SKILL_FILE
 from ..files import (
     FileReadError,

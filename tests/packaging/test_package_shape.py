@@ -291,7 +291,6 @@ OVER_THE_LIMIT = {
     "workspace/interactive.py": 616,
     "skill.py": 691,
     "workspace/workspace.py": 711,
-    "bodyscan.py": 826,
 }
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agent_skills import bodyscan
+from pytest_agent_skills import bodyparse
 from pytest_agent_skills.rules import ValidationOptions, validate, validate_paths
 from pytest_agent_skills.skill import Skill
 from tests.support.corpus import CORPUS
@@ -459,9 +459,9 @@ def test_every_finding_on_the_public_corpus_is_a_reviewed_true_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     parses = []
-    parse = bodyscan._parse
+    parse = bodyparse.parse_text
     monkeypatch.setattr(
-        bodyscan, "_parse", lambda *args: parses.append(args[0][:40]) or parse(*args)
+        bodyparse, "parse_text", lambda *args: parses.append(args[0][:40]) or parse(*args)
     )
     reports = validate_paths([CORPUS])
     assert len(reports) >= 100

@@ -10,13 +10,8 @@ import sys
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_agent_skills.bodyscan import (
-    MarkdownText,
-    Reference,
-    is_markdown_info,
-    link_target,
-    one_per_line,
-)
+from pytest_agent_skills.bodyparse import Reference, is_markdown_info, link_target
+from pytest_agent_skills.bodyscan import MarkdownText, one_per_line
 
 FOLDERS = frozenset({"scripts", "references", "assets", "docs"})
 
