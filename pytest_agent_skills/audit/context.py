@@ -68,6 +68,11 @@ class Hit(NamedTuple):
     message: str
     evidence: str | None = None
 
+    @classmethod
+    def at(cls, match: re.Match[str], rule: str, severity: Severity, message: str) -> Hit:
+        """The hit of ``rule`` covering ``match``."""
+        return cls(rule, severity, match.start(), match.end(), message)
+
 
 class Located:
     """A file being scanned, with its lines and (for Markdown) the region of each line,
@@ -145,6 +150,13 @@ class Located:
         if region == "prose" and _quoted_inline(self.line_text(offset), self._column(offset)):
             return "quote"
         return region
+
+    def weigh(self, offset: int, severity: Severity) -> tuple[Severity, str]:
+        """``severity`` where the text at ``offset`` is run or read as instructions; medium
+        where it is only shown (a code block of text, a data file), with a note saying so."""
+        if self.region(offset) in ("quote", "data") and severity in ("critical", "high"):
+            return "medium", " (shown in a quote or data, not run from here)"
+        return severity, ""
 
     def block(self, offset: int) -> int:
         """The number of the fenced block ``offset`` is in (-1: none; a file that is not

@@ -22,9 +22,7 @@ from ..workspace.sandbox import SECRET_FILES, SECRET_FOLDERS, SYSTEM_FOLDERS
 from .honeytokens import HOME
 from .isolation import (
     CONTROL,
-    INSIDE,
     REPORT_CAP,
-    RESOLV_CONF,
     SCRATCH,
     TMPFS_BYTES,
     TRACE_FOLDER,
@@ -59,9 +57,7 @@ class DockerIsolation(Isolation):
                 " build it offline with 'sudo agent-skills docker-image'"
             ) from None
         self.tools = system_tools()
-        self.control = Path(tempfile.mkdtemp(prefix="agent-skills-audit-"))
-        shutil.copyfile(INSIDE, self.control / "inside.py")
-        (self.control / "resolv.conf").write_text(RESOLV_CONF, encoding="utf-8")
+        self.make_control()
 
     def mounts(self, skill: Path, skill_inside: str) -> list[Any]:
         """The run's mounts: the system folders (secrets covered), the control folder, the
@@ -130,5 +126,5 @@ class DockerIsolation(Isolation):
             shutil.rmtree(run_folder, ignore_errors=True)
 
     def close(self) -> None:
-        shutil.rmtree(self.control, ignore_errors=True)
+        super().close()
         self.client.close()

@@ -89,13 +89,22 @@ class Isolation(ABC):
     name: str
     #: The paths of the supervisor's tools inside the isolation (see :func:`system_tools`).
     tools: dict[str, Any]
+    #: The host folder mounted read-only at :data:`CONTROL`: the supervisor, resolv.conf.
+    control: Path
+
+    def make_control(self) -> None:
+        """The control folder: a private temporary folder of the supervisor and resolv.conf."""
+        self.control = Path(tempfile.mkdtemp(prefix="agent-skills-audit-"))
+        shutil.copyfile(INSIDE, self.control / "inside.py")
+        (self.control / "resolv.conf").write_text(RESOLV_CONF, encoding="utf-8")
 
     @abstractmethod
     def run(self, orders: dict[str, Any], skill: Path, timeout: float) -> dict[str, Any]:
         """The supervisor's report for ``orders`` (the skill folder mounted read-only)."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Free what the isolation holds."""
+        shutil.rmtree(self.control, ignore_errors=True)
 
 
 class SandboxIsolation(Isolation):
@@ -107,9 +116,7 @@ class SandboxIsolation(Isolation):
     def __init__(self) -> None:
         self.bwrap = find_bwrap()
         self.tools = system_tools()
-        self.control = Path(tempfile.mkdtemp(prefix="agent-skills-audit-"))
-        shutil.copyfile(INSIDE, self.control / "inside.py")
-        (self.control / "resolv.conf").write_text(RESOLV_CONF, encoding="utf-8")
+        self.make_control()
         self.searched = [
             folder
             for folder in SYSTEM_FOLDERS
@@ -140,9 +147,6 @@ class SandboxIsolation(Isolation):
     def run(self, orders: dict[str, Any], skill: Path, timeout: float) -> dict[str, Any]:
         argv = self.argv(skill, str(orders["skill"]))
         return _report(argv, orders, timeout)
-
-    def close(self) -> None:
-        shutil.rmtree(self.control, ignore_errors=True)
 
 
 def _report(argv: list[str], orders: dict[str, Any], timeout: float) -> dict[str, Any]:

@@ -85,15 +85,6 @@ def _download_severity(text: str) -> tuple[Severity, str]:
     return "critical", f"from {host}"
 
 
-def _weigh(located: Located, start: int, severity: Severity) -> tuple[Severity, str]:
-    """``severity`` where the text is run or read as instructions; medium where it is only
-    shown (a code block of text, a data file)."""
-    region = located.region(start)
-    if region in ("quote", "data") and severity in ("critical", "high"):
-        return "medium", " (shown in a quote or data, not run from here)"
-    return severity, ""
-
-
 #: Words one of which each group of patterns needs (its cheap first look).
 _DOWNLOAD_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-", "iex", "exec", "eval")
 _DECODE_WORDS = (
@@ -132,23 +123,18 @@ def execution(located: Located) -> Iterator[Hit]:
 def _download_execute(located: Located) -> Iterator[Hit]:
     for match in located.scan(_DOWNLOAD_EXECUTE, _DOWNLOAD_WORDS):
         severity, where = _download_severity(match.group())
-        severity, shown = _weigh(located, match.start(), severity)
-        yield Hit(
-            "download-execute",
-            severity,
-            match.start(),
-            match.end(),
-            f"downloads code {where} and runs it unseen{shown}",
+        severity, shown = located.weigh(match.start(), severity)
+        yield Hit.at(
+            match, "download-execute", severity, f"downloads code {where} and runs it unseen{shown}"
         )
     for match in located.scan(_DOWNLOAD_RUN, ("curl", "wget")):
         severity, where = _download_severity(match.group())
         severity = "high" if severity == "critical" else severity
-        severity, shown = _weigh(located, match.start(), severity)
-        yield Hit(
+        severity, shown = located.weigh(match.start(), severity)
+        yield Hit.at(
+            match,
             "download-execute",
             severity,
-            match.start(),
-            match.end(),
             f"downloads a program {where}, makes it executable and runs it{shown}",
         )
 
@@ -176,12 +162,11 @@ _DECODED_NAME = re.compile(
 def _decode_execute(located: Located) -> Iterator[Hit]:
     text = located.text
     for match in located.scan(_DECODE_EXECUTE, _DECODE_WORDS):
-        severity, shown = _weigh(located, match.start(), "critical")
-        yield Hit(
+        severity, shown = located.weigh(match.start(), "critical")
+        yield Hit.at(
+            match,
             "decode-execute",
             severity,
-            match.start(),
-            match.end(),
             f"decodes data and runs it as code, hidden from review{shown}",
         )
     if located.source.kind != "code":
@@ -195,11 +180,10 @@ def _decode_execute(located: Located) -> Iterator[Hit]:
         + r")\b(?:\.decode\(\))?"
     )
     for match in runs.finditer(text):
-        yield Hit(
+        yield Hit.at(
+            match,
             "decode-execute",
             "critical",
-            match.start(),
-            match.end(),
             "runs as code what an earlier line decoded, hidden from review",
         )
 
@@ -223,11 +207,10 @@ def _reverse_shell_python(located: Located) -> Iterator[Hit]:
     if "socket" not in text:
         return
     for match in _DUP2.finditer(text):
-        yield Hit(
+        yield Hit.at(
+            match,
             "reverse-shell",
             "critical",
-            match.start(),
-            match.end(),
             "hands a network socket to a shell (stdin and stdout duplicated onto it)",
         )
         return
@@ -272,15 +255,14 @@ _PRIVILEGE = (
 def _privilege(located: Located) -> Iterator[Hit]:
     for pattern, severity, message in _PRIVILEGE:
         for match in located.scan(pattern, _PRIVILEGE_WORDS):
-            weighed, shown = _weigh(located, match.start(), severity)  # type: ignore[arg-type]
-            yield Hit("privilege-escalation", weighed, match.start(), match.end(), message + shown)
+            weighed, shown = located.weigh(match.start(), severity)  # type: ignore[arg-type]
+            yield Hit.at(match, "privilege-escalation", weighed, message + shown)
 
 
 def _reverse_shell(located: Located) -> Iterator[Hit]:
     for match in located.scan(_REVERSE_SHELL, _SHELL_WORDS):
-        weighed, shown = _weigh(located, match.start(), "critical")
-        message = "opens a shell for a remote host" + shown
-        yield Hit("reverse-shell", weighed, match.start(), match.end(), message)
+        weighed, shown = located.weigh(match.start(), "critical")
+        yield Hit.at(match, "reverse-shell", weighed, "opens a shell for a remote host" + shown)
 
 
 _BASE64_LITERAL = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{32,}={0,2}(?![A-Za-z0-9+/=])")
@@ -309,11 +291,10 @@ def _encoded_payloads(located: Located) -> Iterator[Hit]:
         for pattern, rule, meaning in _DECODED_PATTERNS:
             found = pattern.search(decoded)
             if found:
-                yield Hit(
+                yield Hit.at(
+                    match,
                     rule,
                     "critical",
-                    match.start(),
-                    match.end(),
                     f"a base64 literal hides code that {meaning}: it decodes to"
                     f" {found.group()[:120]!r}",
                 )

@@ -111,14 +111,11 @@ def persistence(located: Located) -> Iterator[Hit]:
     for match in rc_hits:
         region = located.region(match.start())
         line = located.line_text(match.start())
-        if region == "code" and code:
-            severity: Severity = "high"
-            why = "writes a shell start-up file: code that runs in every new shell"
-        elif _DOCUMENTED_LINE.search(line) and "curl" not in line and "wget" not in line:
-            severity, why = (
-                "low",
-                "adds a setting to a shell start-up file (documented for the user)",
-            )
+        # A line documented for the user to add is low, but not in a script, which runs it.
+        documented = _DOCUMENTED_LINE.search(line) and "curl" not in line and "wget" not in line
+        if documented and not code:
+            severity: Severity = "low"
+            why = "adds a setting to a shell start-up file (documented for the user)"
         elif region in ("quote", "data"):
             severity, why = "medium", "writes a shell start-up file (shown, not run from here)"
         else:
@@ -126,14 +123,11 @@ def persistence(located: Located) -> Iterator[Hit]:
                 "high",
                 "writes a shell start-up file: code that runs in every new shell",
             )
-        yield Hit("persistence", severity, match.start(), match.end(), why)
+        yield Hit.at(match, "persistence", severity, why)
     for pattern, in_code, in_docs, message in _SCHEDULED:
         for match in located.scan(pattern, _PERSISTENCE_WORDS):
-            region = located.region(match.start())
-            severity = in_code if code else in_docs
-            if region in ("quote", "data") and severity in ("critical", "high"):
-                severity = "medium"
-            yield Hit("persistence", severity, match.start(), match.end(), message)
+            severity, _shown = located.weigh(match.start(), in_code if code else in_docs)
+            yield Hit.at(match, "persistence", severity, message)
 
 
 _MEMORY = (
@@ -179,11 +173,10 @@ def memory_poisoning(located: Located) -> Iterator[Hit]:
         # A script that names a memory file and writes a file: the path may be built over
         # several lines (Path.home() / ".claude" / "CLAUDE.md", then .open("a")).
         for match in _MEMORY_MENTION.finditer(text):
-            yield Hit(
+            yield Hit.at(
+                match,
                 "memory-poisoning",
                 "high",
-                match.start(),
-                match.end(),
                 "a script that writes files names an agent's memory or instruction file:"
                 " instructions that outlive the skill",
             )
@@ -198,10 +191,9 @@ def memory_poisoning(located: Located) -> Iterator[Hit]:
         else:
             severity = "low"
         where = "the user's own agent files" if home else "an agent's memory or instruction file"
-        yield Hit(
+        yield Hit.at(
+            match,
             "memory-poisoning",
             severity,
-            match.start(),
-            match.end(),
             f"writes {where}: instructions that outlive the skill",
         )

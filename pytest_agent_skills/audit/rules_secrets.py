@@ -140,11 +140,10 @@ def secrets(located: Located) -> Iterator[Hit]:
             )
         ]
         if sends and region in ("code", "prose", "comment"):
-            yield Hit(
+            yield Hit.at(
+                match,
                 "credential-exfiltration",
                 "critical",
-                match.start(),
-                match.end(),
                 f"reads {match.group()!r} and sends data over the network (line"
                 f" {located.line(sends[0])})",
             )
@@ -152,11 +151,10 @@ def secrets(located: Located) -> Iterator[Hit]:
         severity: Severity = "high" if region in ("code", "comment") else "low"
         if kind == "markdown" and region == "code":
             severity = "medium"
-        yield Hit(
+        yield Hit.at(
+            match,
             "credential-access",
             severity,
-            match.start(),
-            match.end(),
             f"reads {match.group()!r}, a credential store"
             + ("" if severity != "low" else " (mentioned for the user, not read)"),
         )
@@ -177,11 +175,10 @@ def _env_dumps(located: Located, network: list[int]) -> Iterator[Hit]:
             for position in network
         ):
             continue
-        yield Hit(
+        yield Hit.at(
+            match,
             "credential-exfiltration",
             "critical",
-            match.start(),
-            match.end(),
             "serialises the whole environment (every token and key in it) where data is sent"
             f" over the network (line {located.line(network[0])})",
         )
@@ -208,11 +205,10 @@ def _foreign_secrets(located: Located) -> Iterator[Hit]:
         ):
             continue
         shown = ", ".join(sorted(hosts)[:3])
-        yield Hit(
+        yield Hit.at(
+            match,
             "credential-exfiltration",
             "high",
-            match.start(),
-            match.end(),
             f"reads the secret {name} and sends requests to {shown}, not its own service's host",
         )
 
@@ -236,21 +232,19 @@ def endpoints(located: Located) -> Iterator[Hit]:
         region = located.region(match.start())
         severity: Severity = "high" if region in ("code", "comment") else "medium"
         host = urlsplit(match.group()).hostname or match.group()
-        yield Hit(
+        yield Hit.at(
+            match,
             "exfil-endpoint",
             severity,
-            match.start(),
-            match.end(),
             f"sends to {host}, a service that collects whatever is posted to it",
         )
     for match in _BARE_IP.finditer(text):
         address = match.group(1)
         if address.startswith(("127.", "0.", "10.", "192.168.")) or address == "255.255.255.255":
             continue
-        yield Hit(
+        yield Hit.at(
+            match,
             "exfil-endpoint",
             "medium",
-            match.start(),
-            match.end(),
             f"an address by bare IP ({address}): a server with no name to vet",
         )

@@ -108,11 +108,10 @@ def _bidi(located: Located) -> Iterator[Hit]:
     for match in _BIDI.finditer(located.text):
         region = located.region(match.start())
         severity: Severity = "high" if region in ("code", "comment") else "low"
-        yield Hit(
+        yield Hit.at(
+            match,
             "bidi-control",
             severity,
-            match.start(),
-            match.end(),
             "bidirectional control characters: the text displays in another order than it is"
             " read" + (" (in code: Trojan Source)" if severity == "high" else ""),
         )
@@ -211,11 +210,10 @@ def _overrides(located: Located) -> Iterator[Hit]:
     for match in _OVERRIDE.finditer(located.text):
         region = located.region(match.start())
         quoted = region in _QUOTED or source.kind == "data"
-        yield Hit(
+        yield Hit.at(
+            match,
             "instruction-override",
             "low" if quoted else "high",
-            match.start(),
-            match.end(),
             f"an instruction to the model to {match.group().lower()!r}"
             + (" (quoted: shown, not addressed)" if quoted else ""),
         )
@@ -226,11 +224,10 @@ def _system_blocks(located: Located) -> Iterator[Hit]:
     for match in _SYSTEM_BLOCK.finditer(located.text):
         region = located.region(match.start())
         quoted = region in _QUOTED or source.kind == "data"
-        yield Hit(
+        yield Hit.at(
+            match,
             "fake-system-block",
             "low" if quoted else "high",
-            match.start(),
-            match.end(),
             f"{match.group().strip()!r} poses as a system or priority message"
             + (" (quoted: shown, not addressed)" if quoted else ""),
         )
@@ -246,11 +243,10 @@ def _comments(located: Located) -> Iterator[Hit]:
         if not _ADDRESSES_MODEL.search(body):
             continue
         harmful = _HARMFUL.search(body)
-        yield Hit(
+        yield Hit.at(
+            match,
             "hidden-comment-instructions",
             "high" if harmful else "medium",
-            match.start(),
-            match.end(),
             "an HTML comment speaks to the model (hidden from a reader of the rendered page)"
             + (f", asking to {harmful.group().lower()!r}" if harmful else ""),
         )
@@ -272,11 +268,10 @@ _CLAIMS_ALL = re.compile(
 def description_claims(located: Located, front_matter_end: int) -> Iterator[Hit]:
     """The front matter's claims on every request (``front_matter_end``: where it ends)."""
     for match in _CLAIMS_ALL.finditer(located.text, 0, front_matter_end):
-        yield Hit(
+        yield Hit.at(
+            match,
             "description-claims-all",
             "high",
-            match.start(),
-            match.end(),
             f"the front matter claims every request ({match.group()!r}): the skill would be"
             " loaded into conversations it has nothing to do with",
         )

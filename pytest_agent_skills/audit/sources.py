@@ -120,6 +120,10 @@ class SkillSources(NamedTuple):
     not_analyzed: list[NotAnalyzed]
     outside_links: list[OutsideLink]
 
+    def skip(self, relative: str, reason: str) -> None:
+        """``relative`` was not analysed, for ``reason``."""
+        self.not_analyzed.append(NotAnalyzed(file=relative, reason=reason))
+
 
 def read_sources(folder: Path) -> SkillSources:
     """Every file under ``folder``, read or listed with the reason it was not."""
@@ -133,11 +137,7 @@ def _walk(path: str, prefix: str, root: str, found: SkillSources, depth: int) ->
     try:
         entries = list(os.scandir(path))  # in the system's order: findings are sorted after
     except OSError as error:
-        found.not_analyzed.append(
-            NotAnalyzed(
-                file=prefix or ".", reason=f"a folder that cannot be listed ({error.strerror})"
-            )
-        )
+        found.skip(prefix or ".", f"a folder that cannot be listed ({error.strerror})")
         return
     for entry in entries:
         # Shown in reports only (files are opened by entry.path): valid UTF-8 whatever the
@@ -147,11 +147,9 @@ def _walk(path: str, prefix: str, root: str, found: SkillSources, depth: int) ->
             _link(entry.path, relative, root, found)
         elif entry.is_dir(follow_symlinks=False):
             if entry.name == ".git":
-                found.not_analyzed.append(NotAnalyzed(file=relative, reason="a git folder"))
+                found.skip(relative, "a git folder")
             elif depth >= MAX_DEPTH:
-                found.not_analyzed.append(
-                    NotAnalyzed(file=relative, reason=f"a folder deeper than {MAX_DEPTH} levels")
-                )
+                found.skip(relative, f"a folder deeper than {MAX_DEPTH} levels")
             else:
                 _walk(entry.path, relative + "/", root, found, depth + 1)
         else:
@@ -173,60 +171,40 @@ def _link(path: str, relative: str, folder: str, found: SkillSources) -> None:
             shown = "?"
         found.outside_links.append(OutsideLink(relative, shown))
     elif not os.path.exists(path):
-        found.not_analyzed.append(
-            NotAnalyzed(
-                file=relative,
-                reason="a symbolic link that leads nowhere (a loop, or a missing target)",
-            )
-        )
+        found.skip(relative, "a symbolic link that leads nowhere (a loop, or a missing target)")
 
 
 def _file(entry: os.DirEntry[str], relative: str, found: SkillSources) -> None:
     try:
         status = entry.stat(follow_symlinks=False)
     except OSError as error:
-        found.not_analyzed.append(
-            NotAnalyzed(file=relative, reason=f"cannot be read ({error.strerror})")
-        )
+        found.skip(relative, f"cannot be read ({error.strerror})")
         return
     for test, kind in _KINDS:
         if test(status.st_mode):
-            found.not_analyzed.append(NotAnalyzed(file=relative, reason=kind))
+            found.skip(relative, kind)
             return
     if len(found.files) >= MAX_FILES:
-        found.not_analyzed.append(
-            NotAnalyzed(file=relative, reason=f"past the first {MAX_FILES} files of the skill")
-        )
+        found.skip(relative, f"past the first {MAX_FILES} files of the skill")
         return
     lowered = relative.lower()
     if lowered.endswith(_ARCHIVES):
-        found.not_analyzed.append(
-            NotAnalyzed(file=relative, reason="an archive; its members are not unpacked")
-        )
+        found.skip(relative, "an archive; its members are not unpacked")
         return
     if status.st_size > MAX_SKILL_FILE_BYTES:
-        found.not_analyzed.append(
-            NotAnalyzed(
-                file=relative,
-                reason=f"{status.st_size} bytes, over the {MAX_SKILL_FILE_BYTES} bytes read",
-            )
-        )
+        found.skip(relative, f"{status.st_size} bytes, over the {MAX_SKILL_FILE_BYTES} bytes read")
         return
     try:
         content = read_head_if_regular(entry.path, MAX_SKILL_FILE_BYTES + 1)
     except OSError as error:
-        found.not_analyzed.append(
-            NotAnalyzed(file=relative, reason=f"cannot be read ({error.strerror})")
-        )
+        found.skip(relative, f"cannot be read ({error.strerror})")
         return
     if content is None:  # swapped for something else since the listing
-        found.not_analyzed.append(NotAnalyzed(file=relative, reason="changed while read"))
+        found.skip(relative, "changed while read")
     elif len(content) > MAX_SKILL_FILE_BYTES:
-        found.not_analyzed.append(
-            NotAnalyzed(file=relative, reason=f"over the {MAX_SKILL_FILE_BYTES} bytes read")
-        )
+        found.skip(relative, f"over the {MAX_SKILL_FILE_BYTES} bytes read")
     elif b"\0" in content[:_SNIFF]:
-        found.not_analyzed.append(NotAnalyzed(file=relative, reason="a binary file"))
+        found.skip(relative, "a binary file")
     else:
         _text(relative, content, found)
 
@@ -237,12 +215,10 @@ def _text(relative: str, content: bytes, found: SkillSources) -> None:
     except UnicodeDecodeError as error:
         # Read on with the bad bytes replaced, and say that what they hid was not seen.
         text = content.decode("utf-8", errors="replace")
-        found.not_analyzed.append(
-            NotAnalyzed(
-                file=relative,
-                reason=f"not valid UTF-8 (byte {error.start}); read with the invalid bytes"
-                " replaced, so what they encode is not analysed",
-            )
+        found.skip(
+            relative,
+            f"not valid UTF-8 (byte {error.start}); read with the invalid bytes"
+            " replaced, so what they encode is not analysed",
         )
     found.files.append(SourceFile(relative, _kind(relative, text), text))
 
