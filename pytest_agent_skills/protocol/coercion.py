@@ -67,14 +67,6 @@ class Coercion:
         shown = "(left out)" if self.value is LEFT_OUT else _json(self.value)
         return f"{dotted(self.path)}: {_json(self.original)} -> {shown}"
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": list(self.path),
-            "original": self.original,
-            "value": None if self.value is LEFT_OUT else self.value,
-            "left_out": self.value is LEFT_OUT,
-        }
-
 
 @dataclass(frozen=True)
 class Leniency:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
@@ -90,24 +91,21 @@ def write_file(
     content: bytes | BinaryIO,
     *,
     mode: int = 0o644,
-    limit: int | None = None,
     what: str = "path",
 ) -> Path:
-    """Write ``content`` (bytes, or a binary stream copied in chunks, at most ``limit`` bytes)
-    to ``root/relative``, replacing whatever had that name; parents are made.  Returns the path.
+    """Write ``content`` (bytes, or a binary stream copied in chunks) to ``root/relative``,
+    replacing whatever had that name; parents are made.  Returns the path.
     """
     parts = relative_parts(relative, what)
     if not parts:
         raise WorkspacePathError(f"{what} {excerpt(str(relative))} must name a file")
     *folders, name = parts
     with open_folder(root, "/".join(folders), create=True, what=what) as folder:
-        _write_new(folder, name, content, mode, limit, f"{what} {excerpt(str(relative))}")
+        _write_new(folder, name, content, mode, f"{what} {excerpt(str(relative))}")
     return root.joinpath(*parts)
 
 
-def _write_new(
-    folder: int, name: str, content: bytes | BinaryIO, mode: int, limit: int | None, shown: str
-) -> None:
+def _write_new(folder: int, name: str, content: bytes | BinaryIO, mode: int, shown: str) -> None:
     """Create ``name`` in the open ``folder`` (what had the name is removed first, a link
     never followed) and write ``content`` into it."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -123,7 +121,7 @@ def _write_new(
         fd = os.open(name, flags, mode, dir_fd=folder)
     if not isinstance(content, bytes):
         with open(fd, "wb") as handle:
-            copy_stream(content, handle, limit)
+            shutil.copyfileobj(content, handle, _CHUNK)
         return
     try:
         view = memoryview(content)
@@ -131,18 +129,6 @@ def _write_new(
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
-
-
-def copy_stream(source: BinaryIO, target: BinaryIO, limit: int | None = None) -> int:
-    """Copy in chunks of 1 MiB, at most ``limit`` bytes; the number of bytes copied."""
-    copied = 0
-    while limit is None or copied < limit:
-        chunk = source.read(_CHUNK if limit is None else min(_CHUNK, limit - copied))
-        if not chunk:
-            break
-        target.write(chunk)
-        copied += len(chunk)
-    return copied
 
 
 def write_file_renamed(
@@ -158,7 +144,7 @@ def write_file_renamed(
     long as its conversation and needs no guard against a crash.
     """
     with open_folder(root, "", create=False) as folder:
-        _write_new(folder, temporary, data, mode, None, f"{what} {temporary!r}")
+        _write_new(folder, temporary, data, mode, f"{what} {temporary!r}")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(name, dir_fd=folder)
         os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)

@@ -1,18 +1,15 @@
 """What a run's exec (:mod:`.docker_runtime`) and an interactive session's exec
-(:mod:`.interactive_docker`) share: the wrapper each exec runs, the removal of a container, and
-what a session asks of the docker runtime (:class:`ContainerHost`).  Both stand on this module.
+(:mod:`.interactive_docker`) share: the wrapper each exec runs, and the removal of a container.
+Both stand on this module.
 """
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from .errors import WorkspaceError
-
-if TYPE_CHECKING:
-    from .workspace import Workspace
 
 #: Exit status and stderr of the wrapper when the workspace is not visible in the container.
 NOT_SHARED_STATUS = 97
@@ -31,23 +28,6 @@ def run_wrapper(command: str, stdin: Path | str, cwd: Path, runs: Path) -> list[
     """The argv of an exec that runs ``command`` through :data:`WRAPPER` (``runs``: the
     workspace's runs/ folder)."""
     return ["bash", "-c", WRAPPER, "bash", command, str(stdin), str(cwd), str(runs)]
-
-
-class ContainerHost(Protocol):
-    """What an interactive session asks of the docker runtime
-    (:class:`~.docker_runtime.DockerRuntime`)."""
-
-    client: Any
-    image: str
-    user: str
-
-    def start_container(
-        self, workspace: Workspace, volumes: dict[str, dict[str, str]] | None = None
-    ) -> Any: ...
-
-    def check_shared(self, container: Any, workspace: Workspace) -> None: ...
-
-    def stopped_answering(self, error: OSError) -> WorkspaceError: ...
 
 
 def remove_container(container: Any) -> None:

@@ -33,8 +33,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..excerpt import excerpt
 from .capture import BoundedCapture, drop_partial_tail
@@ -45,6 +44,7 @@ from .spec import check_text
 
 if TYPE_CHECKING:
     from .spec import PreparedRun
+    from .workspace import Workspace
 
 RUNNING = "running"
 EXITED = "exited"
@@ -379,26 +379,6 @@ class ExecChunk:
         return data
 
 
-class SessionWorkspace(Protocol):
-    """What a session asks of its workspace (a :class:`~.workspace.Workspace`, which stands
-    on this module: it starts the sessions)."""
-
-    @property
-    def path(self) -> Path: ...
-
-    @property
-    def closed(self) -> bool: ...
-
-    def finish_run(
-        self,
-        prepared: PreparedRun,
-        outcome: ProcessOutcome,
-        output_files: Sequence[str],
-        save_as_artifacts: bool,
-        omit_inline_content: bool,
-    ) -> RunResult: ...
-
-
 @dataclass(frozen=True)
 class OutputCollection:
     """What to do with the output files once the process exits (as ``run`` does)."""
@@ -414,7 +394,7 @@ class ExecSession:
     def __init__(
         self,
         session_id: str,
-        workspace: SessionWorkspace,
+        workspace: Workspace,
         prepared: PreparedRun,
         stream: OutputStream,
         process: InteractiveProcess,
@@ -454,11 +434,7 @@ class ExecSession:
         with self._lock:
             if self._result is None and self._stream.finished and not self._workspace.closed:
                 result = self._workspace.finish_run(
-                    self._prepared,
-                    self._stream.outcome(),
-                    self._collect.output_files,
-                    self._collect.save_as_artifacts,
-                    self._collect.omit_inline_content,
+                    self._prepared, self._stream.outcome(), self._collect
                 )
                 warnings = (*self._stdin_warnings, *result.warnings)
                 self._result = replace(result, warnings=warnings)
@@ -551,7 +527,7 @@ class ExecSession:
 class ExecSessions:
     """The interactive sessions of one workspace, by id."""
 
-    def __init__(self, workspace: SessionWorkspace) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         self._workspace = workspace
         self._sessions: dict[str, ExecSession] = {}
         self._started = 0

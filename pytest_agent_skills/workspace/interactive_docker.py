@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .docker_attach import Demultiplexer, ExecAttachment
-from .docker_exec import ContainerHost, remove_container, run_wrapper
+from .docker_exec import remove_container, run_wrapper
 from .errors import WorkspaceError
 from .interactive import (
     InteractiveProcess,
@@ -33,13 +33,14 @@ from .interactive import (
 from .spec import ExecSpec
 
 if TYPE_CHECKING:
+    from .docker_runtime import DockerRuntime
     from .workspace import Workspace
 
 
 class DockerProcess(InteractiveProcess):
     def __init__(
         self,
-        runtime: ContainerHost,
+        runtime: DockerRuntime,
         workspace: Workspace,
         spec: ExecSpec,
         stream: OutputStream,

@@ -56,10 +56,6 @@ class Layout:
     def home(self) -> Path:
         return self.root / "home"
 
-    @property
-    def artifacts(self) -> Path:
-        return self.root / "artifacts"
-
     def create(self) -> None:
         for folder in (self.skills, self.work, self.inputs, self.out, self.runs, self.home):
             folder.mkdir(parents=True, exist_ok=True)

@@ -86,7 +86,7 @@ FSTAB_NAME = ".hidden-folders.fstab"
 #: The run's folder is new: the FSTAB is a new file there (never a link followed).
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
-_NAMESPACES: dict[tuple[int, str], Namespaces | None] = {}
+_NAMESPACES: dict[int, Namespaces | None] = {}
 
 
 @dataclass(frozen=True)
@@ -143,18 +143,14 @@ NO_BWRAP = (
 )
 
 
-def namespaces(tool: str = "") -> Namespaces | None:
-    """The namespaces this process can make with ``tool`` (by default the first of
-    :data:`NAMESPACE_TOOLS` that works: ``unshare`` of util-linux 2.38+), probed once per
-    user; ``None`` when it cannot (no root, no user namespaces)."""
+def namespaces() -> Namespaces | None:
+    """The namespaces this process can make with ``unshare`` (of util-linux 2.38+, the one of
+    :data:`NAMESPACE_TOOLS`), probed once per user; ``None`` when it cannot (no root, no user
+    namespaces)."""
     uid = os.geteuid()
-    for name in (tool,) if tool else NAMESPACE_TOOLS:
-        if (uid, name) not in _NAMESPACES:
-            _NAMESPACES[uid, name] = _probe(_with_unshare(uid))
-        found = _NAMESPACES[uid, name]
-        if found is not None:
-            return found
-    return None
+    if uid not in _NAMESPACES:
+        _NAMESPACES[uid] = _probe(_with_unshare(uid))
+    return _NAMESPACES[uid]
 
 
 def _with_unshare(uid: int) -> Namespaces | None:
@@ -212,7 +208,7 @@ class LocalRuntime(HostRuntime):
                 " or True, False or None"
             )
         tool = isolate if isinstance(isolate, str) else ""
-        self.namespaces = None if isolate is False else namespaces(tool)
+        self.namespaces = None if isolate is False else namespaces()
         if isolate and self.namespaces is None:
             raise RuntimeUnavailableError(
                 "the local runtime cannot put commands in their own namespaces here:"

@@ -7,7 +7,7 @@ the truncation flags and byte counts) come after them.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -102,18 +102,11 @@ class RunResult:
         raise KeyError(f"no output file {name!r} in this result; collected: {known}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "exit_code": self.exit_code,
-            "timed_out": self.timed_out,
-            "duration_ms": self.duration_ms,
-            "output_files": [output.to_dict() for output in self.output_files],
-            "artifact_files": [artifact.to_dict() for artifact in self.artifact_files],
-            "warnings": list(self.warnings),
-            "stdout_truncated": self.stdout_truncated,
-            "stderr_truncated": self.stderr_truncated,
-            "stdout_bytes": self.stdout_bytes,
-            "stderr_bytes": self.stderr_bytes,
-            "modified_skill_files": list(self.modified_skill_files),
-        }
+        """The fields in their order as JSON values, all but ``run_dir``."""
+        data = {item.name: getattr(self, item.name) for item in fields(self)}
+        del data["run_dir"]
+        data["output_files"] = [output.to_dict() for output in self.output_files]
+        data["artifact_files"] = [artifact.to_dict() for artifact in self.artifact_files]
+        data["warnings"] = list(self.warnings)
+        data["modified_skill_files"] = list(self.modified_skill_files)
+        return data

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..excerpt import excerpt
 from ..skill import Skill
@@ -56,39 +56,9 @@ from .staging import (
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from .interactive import InteractiveProcess
+    from .runtime import Runtime
 
 InputValue = bytes | str | Path
-
-
-class WorkspaceRuntime(Protocol):
-    """What a :class:`Workspace` asks of its runtime (a :class:`~.runtime.Runtime`, which
-    stands on this module: it creates the workspaces)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def keep_workspaces(self) -> bool: ...
-
-    @property
-    def stage_mode(self) -> str: ...
-
-    @property
-    def copies_skills(self) -> bool: ...
-
-    @property
-    def guards_skill_tree(self) -> bool: ...
-
-    def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome: ...
-
-    def start_interactive(
-        self, workspace: Workspace, spec: ExecSpec, stream: OutputStream, *, tty: bool
-    ) -> InteractiveProcess: ...
-
-    def release(self, workspace: Workspace) -> None: ...
-
-    def forget(self, workspace: Workspace) -> None: ...
 
 
 #: ``save(name, stream, mime_type) -> version``: where ``save_as_artifacts`` puts the bytes; the
@@ -106,7 +76,7 @@ class Workspace:
 
     def __init__(
         self,
-        runtime: WorkspaceRuntime,
+        runtime: Runtime,
         path: Path,
         session_id: str,
         *,
@@ -150,10 +120,6 @@ class Workspace:
     @property
     def inputs_dir(self) -> Path:
         return self.layout.inputs
-
-    @property
-    def skills_dir(self) -> Path:
-        return self.layout.skills
 
     @property
     def link_staged(self) -> list[StagedSkill]:
@@ -239,20 +205,12 @@ class Workspace:
         stdin = request.stdin
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
-        output_files = _output_patterns(request.output_files)
+        collect = _collection(request)
         with self._lock:
-            prepared = self.prepare_run(
-                skill, command, env=request.env, timeout=request.timeout, cwd=request.cwd
-            )
+            prepared = self.prepare_run(skill, command, request)
             spec = replace(prepared.spec, stdin_path=self._stdin_file(stdin, prepared.run_dir))
             outcome = self.runtime.execute(self, spec)
-            return self.finish_run(
-                prepared,
-                outcome,
-                output_files,
-                request.save_as_artifacts,
-                request.omit_inline_content,
-            )
+            return self.finish_run(prepared, outcome, collect)
 
     def exec(
         self,
@@ -270,21 +228,11 @@ class Workspace:
         stdin = request.stdin
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
-        output_files = _output_patterns(request.output_files)
+        collect = _collection(request)
         session_id = self.exec_sessions.reserve()
-        prepared = self.prepare_run(
-            skill,
-            command,
-            env=request.env,
-            timeout=request.timeout,
-            cwd=request.cwd,
-            tool="skill_exec",
-        )
+        prepared = self.prepare_run(skill, command, request, tool="skill_exec")
         stream = OutputStream(prepared.spec.cap)
         process = self.runtime.start_interactive(self, prepared.spec, stream, tty=request.tty)
-        collect = OutputCollection(
-            tuple(output_files), request.save_as_artifacts, request.omit_inline_content
-        )
         session = ExecSession(session_id, self, prepared, stream, process, collect)
         self.exec_sessions.add(session)
         if stdin:
@@ -292,21 +240,14 @@ class Workspace:
         return session
 
     def prepare_run(
-        self,
-        skill: Skill | str,
-        command: str,
-        *,
-        env: Mapping[str, str] | None,
-        timeout: float | None,
-        cwd: str,
-        tool: str = "skill_run",
+        self, skill: Skill | str, command: str, request: RunRequest, *, tool: str = "skill_run"
     ) -> PreparedRun:
         """Check the arguments, stage the skill, make the run folder and the :class:`ExecSpec`."""
         self._check_open()
         if not isinstance(command, str) or not command.strip():
             raise WorkspaceError(f"{tool} needs a non-empty command")
         check_text("command", command)
-        check_text("cwd", cwd)
+        check_text("cwd", request.cwd)
         with self._lock:
             if isinstance(skill, str):
                 skill = Skill.load(self._staged_by_name(skill).source)
@@ -317,15 +258,15 @@ class Workspace:
             run_dir = self._new_run_dir()
             spec = ExecSpec(
                 command=command,
-                cwd=self._resolve_cwd(cwd, staged, run_dir),
+                cwd=self._resolve_cwd(request.cwd, staged, run_dir),
                 env=build_environment(
                     workspace_vars=self._variables(run_dir, staged),
                     home=str(self.layout.home),
-                    extra=env,
+                    extra=request.env,
                     tag=new_tag(),
                 ),
                 stdin_path=None,
-                timeout=_timeout_seconds(timeout),
+                timeout=_timeout_seconds(request.timeout),
                 run_dir=run_dir,
             )
             self.write_pending_metadata()  # before the command can read it
@@ -344,15 +285,9 @@ class Workspace:
         }
 
     def finish_run(
-        self,
-        prepared: PreparedRun,
-        outcome: ProcessOutcome,
-        output_files: Sequence[str],
-        save_as_artifacts: bool,
-        omit_inline_content: bool,
+        self, prepared: PreparedRun, outcome: ProcessOutcome, collect: OutputCollection
     ) -> RunResult:
         """The :class:`RunResult` of a finished command: outputs collected, warnings made."""
-        output_files = _output_patterns(output_files)
         with self._lock:
             changes = {
                 kind: changed_files(state, snapshot(path))
@@ -361,15 +296,7 @@ class Workspace:
             staged = prepared.staged
             if changes.get("staged") and self.staged.get(staged.name) == staged:
                 self.staged[staged.name] = replace(staged, digest="")  # next run: a fresh copy
-            return self._result(
-                outcome,
-                staged,
-                prepared.run_dir,
-                output_files,
-                changes,
-                save_as_artifacts,
-                omit_inline_content,
-            )
+            return self._result(outcome, staged, prepared.run_dir, changes, collect)
 
     def _variables(self, run_dir: Path, staged: StagedSkill) -> dict[str, str]:
         variables = {key: str(value) for key, value in self.layout.variables(run_dir).items()}
@@ -426,11 +353,10 @@ class Workspace:
         outcome: ProcessOutcome,
         staged: StagedSkill,
         run_dir: Path,
-        patterns: Sequence[str],
         changes: Mapping[str, list[str]],
-        save_as_artifacts: bool,
-        omit_inline_content: bool,
+        collect: OutputCollection,
     ) -> RunResult:
+        patterns = collect.output_files
         warnings: list[str] = []
         stdout, stdout_ok = outcome.stdout.text()
         stderr, stderr_ok = outcome.stderr.text()
@@ -490,9 +416,9 @@ class Workspace:
                     " create empty files before execution fails"
                 )
         artifacts: list[ArtifactFile] = []
-        if save_as_artifacts:
+        if collect.save_as_artifacts:
             artifacts = self._save_artifacts(files, warnings)
-        if omit_inline_content:
+        if collect.omit_inline_content:
             files = [_without_content(output) for output in files]
         if patterns:  # like the reference, metadata records output collections, not every run
             self._metadata["outputs"].append(
@@ -673,15 +599,17 @@ def _shown(names: Sequence[str], limit: int = 10) -> str:
     return ", ".join(names[:limit]) + (" ..." if len(names) > limit else "")
 
 
-def _output_patterns(patterns: Sequence[str] | str) -> list[str]:
-    """``output_files`` as a list; a pattern with a NUL byte is refused (no path can hold one)."""
-    patterns = [patterns] if isinstance(patterns, str) else list(patterns)
+def _collection(request: RunRequest | ExecRequest) -> OutputCollection:
+    """The output files to collect after a run, and how; a pattern with a NUL byte is refused
+    (no path can hold one)."""
+    patterns = request.output_files
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
     for pattern in patterns:
         if "\0" in pattern:
             raise WorkspacePathError(
                 f"output_files pattern {excerpt(pattern)} must not contain NUL bytes"
             )
-    return patterns
+    return OutputCollection(patterns, request.save_as_artifacts, request.omit_inline_content)
 
 
 def _without_content(output: OutputFile) -> OutputFile:
