@@ -136,37 +136,33 @@ def grade(access: ModelAccess, request: GradingRequest) -> Grading:
     model = access.options.grader
     cassette = access.cassette(request.cassette, {})
     served = ServedModel(cassette, model_name=model, stream=False, in_process=True)
-    upstream = access.options.upstream
-    endpoint = upstream.endpoint if upstream else ""
-    asking = _Asking(served, model, endpoint, _first_mode(cassette), access.options.grader_params)
-    asking.asked = request.expectations  # pinned in the json_object mode's schema
+    asking = _Asking(served, access, request, _first_mode(cassette))
+    problems: list[str] = []
     try:
-        body = asking.body(request)
-        first = asking.complete(body)
-        graded, problem = parse_grading(first, request.expectations)
-        if graded is not None:
-            served.finish()
-            return Grading(graded, 1, asking.mode)
-        body = asking.body(request)
-        body["messages"] = [
-            *body["messages"],
-            {"role": "assistant", "content": first},
-            {
-                "role": "user",
-                "content": f"That answer is not the grading object: {problem}. Answer again"
-                " with only the JSON object, one entry per expectation, each 'text' exactly as"
-                " given.",
-            },
-        ]
-        second = asking.complete(body)
-        graded, again = parse_grading(second, request.expectations)
+        body = asking.body()
+        for requests in (1, 2):
+            answer = asking.complete(body)
+            graded, problem = parse_grading(answer, request.expectations)
+            if graded is not None:
+                served.finish()
+                return Grading(graded, requests, asking.mode)
+            problems.append(problem)
+            body = asking.body()
+            body["messages"] = [
+                *body["messages"],
+                {"role": "assistant", "content": answer},
+                {
+                    "role": "user",
+                    "content": f"That answer is not the grading object: {problem}. Answer again"
+                    " with only the JSON object, one entry per expectation, each 'text' exactly"
+                    " as given.",
+                },
+            ]
         served.finish()
-        if graded is None:
-            raise GradingError(
-                f"the grader ({model}) did not answer with the grading object, asked twice:"
-                f" {problem}; then {again}"
-            )
-        return Grading(graded, 2, asking.mode)
+        raise GradingError(
+            f"the grader ({model}) did not answer with the grading object, asked twice:"
+            f" {problems[0]}; then {problems[1]}"
+        )
     except HarnessError:
         cassette.save_partial()
         raise
@@ -186,24 +182,22 @@ class _Asking:
     refuses for good is asked again in the next mode; the mode that works is kept."""
 
     def __init__(
-        self,
-        served: ServedModel,
-        model: str,
-        endpoint: str,
-        mode: str | None,
-        params: Mapping[str, Any],
+        self, served: ServedModel, access: ModelAccess, request: GradingRequest, mode: str | None
     ) -> None:
         self.served = served
-        self.model = model
-        self.endpoint = endpoint
+        self.model = access.options.grader
+        upstream = access.options.upstream
+        self.endpoint = upstream.endpoint if upstream else ""
+        self.request = request
         #: The grader's request parameters (``--grader-param``), added to every body.
-        self.params = dict(params)
-        given = mode_of({"messages": [], **self.params}) if "response_format" in params else None
-        self.mode = given or mode or NEGOTIATED.current(endpoint, model)
-        self.asked: tuple[str, ...] = ()
+        self.params = dict(access.options.grader_params)
+        given = (
+            mode_of({"messages": [], **self.params}) if "response_format" in self.params else None
+        )
+        self.mode = given or mode or NEGOTIATED.current(self.endpoint, self.model)
 
-    def body(self, request: GradingRequest) -> dict[str, Any]:
-        return {**grading_body(self.model, request, self.mode), **self.params}
+    def body(self) -> dict[str, Any]:
+        return {**grading_body(self.model, self.request, self.mode), **self.params}
 
     def complete(self, body: dict[str, Any]) -> str:
         """The text of the answer to ``body`` (its ``response_format`` set for the mode; one
@@ -212,7 +206,8 @@ class _Asking:
             return self.served.complete(body).text or ""
         refusal: UpstreamRejectedError | None = None
         for mode in MODES[MODES.index(self.mode) :]:
-            _set_mode(body, mode, self.asked)
+            # The expectations asked are pinned in the json_object mode's schema.
+            _set_mode(body, mode, self.request.expectations)
             try:
                 text: str = self.served.complete(body).text or ""
             except UpstreamRejectedError as error:

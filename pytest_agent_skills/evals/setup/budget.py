@@ -84,19 +84,15 @@ class PlannedConversation:
     cassettes: tuple[Path, ...] = ()
 
     def recorded_tokens(self) -> int | None:
-        """The ``usage.total_tokens`` of its recorded answers; None when none is recorded."""
-        found = [recorded_tokens(path) for path in self.cassettes]
-        known = [tokens for tokens in found if tokens is not None]
-        return sum(known) if known else None
-
-
-def recorded_tokens(cassette: Path) -> int | None:
-    """The sum of ``usage.total_tokens`` over a cassette's answers; None when none was
-    recorded. A file that is not a cassette is refused (:class:`DocumentError`)."""
-    if not cassette.is_file():
-        return None
-    document = read_document(CassetteDocument, cassette)
-    return sum(_answer_tokens(item.response) for item in document.interactions)
+        """The ``usage.total_tokens`` of its recorded answers; None when none is recorded. A
+        file that is not a cassette is refused (:class:`DocumentError`)."""
+        recorded = [
+            read_document(CassetteDocument, path) for path in self.cassettes if path.is_file()
+        ]
+        if not recorded:
+            return None
+        answers = [item.response for cassette in recorded for item in cassette.interactions]
+        return sum(_answer_tokens(answer) for answer in answers)
 
 
 def _answer_tokens(response: dict[str, Any]) -> int:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, TextIO
 from ...errors import AgentSkillsError
 
 if TYPE_CHECKING:
-    from ...findings import Finding
     from ...skill import Skill
 
 #: The validate checks of what a model is shown of a skill before it loads one.
@@ -25,27 +24,19 @@ class InvalidOfferedSkillError(AgentSkillsError):
     """An offered skill's front matter is invalid; no request was made."""
 
 
-def listing_findings(skill: Skill) -> list[Finding]:
-    """The errors validate finds in what the model is shown of ``skill``."""
-    from ...rules import validate_check
-
-    return [
-        finding
-        for check in OFFERED_CHECKS
-        for finding in validate_check(skill, check)
-        if finding.is_error
-    ]
-
-
 def check_offered(
     skills: Iterable[Skill], allow_invalid: bool, stream: TextIO | None = None
 ) -> None:
     """Refuse the offered ``skills`` when one is invalid (an :class:`InvalidOfferedSkillError`
     listing every finding), or with ``allow_invalid`` write to ``stream`` (stderr) what the
     model will see of each such skill."""
+    from ...rules import validate_check
+
     invalid = {}
     for skill in skills:
-        findings = listing_findings(skill)
+        # The errors validate finds in what the model is shown of the skill.
+        checked = (finding for check in OFFERED_CHECKS for finding in validate_check(skill, check))
+        findings = [finding for finding in checked if finding.is_error]
         if findings:
             invalid[skill.skill_file] = (skill, findings)
     if not invalid:
