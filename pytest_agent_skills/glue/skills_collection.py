@@ -243,7 +243,7 @@ class SkillFile(pytest.File):
     per check (``skills_items = check``).
 
     The skill is parsed when a check first runs: collection only reads the name
-    (:func:`~pytest_agent_skills.skill.declared_name`), so ``--collect-only``, deselected
+    (:func:`~pytest_agent_skills.skill_reference.declared_name`), so ``--collect-only``, deselected
     skills and the skills other xdist workers check stay cheap.
     """
 
@@ -255,7 +255,8 @@ class SkillFile(pytest.File):
     @classmethod
     def for_path(cls, parent: pytest.Collector | pytest.Session, path: Path) -> SkillFile:
         from ..files import FileReadError, read_skill_file
-        from ..skill import Skill, declared_name
+        from ..skill import Skill
+        from ..skill_reference import declared_name
 
         skill = None
         try:

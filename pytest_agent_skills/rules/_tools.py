@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..skill import Skill, ToolDeclaration
+from ..skill import Skill
+from ..skill_reference import ToolDeclaration
 from ._base import Hit
 from ._options import ValidationOptions
 

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from pytest_agent_skills.errors import AgentSkillsError
 from pytest_agent_skills.rules import RULES, ValidationOptions, validate
-from pytest_agent_skills.skill import ParsedSkillFile, Skill, declared_name, parse_skill_text
+from pytest_agent_skills.skill import ParsedSkillFile, Skill, parse_skill_text
+from pytest_agent_skills.skill_reference import declared_name
 from pytest_agent_skills.yamlguard import duplicate_keys
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from pytest_agent_skills.protocol import SkillSession
 from pytest_agent_skills.repository import SkillRepository, find_skill_dirs
 from pytest_agent_skills.rules import validate
 from pytest_agent_skills.rules._validate import validate_paths
-from pytest_agent_skills.skill import ReferenceReading, Skill
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.skill_reference import ReferenceReading
 from tests.support.protocol import write_skills
 
 NESTED = {

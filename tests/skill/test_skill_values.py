@@ -12,7 +12,8 @@ from pytest_agent_skills.findings import Finding, Severity
 from pytest_agent_skills.listings import FolderListings
 from pytest_agent_skills.rules import ValidationOptions
 from pytest_agent_skills.rules._options import PROFILES
-from pytest_agent_skills.skill import ReferenceReading, Skill
+from pytest_agent_skills.skill import Skill
+from pytest_agent_skills.skill_reference import ReferenceReading
 from tests.support.skill_files import write_skill
 
 TOOLS_BODY = "Tools:\n- search\n"
