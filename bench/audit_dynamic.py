@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.run_overhead import load, medians_ms, row
 from pytest_agent_skills.audit.detonation import Detonator, open_isolation
-from pytest_agent_skills.audit.dynamic_types import DynamicOptions, DynamicUnavailableError
 from pytest_agent_skills.audit.runs import PlannedRun
+from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError
 from pytest_agent_skills.workspace.sandbox import (
     ISOLATION_FLAGS,
     SCRATCH_MOUNTS,

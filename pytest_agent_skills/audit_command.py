@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .audit.formats import FORMATTERS
     from .audit.run import audit_folders, skill_folders
-    from .audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+    from .audit.seam import DynamicOptions, DynamicUnavailableError
     from .config.audit import audit_options
     from .config.file_settings import command_flag_names, command_flag_values
     from .config.scopes import Scopes
@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         )
     analysis = None
     if here.dynamic:
+        from .audit.detonation import start_dynamic
+
         try:
             analysis = start_dynamic(DynamicOptions(args.runtime, args.cassettes))
         except DynamicUnavailableError as error:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from ..skill import Skill
-from .dynamic_types import DynamicOptions, DynamicResult, DynamicTarget, DynamicUnavailableError
 from .honeytokens import HOME, Bait
 from .isolation import (
     SCRATCH,
@@ -23,6 +22,7 @@ from .isolation import (
 from .model import NotAnalyzed
 from .observations import SHELL_STARTUP, RunReading
 from .runs import PlannedRun, planned_runs, recorded_runs
+from .seam import DynamicOptions, DynamicResult, DynamicTarget, DynamicUnavailableError
 
 #: Bounds of one run: its time, and the output of each stream kept and searched.
 RUN_SECONDS = 20.0
@@ -161,5 +161,8 @@ def _folder_name(target: DynamicTarget) -> str:
     return name if name and name not in (".", "..") else target.name
 
 
-def start_detonation(options: DynamicOptions) -> Detonator:
+def start_dynamic(options: DynamicOptions) -> Detonator:
+    """The detonation run of ``options``, ready for its first skill; raises
+    :class:`DynamicUnavailableError` when it cannot run here (no isolated runtime: it never
+    runs a skill on the host)."""
     return Detonator(options, open_isolation(options.runtime))

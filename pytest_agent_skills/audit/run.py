@@ -57,7 +57,7 @@ def audit_folders(
     folders: list[tuple[Path, AuditOptions]], analysis: DynamicAnalysis | None = None
 ) -> AuditRun:
     """Audit each skill folder with its options; with ``analysis`` (a started detonation
-    run, see :func:`~.seam.start_dynamic`), detonate each too."""
+    run, see :func:`~.detonation.start_dynamic`), detonate each too."""
     started = time.monotonic()
     skills: list[SkillAudit] = []
     suppressed: list[Silenced] = []

@@ -55,7 +55,8 @@ def _analysis(config: pytest.Config) -> DynamicAnalysis | None:
     if not _options(config).dynamic:
         return None
     if _DYNAMIC_KEY not in config.stash:
-        from ..audit.seam import DynamicOptions, start_dynamic
+        from ..audit.detonation import start_dynamic
+        from ..audit.seam import DynamicOptions
 
         config.stash[_DYNAMIC_KEY] = start_dynamic(DynamicOptions())
     return config.stash[_DYNAMIC_KEY]

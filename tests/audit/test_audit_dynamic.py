@@ -12,11 +12,14 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.audit.detonation import Detonator
-from pytest_agent_skills.audit.dynamic_types import DynamicTarget
+from pytest_agent_skills.audit.detonation import Detonator, start_dynamic
 from pytest_agent_skills.audit.model import audit_schema
 from pytest_agent_skills.audit.runs import PlannedRun
-from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+from pytest_agent_skills.audit.seam import (
+    DynamicOptions,
+    DynamicTarget,
+    DynamicUnavailableError,
+)
 from pytest_agent_skills.audit.severity import rank
 from tests.support.cli import cli
 from tests.support.detonation import corpus, expectation, runtime_only, started

@@ -20,10 +20,10 @@ from typing import NamedTuple
 import pytest
 
 from pytest_agent_skills.audit.detonation import Detonator
-from pytest_agent_skills.audit.dynamic_types import DynamicTarget
 from pytest_agent_skills.audit.honeytokens import HOME as FAKE_HOME
 from pytest_agent_skills.audit.model import AuditFinding
 from pytest_agent_skills.audit.runs import PlannedRun
+from pytest_agent_skills.audit.seam import DynamicTarget
 from pytest_agent_skills.skill import Skill
 from tests.support.detonation import corpus, started
 

@@ -9,6 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
+from pytest_agent_skills.audit.detonation import start_dynamic
 from pytest_agent_skills.audit.model import (
     SCHEMA_PATH,
     AuditDocument,
@@ -18,7 +19,7 @@ from pytest_agent_skills.audit.model import (
     audit_schema,
     summarize,
 )
-from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError
 
 
 def _document() -> AuditDocument:

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pytest_agent_skills.audit.detonation import Detonator
-from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError, start_dynamic
+from pytest_agent_skills.audit.detonation import Detonator, start_dynamic
+from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError
 from tests.support.services import missing_service
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "audit"
