@@ -18,7 +18,7 @@ documentation check can read the table without pytest's machinery.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -91,6 +91,9 @@ class Setting(NamedTuple):
 
     ``one_per_line``: a ``list`` whose items hold spaces (a suppression's reason): a text (an
     environment variable's) is split by lines only, never at spaces.
+
+    ``default``, when not given (None): off for a ``bool``, empty for a ``list`` and ``params``
+    (:func:`declare` fills it in).
     """
 
     ini: str
@@ -165,9 +168,21 @@ REGISTRY = SettingsRegistry()
 def declare(*settings: Setting, **shared: Any) -> tuple[Setting, ...]:
     """Add settings to the global registry (called at import of a glue module); ``shared``:
     fields all of them have (``section="mutation"``), written once."""
-    declared = tuple(setting._replace(**shared) for setting in settings)
+    declared = tuple(_with_default(setting._replace(**shared)) for setting in settings)
     REGISTRY.add(*declared)
     return declared
+
+
+#: The default of a setting of these kinds that gives none: a switch is off, a list and a set
+#: of request parameters empty (made for each setting: none shares another's).
+_EMPTY_DEFAULTS: dict[str, Callable[[], Any]] = {"bool": bool, "list": list, "params": dict}
+
+
+def _with_default(setting: Setting) -> Setting:
+    empty = _EMPTY_DEFAULTS.get(setting.kind)
+    if empty is None or setting.default is not None:
+        return setting
+    return setting._replace(default=empty())
 
 
 _TRUE = {"1", "true", "yes", "on", "y", "t"}
@@ -506,4 +521,3 @@ def markdown_table(registry: SettingsRegistry) -> str:
             f" | `{setting.describe_default()}` | {meaning} |"
         )
     return "\n".join(rows) + "\n"
-

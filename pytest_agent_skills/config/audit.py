@@ -17,7 +17,6 @@ AUDIT_SETTINGS = settings.declare(
         ini="skills_audit",
         kind="bool",
         flag_takes_value=True,
-        default=False,
         help="add an audit item per collected skill: the static audit of its files",
     ),
     Setting(
@@ -34,7 +33,6 @@ AUDIT_SETTINGS = settings.declare(
         commands=("audit",),
         command_flag="--select",
         kind="list",
-        default=[],
         metavar="RULE",
         help="the audit rules to run (repeat); unset: every rule",
     ),
@@ -43,7 +41,6 @@ AUDIT_SETTINGS = settings.declare(
         commands=("audit",),
         command_flag="--ignore",
         kind="list",
-        default=[],
         metavar="RULE",
         help="audit rules not to run (repeat)",
     ),
@@ -52,7 +49,6 @@ AUDIT_SETTINGS = settings.declare(
         commands=("audit",),
         command_flag="--suppress",
         kind="list",
-        default=[],
         metavar="GLOB:RULE[,RULE] -- REASON",
         help="audit findings silenced in the skills a glob matches (paths from the rootdir),"
         " each with the reason it is safe; one per line (in the environment variable too)",
@@ -63,7 +59,6 @@ AUDIT_SETTINGS = settings.declare(
         commands=("audit",),
         command_flag="--dynamic",
         kind="bool",
-        default=False,
         help="also detonate each skill in the isolated runtime (sandbox, else Docker): its"
         " scripts and shell blocks run baited with fake credentials",
     ),

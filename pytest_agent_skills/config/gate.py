@@ -49,7 +49,6 @@ GATE_SETTINGS = settings.declare(
         ini="skills_budget_fail",
         commands=("tokens", "ci"),
         kind="bool",
-        default=False,
         help="make a token budget exceeded an error (agent-skills tokens exits 1); off by"
         " default, where it is reported as a warning",
     ),

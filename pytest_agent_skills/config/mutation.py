@@ -51,4 +51,3 @@ MUTATION_SETTINGS = settings.declare(
     commands=("mutate",),
     section="mutation",
 )
-

@@ -11,7 +11,6 @@ ROOT_SETTINGS = settings.declare(
         ini="skills_roots",
         flag="--skills-root",
         kind="list",
-        default=[],
         env="SKILLS_ROOT",
         metavar="PATH_OR_URL",
         help="extra skill roots (paths, file:// or http(s):// URLs) collected even in dot-folders;"
@@ -21,7 +20,6 @@ ROOT_SETTINGS = settings.declare(
         ini="skills_refresh",
         commands=("validate",),
         kind="bool",
-        default=False,
         help="download URL skill roots again instead of using the cache",
     ),
     Setting(

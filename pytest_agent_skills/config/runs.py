@@ -80,7 +80,6 @@ RUN_SETTINGS = settings.declare(
     Setting(
         ini="skills_redact_env",
         kind="list",
-        default=[],
         metavar="ENV_NAME",
         help="environment variables whose values are redacted from recorded cassettes (the"
         " upstream key variable always is)",
@@ -89,17 +88,15 @@ RUN_SETTINGS = settings.declare(
         ini="skills_model_params",
         commands=("eval", "triggers", "improve-description", "mutate"),
         kind="params",
-        default={},
         flag="--skills-model-param",
         metavar="NAME=JSON",
         help="a field added to every request of the agent (repeatable; e.g. temperature=0,"
-        " seed=7, max_tokens=512, tool_choice=\"auto\"); recorded in cassettes and matched; ini:"
+        ' seed=7, max_tokens=512, tool_choice="auto"); recorded in cassettes and matched; ini:'
         " one NAME=JSON a line; env: a JSON object or NAME=JSON lines",
     ),
     Setting(
         ini="skills_match_ignore",
         kind="list",
-        default=[],
         metavar="FIELD",
         help="extra request fields ignored when matching cassette interactions",
     ),

@@ -32,7 +32,6 @@ RUNTIME_SETTINGS = settings.declare(
     Setting(
         ini="skills_keep_workspaces",
         kind="bool",
-        default=False,
         help="keep each test's workspace folder instead of deleting it after the test",
     ),
     Setting(

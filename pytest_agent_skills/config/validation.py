@@ -34,7 +34,6 @@ VALIDATION_SETTINGS = settings.declare(
         commands=("validate",),
         flag="--skills-available-tool",
         kind="list",
-        default=[],
         metavar="NAME",
         help="tool names a Tools: section may declare, under the trpc profile (others fail the"
         " tools check); unset: not checked",
@@ -43,14 +42,12 @@ VALIDATION_SETTINGS = settings.declare(
         ini="skills_allow_unknown_fields",
         commands=("validate",),
         kind="bool",
-        default=False,
         help="report unknown front-matter fields as warnings instead of errors",
     ),
     Setting(
         ini="skills_rule_severity",
         commands=("validate",),
         kind="list",
-        default=[],
         metavar="RULE=LEVEL",
         help="override a rule's severity: error, warning or off (e.g. body-too-long=off)",
     ),
@@ -59,7 +56,6 @@ VALIDATION_SETTINGS = settings.declare(
         commands=("validate",),
         flag="--skills-per-path-ignore",
         kind="list",
-        default=[],
         metavar="GLOB:RULE[,RULE]",
         help="rules ignored for the skills a glob matches, paths from the rootdir (the"
         " configuration file's folder), e.g. skills/legacy/*:body-too-long",

@@ -44,7 +44,6 @@ SCENARIO_SETTINGS = (
         Setting(
             ini="skills_coverage",
             kind="bool",
-            default=False,
             help="print the skill coverage report (skills loaded, docs selected, scripts run, tools"
             " called) in the terminal summary",
         ),

@@ -59,7 +59,6 @@ COLLECTION_SETTINGS = settings.declare(
     Setting(
         ini="skills_walk_skill_folders",
         kind="bool",
-        default=False,
         help="walk every file and folder of skill folders, as pytest walks other folders (for"
         " plugins collecting other file types there); by default pytest enters only what can be"
         " collected: SKILL.md, scenarios, evals, conftest.py, python_files and doctest files",

@@ -40,7 +40,6 @@ WORKSPACE_SETTINGS = (
         Setting(
             ini="skills_update_expected",
             kind="bool",
-            default=False,
             help="write output files into their expected files instead of comparing with them",
         ),
     ),

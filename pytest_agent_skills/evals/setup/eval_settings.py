@@ -43,7 +43,6 @@ EVAL_SETTINGS = settings.declare(
         ini="skills_grader_params",
         commands=("eval", "grader-check", "mutate"),
         kind="params",
-        default={},
         flag="--skills-grader-param",
         metavar="NAME=JSON",
         help="a field added to every request of the grader (repeatable; e.g. temperature=0,"
@@ -85,7 +84,6 @@ EVAL_SETTINGS = settings.declare(
         commands=("eval", "grader-check"),
         command_flag="--trust-grader",
         kind="bool",
-        default=False,
         help="take the grader's passes as it gives them; by default a pass counts only when one"
         " of the grader's quotes is found in the run (else it is an unsupported pass, a fail)",
     ),
@@ -94,7 +92,6 @@ EVAL_SETTINGS = settings.declare(
         commands=("eval",),
         command_flag="--allow-same-grader",
         kind="bool",
-        default=False,
         help="allow skills_eval_require better with a grader that is the agent's model or of its"
         " family by name (refused otherwise: a judge of its own family)",
     ),
@@ -103,7 +100,6 @@ EVAL_SETTINGS = settings.declare(
         commands=("eval",),
         command_flag="--grader-check",
         kind="bool",
-        default=False,
         help="run the grader on the shipped gold set first (as agent-skills grader-check) and"
         " write its accuracy and false-pass rate into benchmark.json and the report",
     ),
@@ -122,7 +118,6 @@ EVAL_SETTINGS = settings.declare(
         commands=("eval",),
         command_flag="--model",
         kind="list",
-        default=[],
         metavar="MODEL",
         help="run the evals on each of these agent models (instead of skills_model): one output"
         " folder DIR/<model>/ each and DIR/models.json, the overview (agent-skills eval: --model"
@@ -203,7 +198,6 @@ EVAL_SETTINGS = settings.declare(
         commands=("eval", "triggers", "improve-description"),
         command_flag="--allow-invalid-skills",
         kind="bool",
-        default=False,
         help="offer skills whose front matter validate finds invalid to the model anyway"
         " (saying what it will see of them); by default such a skill stops the eval, the"
         " trigger matrix and the description loop before any request",

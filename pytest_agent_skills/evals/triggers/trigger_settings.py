@@ -10,7 +10,6 @@ TRIGGER_SETTINGS = settings.declare(
     Setting(
         ini="skills_trigger_matrix",
         kind="bool",
-        default=False,
         help="collect one item for the skills' trigger matrix: every evals/triggers.json query"
         " run with every skill offered, replayed, failing below the recall and precision bars",
     ),
