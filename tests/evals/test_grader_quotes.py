@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agent_skills.evals.run.grader import Graded
+from pytest_agent_skills.evals.run.grader import judged
 from pytest_agent_skills.evals.run.quotes import checked, found, normalised, quotable
 from pytest_agent_skills.evals.setup.judges import family, same_grader
 from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
@@ -53,10 +53,10 @@ def test_quotes_are_looked_for_in_the_agents_part_with_whitespace_and_case_norma
     assert not found("30", text)  # too short to show anything
     graded = checked(
         [
-            Graded("kept", True, "e", quotes=("nowhere", "Acme owes 30.00")),
-            Graded("invented", True, "e", quotes=("acme owes 31.00",)),
-            Graded("no quote", True, "e"),
-            Graded("failed", False, "missing", quotes=()),
+            judged("kept", True, "e", quotes=("nowhere", "Acme owes 30.00")),
+            judged("invented", True, "e", quotes=("acme owes 31.00",)),
+            judged("no quote", True, "e"),
+            judged("failed", False, "missing", quotes=()),
         ],
         text,
     )
@@ -67,7 +67,7 @@ def test_quotes_are_looked_for_in_the_agents_part_with_whitespace_and_case_norma
         "unsupported: the grader passed it, but none of its quotes is in the run"
         " ('acme owes 31.00'); the grader's evidence: e"
     )
-    assert graded[1].quotes == ("acme owes 31.00",)  # kept, to show what was not there
+    assert graded[1].quotes == ["acme owes 31.00"]  # kept, to show what was not there
     assert "(no quote given)" in graded[2].evidence
 
 

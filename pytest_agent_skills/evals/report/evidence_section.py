@@ -127,24 +127,23 @@ def flaky_section(benchmark: Benchmark, titles: dict[int, str]) -> Markup | None
         if rows
         else el("p", "No expectation passed in some runs and failed in others.", class_="quiet"),
         el("table", el("thead", head), el("tbody", rows), class_="flaky") if rows else None,
-        el("h3", "Grader disagreements") if split else None,
-        el(
-            "p",
-            "The gradings of one run's transcript split on these (--grader-runs): never counted"
-            " as a pass.",
-            class_="quiet",
-        )
-        if split
-        else None,
-        el(
-            "table",
+        [
+            el("h3", "Grader disagreements"),
             el(
-                "thead",
-                column_heads(("Eval", "Run", "Expectation", "Gradings that passed it")),
+                "p",
+                "The gradings of one run's transcript split on these (--grader-runs): never"
+                " counted as a pass.",
+                class_="quiet",
             ),
-            el("tbody", split),
-            class_="flaky grader-split",
-        )
+            el(
+                "table",
+                el(
+                    "thead", column_heads(("Eval", "Run", "Expectation", "Gradings that passed it"))
+                ),
+                el("tbody", split),
+                class_="flaky grader-split",
+            ),
+        ]
         if split
         else None,
         id="flaky",

@@ -170,7 +170,6 @@ def _read_transcript(path: Path) -> Transcript:
         messages=tuple(messages),
         final_text=document.final_text or "",
         error=document.error,
-        total_tokens=document.usage.get("total_tokens", 0) if document.usage is not None else None,
     )
 
 

@@ -44,7 +44,6 @@ class Transcript:
     messages: tuple[Message, ...]
     final_text: str
     error: RunErrorRecord | None
-    total_tokens: int | None
 
 
 @dataclass(frozen=True)

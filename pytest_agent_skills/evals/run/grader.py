@@ -11,7 +11,6 @@ grades other texts than were asked, is asked again once; then the run is a gradi
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from ...harness.cassette import UpstreamRejectedError
 from ...harness.errors import HarnessError
 from ...harness.runner import ServedModel
 from ...harness.trajectory import VOLATILE_RESULT_FIELDS, Trajectory
+from ..documents.benchmark_model import ExpectationVerdict
 from .converse import ModelAccess
 from .grader_output import MODES, NEGOTIATED, mode_of, recorded_mode, response_format
 from .transport import RunCassette, final_rejection
@@ -80,34 +80,14 @@ class GradingError(AgentSkillsError):
     """The grader did not answer with the grading object, twice."""
 
 
-@dataclass(frozen=True)
-class Graded:
-    """One expectation judged: grading.json's ``{text, passed, evidence}`` (skill-creator's
-    names and meaning), the grader's ``quotes`` and whether a pass is ``supported`` by one
-    found in the run (see :mod:`.quotes`)."""
-
-    text: str
-    passed: bool
-    evidence: str
-    #: With several gradings (``--grader-runs``): ``{passed, gradings, agreement}``.
-    agreement: dict[str, Any] | None = None
-    #: The grader's verbatim excerpts of the run (none for an expectation checked by code).
-    quotes: tuple[str, ...] = ()
-    #: False: the grader passed it with no quote found in the run, so it is a fail; None: not
-    #: checked (``--trust-grader``); True otherwise (fails and code checks need no quote).
-    supported: bool | None = True
-
-    def to_json(self) -> dict[str, Any]:
-        found: dict[str, Any] = {
-            "text": self.text,
-            "passed": self.passed,
-            "evidence": self.evidence,
-            "quotes": list(self.quotes),
-            "supported": self.supported,
-        }
-        if self.agreement is not None:
-            found["grader_agreement"] = self.agreement
-        return found
+def judged(
+    text: str, passed: bool, evidence: str, quotes: Sequence[str] = ()
+) -> ExpectationVerdict:
+    """One expectation judged, ``supported`` (fails and code checks need no quote; a grader's
+    pass is checked against the run afterwards: see :mod:`.quotes`)."""
+    return ExpectationVerdict(
+        text=text, passed=passed, evidence=evidence, quotes=list(quotes), supported=True
+    )
 
 
 @dataclass(frozen=True)
@@ -125,7 +105,7 @@ class Grading:
     """A grading: the graded expectations, the requests it took (1 or 2), and the structured
     output mode its answers were asked in (one of :data:`~.grader_output.MODES`)."""
 
-    graded: list[Graded]
+    graded: list[ExpectationVerdict]
     requests: int
     output: str
 
@@ -297,7 +277,9 @@ def json_object_in(content: str) -> Any:
     raise ValueError("no JSON object in the text")
 
 
-def parse_grading(content: str, asked: Sequence[str]) -> tuple[list[Graded] | None, str]:
+def parse_grading(
+    content: str, asked: Sequence[str]
+) -> tuple[list[ExpectationVerdict] | None, str]:
     """The graded expectations in ``asked``'s order, or None and what is wrong."""
     try:
         data = json_object_in(content)
@@ -306,7 +288,7 @@ def parse_grading(content: str, asked: Sequence[str]) -> tuple[list[Graded] | No
     entries = data.get("expectations") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         return None, "no 'expectations' list in the object"
-    found: dict[str, Graded] = {}
+    found: dict[str, ExpectationVerdict] = {}
     for entry in entries:
         if (
             not isinstance(entry, dict)
@@ -317,17 +299,17 @@ def parse_grading(content: str, asked: Sequence[str]) -> tuple[list[Graded] | No
         evidence = entry.get("evidence")
         quotes = entry.get("quotes")
         quotes = quotes if isinstance(quotes, list) else []
-        found[entry["text"].strip()] = Graded(
+        found[entry["text"].strip()] = judged(
             entry["text"],
             entry["passed"],
             evidence if isinstance(evidence, str) else "",
-            quotes=tuple(quote for quote in quotes if isinstance(quote, str)),
+            [quote for quote in quotes if isinstance(quote, str)],
         )
     missing = [text for text in asked if text.strip() not in found]
     extra = sorted(set(found) - {text.strip() for text in asked})
     if missing or extra:
         return None, f"it grades other texts than were asked (missing {missing}, extra {extra})"
-    return [dataclasses.replace(found[text.strip()], text=text) for text in asked], ""
+    return [found[text.strip()].model_copy(update={"text": text}) for text in asked], ""
 
 
 def transcript_text(trajectory: Trajectory, paths: Mapping[str, str]) -> str:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from ..documents.benchmark_model import ExpectationVerdict
 from .converse import ModelAccess
-from .grader import Graded, Grading, GradingRequest, grade
+from .grader import Grading, GradingRequest, grade
 from .quotes import checked, quotable, trusted
 
 
@@ -30,7 +31,7 @@ def nth_cassette(request: GradingRequest, number: int) -> GradingRequest:
     )
 
 
-def combined(gradings: Sequence[Sequence[Graded]]) -> list[Graded]:
+def combined(gradings: Sequence[Sequence[ExpectationVerdict]]) -> list[ExpectationVerdict]:
     """One verdict per expectation from several gradings of the same transcript."""
     found = []
     for verdicts in zip(*gradings, strict=True):
@@ -52,10 +53,12 @@ def combined(gradings: Sequence[Sequence[Graded]]) -> list[Graded]:
                 f" pass); {which}: {first.evidence}"
             )
             found.append(
-                dataclasses.replace(first, passed=False, evidence=evidence, agreement=agreement)
+                first.model_copy(
+                    update={"passed": False, "evidence": evidence, "grader_agreement": agreement}
+                )
             )
         else:
-            found.append(dataclasses.replace(first, agreement=agreement))
+            found.append(first.model_copy(update={"grader_agreement": agreement}))
     return found
 
 

@@ -19,14 +19,14 @@ from typing import Any
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
 from ...harness.errors import CassetteMissError, ModelError, NoCassetteError
-from ..documents.benchmark_model import RunErrorRecord
+from ..documents.benchmark_model import ExpectationVerdict, RunErrorRecord
 from ..documents.document_io import read_document, write_data
 from ..documents.run_files import RunRecordDocument
 from ..setup.budget import BUDGET, TURN_LIMIT
 from ..setup.eval_files import EvalCase
 from .bounds import bounded_outputs, bounded_transcript
 from .converse import ModelAccess, converse
-from .grader import Graded, GradingError, GradingRequest, files_text, transcript_text
+from .grader import GradingError, GradingRequest, files_text, judged, transcript_text
 from .grader_runs import grade_times
 from .run_result import EvalRunResult, RunKey, metrics_json, transcript_json
 from .transport import StoppedError
@@ -88,7 +88,7 @@ def run_eval(access: ModelAccess, plan: RunPlan) -> EvalRunResult:
         notes.append(conversed.not_written)
     transcript = transcript_text(trajectory, paths)
     error = _error(conversed.error)
-    graded: dict[int, Graded] = {}
+    graded: dict[int, ExpectationVerdict] = {}
     grader_seconds, grader_start = 0.0, _now()
     grader_recorded = False
     grader_output: str | None = None
@@ -182,7 +182,7 @@ def skipped(plan: RunPlan) -> EvalRunResult:
         eval_name=plan.case.title,
         prompt=plan.case.prompt,
         expectations=tuple(
-            Graded(_expectation_text(item), False, why) for item in plan.case.expectations
+            judged(_expectation_text(item), False, why) for item in plan.case.expectations
         ),
         error=None,
         timing={},
@@ -213,7 +213,7 @@ def _failed(
     )
 
 
-def _checked_by_code(case: EvalCase, trajectory: Any) -> dict[int, Graded]:
+def _checked_by_code(case: EvalCase, trajectory: Any) -> dict[int, ExpectationVerdict]:
     from ...harness.expect import check
 
     graded = {}
@@ -226,7 +226,7 @@ def _checked_by_code(case: EvalCase, trajectory: Any) -> dict[int, Graded]:
             if failures
             else "checked by code: met"
         )
-        graded[index] = Graded(_expectation_text(item), not failures, evidence)
+        graded[index] = judged(_expectation_text(item), not failures, evidence)
     return graded
 
 
@@ -234,9 +234,9 @@ def _expectation_text(item: str | Mapping[str, Any]) -> str:
     return item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
 
 
-def _not_graded(item: str | Mapping[str, Any], error: RunErrorRecord | None) -> Graded:
+def _not_graded(item: str | Mapping[str, Any], error: RunErrorRecord | None) -> ExpectationVerdict:
     why = f"not graded: the run failed ({error.kind}): {error.message}" if error else ""
-    return Graded(_expectation_text(item), False, why[:2000])
+    return judged(_expectation_text(item), False, why[:2000])
 
 
 def _error(failure: BaseException | None, grading: bool = False) -> RunErrorRecord | None:

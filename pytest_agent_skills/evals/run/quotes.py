@@ -11,10 +11,10 @@ passes as the grader gave them (``supported: null``, not checked).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
-from .grader import AGENT_MARKERS, Graded
+from ..documents.benchmark_model import ExpectationVerdict
+from .grader import AGENT_MARKERS
 
 #: Characters a quote must have (whitespace collapsed, quote marks stripped) to count as
 #: found: a word or two of the run quoted (``"the"``, ``"3"``) shows nothing.
@@ -46,23 +46,24 @@ def found(quote: str, text: str) -> bool:
     return len(wanted) >= MIN_QUOTE_CHARS and wanted in text
 
 
-def checked(graded: Sequence[Graded], text: str) -> list[Graded]:
+def checked(graded: Sequence[ExpectationVerdict], text: str) -> list[ExpectationVerdict]:
     """``graded`` with each pass whose quotes are none of them in ``text`` (see
     :func:`quotable`) turned into an unsupported fail; every other verdict ``supported``."""
     result = []
     for item in graded:
         if not item.passed or any(found(quote, text) for quote in item.quotes):
-            result.append(dataclasses.replace(item, supported=True))
+            result.append(item.model_copy(update={"supported": True}))
             continue
         shown = "; ".join(repr(quote) for quote in item.quotes) or "(no quote given)"
         evidence = (
             f"unsupported: the grader passed it, but none of its quotes is in the run ({shown});"
             f" the grader's evidence: {item.evidence}"
         )
-        result.append(dataclasses.replace(item, passed=False, evidence=evidence, supported=False))
+        update = {"passed": False, "evidence": evidence, "supported": False}
+        result.append(item.model_copy(update=update))
     return result
 
 
-def trusted(graded: Sequence[Graded]) -> list[Graded]:
+def trusted(graded: Sequence[ExpectationVerdict]) -> list[ExpectationVerdict]:
     """``graded`` as the grader gave it, its quotes not checked (``--trust-grader``)."""
-    return [dataclasses.replace(item, supported=None) for item in graded]
+    return [item.model_copy(update={"supported": None}) for item in graded]

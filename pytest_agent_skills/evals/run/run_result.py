@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...harness.trajectory import Trajectory
-from ..documents.benchmark_model import RunErrorRecord
-from .grader import Graded
+from ..documents.benchmark_model import ExpectationVerdict, RunErrorRecord
 
 
 @dataclass(frozen=True)
@@ -31,7 +30,7 @@ class EvalRunResult:
     key: RunKey
     eval_name: str
     prompt: str
-    expectations: tuple[Graded, ...]
+    expectations: tuple[ExpectationVerdict, ...]
     error: RunErrorRecord | None
     #: timing.json (the run's recorded wall times).
     timing: dict[str, Any]
@@ -97,7 +96,7 @@ class EvalRunResult:
                 "stop_reason": self.stop_reason,
                 "unsupported": self.unsupported,
             },
-            "expectations": [item.to_json() for item in self.expectations],
+            "expectations": [verdict_json(item) for item in self.expectations],
             "error": self.error.model_dump() if self.error else None,
             "skipped": self.skipped,
             "run_dir": self.key.run_dir,
@@ -107,7 +106,7 @@ class EvalRunResult:
     def grading(self) -> dict[str, Any]:
         """grading.json."""
         return {
-            "expectations": [item.to_json() for item in self.expectations],
+            "expectations": [verdict_json(item) for item in self.expectations],
             "summary": {
                 "passed": self.passed,
                 "failed": self.total - self.passed,
@@ -126,6 +125,12 @@ class EvalRunResult:
             },
             "error": self.error.model_dump() if self.error else None,
         }
+
+
+def verdict_json(item: ExpectationVerdict) -> dict[str, Any]:
+    """grading.json's entry of an expectation: every field, ``grader_agreement`` only with
+    several gradings (``--grader-runs``)."""
+    return item.model_dump(exclude={"grader_agreement"} if item.grader_agreement is None else None)
 
 
 def transcript_json(

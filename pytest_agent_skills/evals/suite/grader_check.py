@@ -205,7 +205,7 @@ def check_grader(
                 error=str(failure),
             )  # fmt: skip
         (graded,) = grading.graded
-        agreement = graded.agreement["agreement"] if graded.agreement else None
+        agreement = graded.grader_agreement["agreement"] if graded.grader_agreement else None
         result = CaseResult(
             id=case.id, kind=case.kind, expectation=case.expectation, truth=case.truth,
             passed=graded.passed, supported=graded.supported, quotes=list(graded.quotes),

@@ -140,13 +140,13 @@ def disagreements(runs: Sequence[EvalRunResult]) -> list[dict[str, Any]]:
             "text": item.text,
             "configuration": run.key.configuration,
             "run_number": run.key.run_number,
-            "passed": item.agreement["passed"],
-            "gradings": item.agreement["gradings"],
+            "passed": item.grader_agreement["passed"],
+            "gradings": item.grader_agreement["gradings"],
         }
         for run in runs
         if is_counted(run)
         for item in run.expectations
-        if item.agreement and 0 < item.agreement["passed"] < item.agreement["gradings"]
+        if (split := item.grader_agreement) and 0 < split["passed"] < split["gradings"]
     ]
 
 
