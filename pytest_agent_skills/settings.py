@@ -455,31 +455,11 @@ class ConfigFile:
     def base_dir(self) -> Path | None:
         return self.path.parent if self.path else None
 
-    def resolve(
-        self,
-        setting: Setting,
-        cli_value: Any,
-        environ: Mapping[str, str] | None = None,
-        cli_origin: str = "command line",
-    ) -> Any:
-        """The setting's value: ``cli_value``, else the environment, else this file, else the
-        default."""
-        return self._resolved(setting, cli_value, environ, cli_origin)[0]
-
-    def origin(
-        self,
-        setting: Setting,
-        cli_value: Any,
-        environ: Mapping[str, str] | None = None,
-        cli_origin: str = "command line",
-    ) -> str:
-        """Where :meth:`resolve` takes the value from (``cli_origin`` names the flag)."""
-        origin: str = self._resolved(setting, cli_value, environ, cli_origin)[1]
-        return origin
-
-    def _resolved(
+    def resolved(
         self, setting: Setting, cli_value: Any, environ: Mapping[str, str] | None, cli_origin: str
     ) -> tuple[Any, str]:
+        """The setting's value (``cli_value``, else the environment, else this file, else the
+        default) and where it comes from (``cli_origin`` names the flag)."""
         origin = f"{self.path}: {setting.ini}" if self.path else f"ini option {setting.ini}"
         raw = self.values.get(setting.ini)
         if setting.kind == "list" and isinstance(raw, str):  # an ini file's lines

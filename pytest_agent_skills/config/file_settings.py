@@ -81,14 +81,16 @@ class FileSettings:
         )
 
     def __call__(self, ini: str) -> Any:
-        return self.config.resolve(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))
+        return self._resolved(ini)[0]
 
     def origin(self, ini: str) -> str:
-        return self.config.origin(REGISTRY[ini], self.flags.get(ini), self.environ, self._cli(ini))
+        origin: str = self._resolved(ini)[1]
+        return origin
 
-    def _cli(self, ini: str) -> str:
+    def _resolved(self, ini: str) -> tuple[Any, str]:
         flag = self.flag_names.get(ini)
-        return f"command line ({flag})" if flag else "command line"
+        cli = f"command line ({flag})" if flag else "command line"
+        return self.config.resolved(REGISTRY[ini], self.flags.get(ini), self.environ, cli)
 
     @property
     def base_dir(self) -> Path:
