@@ -11,6 +11,9 @@ from typing import Any
 from ...harness.trajectory import Trajectory
 from ..documents.benchmark_model import ExpectationVerdict, RunErrorRecord
 
+#: The wall times of timing.json that grading.json repeats (skill-creator's).
+GRADING_TIMES = ("executor_duration_seconds", "grader_duration_seconds", "total_duration_seconds")
+
 
 @dataclass(frozen=True)
 class RunKey:
@@ -114,15 +117,7 @@ class EvalRunResult:
                 "pass_rate": round(self.pass_rate, 4),
             },
             "execution_metrics": self.metrics,
-            "timing": {
-                name: self.timing[name]
-                for name in (
-                    "executor_duration_seconds",
-                    "grader_duration_seconds",
-                    "total_duration_seconds",
-                )
-                if name in self.timing
-            },
+            "timing": {name: self.timing[name] for name in GRADING_TIMES if name in self.timing},
             "error": self.error.model_dump() if self.error else None,
         }
 
