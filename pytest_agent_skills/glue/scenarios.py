@@ -78,12 +78,7 @@ class SessionTally:
                 table[path] = table.get(path, 0) + count
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "conversations": self.conversations,
-            "recorded": self.recorded,
-            "replayed": self.replayed,
-            "unused": self.unused,
-        }
+        return dict(vars(self))
 
     def merge(self, data: Mapping[str, Any]) -> None:
         self.conversations += data["conversations"]

@@ -1,6 +1,6 @@
 """``Tools:`` section rules.
 
-The section is read with the reference runtime's grammar (see skill.py), so
+The section is read with the reference runtime's grammar (see skill_reference.py), so
 each finding here describes something the reference really does with the
 text - e.g. ``- a  # note`` declares a tool literally named ``a  # note``.
 """
