@@ -8,6 +8,7 @@ readable length, invisible characters written escaped."""
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -52,9 +53,10 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 EVIDENCE_CHARS = 200
 
 
-#: The pattern of each tuple of words :meth:`Located.mentions` was asked for.
-_WORDS: dict[tuple[str, ...], re.Pattern[str]] = {}
-_WORDS_ANY_CASE: dict[tuple[str, ...], re.Pattern[str]] = {}
+@functools.cache
+def _words_pattern(words: tuple[str, ...], flags: int) -> re.Pattern[str]:
+    """The pattern of a tuple of words :meth:`Located.scan` was asked for, made once."""
+    return re.compile("|".join(map(re.escape, words)), flags)
 
 
 class Hit(NamedTuple):
@@ -81,42 +83,33 @@ class Located:
     def __init__(self, source: SourceFile) -> None:
         self.source = source
         self.text = source.text
-        self._starts: list[int] | None = None
-        self._regions: list[Region] | None = None
-        self._blocks: list[int] | None = None
-        self._lower: str | None = None
+
+    @functools.cached_property
+    def lower(self) -> str:
+        return self.text.lower()
+
+    @functools.cached_property
+    def starts(self) -> list[int]:
+        return line_starts(self.text)
+
+    @functools.cached_property
+    def _markdown(self) -> tuple[list[Region], list[int]]:
+        """The region and the fenced block of each line of a Markdown file."""
+        return _markdown_regions(self.text)
 
     def mentions(self, words: tuple[str, ...]) -> bool:
         """Whether the text holds one of ``words`` (lowercase), ignoring case: a rule's cheap
         first look, before its patterns run."""
-        if self._lower is None:
-            self._lower = self.text.lower()
-        lower = self._lower
+        lower = self.lower
         return any(word in lower for word in words)
-
-    @property
-    def starts(self) -> list[int]:
-        if self._starts is None:
-            self._starts = line_starts(self.text)
-        return self._starts
 
     def scan(self, pattern: re.Pattern[str], words: tuple[str, ...]) -> Iterator[re.Match[str]]:
         """The matches of ``pattern`` (a pattern of one line, or one continued on the next)
         on the lines holding one of ``words`` (any case): the pattern runs over those lines
         only, not the whole text (a large file of data has few)."""
-        if self._lower is None:
-            self._lower = self.text.lower()
-        if len(self._lower) == len(self.text):  # the same offsets: the lowercase text is searched
-            haystack = self._lower
-            found = _WORDS.get(words)
-            if found is None:
-                found = _WORDS[words] = re.compile("|".join(map(re.escape, words)))
-        else:
-            haystack = self.text
-            found = _WORDS_ANY_CASE.get(words)
-            if found is None:
-                found = re.compile("|".join(map(re.escape, words)), re.IGNORECASE)
-                _WORDS_ANY_CASE[words] = found
+        same = len(self.lower) == len(self.text)  # the same offsets: the lowercase text is searched
+        haystack = self.lower if same else self.text
+        found = _words_pattern(words, 0 if same else re.IGNORECASE)
         text = self.text
         done = -1
         for hit in found.finditer(haystack):
@@ -144,9 +137,7 @@ class Located:
         kind = self.source.kind
         if kind != "markdown":
             return "code" if kind == "code" else "data"
-        if self._regions is None:
-            self._regions, self._blocks = _markdown_regions(self.text)
-        region = self._regions[self.line(offset) - 1]
+        region = self._markdown[0][self.line(offset) - 1]
         if region == "prose" and _quoted_inline(self.line_text(offset), self._column(offset)):
             return "quote"
         return region
@@ -163,9 +154,7 @@ class Located:
         Markdown is one block)."""
         if self.source.kind != "markdown":
             return 0
-        if self._blocks is None:
-            self._regions, self._blocks = _markdown_regions(self.text)
-        return self._blocks[self.line(offset) - 1]
+        return self._markdown[1][self.line(offset) - 1]
 
     def _column(self, offset: int) -> int:
         return offset - self.starts[self.line(offset) - 1]

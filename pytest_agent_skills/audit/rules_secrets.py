@@ -129,16 +129,7 @@ def secrets(located: Located) -> Iterator[Hit]:
     kind = located.source.kind
     for match in located.scan(_CREDENTIAL, _SECRET_WORDS):
         region = located.region(match.start())
-        block = located.block(match.start())
-        sends = [
-            position
-            for position in network
-            if (
-                kind == "code"
-                or (located.block(position) == block and block >= 0)
-                or located.line(position) == located.line(match.start())
-            )
-        ]
+        sends = _sent_with(located, match.start(), network)
         if sends and region in ("code", "prose", "comment"):
             yield Hit.at(
                 match,
@@ -164,16 +155,25 @@ def secrets(located: Located) -> Iterator[Hit]:
             yield from _foreign_secrets(located)
 
 
+def _sent_with(located: Located, start: int, network: list[int]) -> list[int]:
+    """The network calls (offsets) that send what is read at ``start``: any in a script, else
+    those of the same fenced block or line."""
+    if located.source.kind == "code":
+        return network
+    block = located.block(start)
+    return [
+        position
+        for position in network
+        if (block >= 0 and located.block(position) == block)
+        or located.line(position) == located.line(start)
+    ]
+
+
 def _env_dumps(located: Located, network: list[int]) -> Iterator[Hit]:
     for match in _ENV_DUMP.finditer(located.text):
         if located.region(match.start()) in ("quote", "data"):
             continue
-        block = located.block(match.start())
-        if located.source.kind != "code" and not any(
-            (located.block(position) == block and block >= 0)
-            or located.line(position) == located.line(match.start())
-            for position in network
-        ):
+        if not _sent_with(located, match.start(), network):
             continue
         yield Hit.at(
             match,

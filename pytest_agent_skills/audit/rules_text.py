@@ -182,9 +182,13 @@ def model_instructions(located: Located) -> Iterator[Hit]:
     if source.kind == "markdown" and "<!--" in text:
         yield from _comments(located)
     if located.mentions(_OVERRIDE_WORDS):
-        yield from _overrides(located)
+        for match in _OVERRIDE.finditer(text):
+            said = f"an instruction to the model to {match.group().lower()!r}"
+            yield _unless_quoted(located, match, "instruction-override", said)
     if located.mentions(_SYSTEM_WORDS):
-        yield from _system_blocks(located)
+        for match in _SYSTEM_BLOCK.finditer(text):
+            said = f"{match.group().strip()!r} poses as a system or priority message"
+            yield _unless_quoted(located, match, "fake-system-block", said)
 
 
 _OVERRIDE_WORDS = (
@@ -205,32 +209,12 @@ _OVERRIDE_WORDS = (
 _SYSTEM_WORDS = ("system", "<|", "<<", "[inst", "admin", "developer", "priority", "important")
 
 
-def _overrides(located: Located) -> Iterator[Hit]:
-    source = located.source
-    for match in _OVERRIDE.finditer(located.text):
-        region = located.region(match.start())
-        quoted = region in _QUOTED or source.kind == "data"
-        yield Hit.at(
-            match,
-            "instruction-override",
-            "low" if quoted else "high",
-            f"an instruction to the model to {match.group().lower()!r}"
-            + (" (quoted: shown, not addressed)" if quoted else ""),
-        )
-
-
-def _system_blocks(located: Located) -> Iterator[Hit]:
-    source = located.source
-    for match in _SYSTEM_BLOCK.finditer(located.text):
-        region = located.region(match.start())
-        quoted = region in _QUOTED or source.kind == "data"
-        yield Hit.at(
-            match,
-            "fake-system-block",
-            "low" if quoted else "high",
-            f"{match.group().strip()!r} poses as a system or priority message"
-            + (" (quoted: shown, not addressed)" if quoted else ""),
-        )
+def _unless_quoted(located: Located, match: re.Match[str], rule: str, said: str) -> Hit:
+    """High where the model reads ``match`` as addressed to it; low where it is quoted (a code
+    block, inline code, quotation marks, a data file)."""
+    if located.region(match.start()) in _QUOTED or located.source.kind == "data":
+        return Hit.at(match, rule, "low", said + " (quoted: shown, not addressed)")
+    return Hit.at(match, rule, "high", said)
 
 
 def _comments(located: Located) -> Iterator[Hit]:
