@@ -3,6 +3,7 @@ mutants of one skill (:func:`mutants_of`)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,14 +105,11 @@ def mutants_of(skill: Skill, seed: int, max_mutants: int) -> list[Mutant]:
     for candidate in candidates(skill):
         by_operator.setdefault(candidate.operator, []).append(candidate)
     rng = random.Random(seed)
-    for operator in sorted(by_operator):
-        rng.shuffle(by_operator[operator])
     order = sorted(by_operator)
-    chosen: list[Candidate] = []
-    while len(chosen) < max_mutants and any(by_operator.values()):
-        for operator in order:
-            if by_operator[operator] and len(chosen) < max_mutants:
-                chosen.append(by_operator[operator].pop(0))
+    for operator in order:
+        rng.shuffle(by_operator[operator])
+    turns = itertools.zip_longest(*(by_operator[operator] for operator in order))
+    chosen = [each for turn in turns for each in turn if each is not None][:max_mutants]
     chosen.sort(key=lambda each: (each.file != SKILL_FILE, each.file, each.line, each.operator))
     originals = {each.file: _read(skill, each.file) for each in chosen}
     return [
