@@ -20,45 +20,32 @@ DISTRIBUTION = "pytest-agent-skills"
 #: ``__version__`` of a checkout imported without being installed (no metadata to read).
 NOT_INSTALLED = "0+unknown"
 
-#: Public name -> module defining it.
-_EXPORTS = {
-    "AgentSkillsError": "errors",
-    "Finding": "findings",
-    "Severity": "findings",
-    "Skill": "skill",
-    "SkillRepository": "repository",
-    "UnknownSkillError": "repository",
-    "ValidationOptions": "rules",
-    "validate": "rules",
-    "validate_paths": "rules",
-    "resolve_root": "sources",
-    "SourceError": "sources",
-    "create_runtime": "workspace",
-    "RunResult": "workspace",
-    "Workspace": "workspace",
-    "WorkspaceError": "workspace",
-    "SkillSession": "protocol",
-    "SessionOptions": "protocol",
-    "ToolPool": "protocol",
-    "ToolOutcome": "protocol",
-    "AssembledRequest": "protocol",
-    "Scenario": "scenario",
-    "load_scenarios": "scenario",
-    "run_conversation": "harness",
-    "SkillAgent": "glue.scenarios",
-    "SkillWorkspace": "glue.workspace_fixtures",
-    "SkillWorkspaceFactory": "glue.workspace_fixtures",
-    "Conversation": "harness",
-    "RunSettings": "harness",
-    "Trajectory": "harness",
-    "assert_trajectory": "harness",
-    "BenchmarkSpec": "evals.client.eval_client",
-    "EvalClient": "evals.client.eval_client",
-    "EvalInterrupted": "evals.client.eval_client",
-    "EvalOptions": "evals.setup.eval_options",
-    "ImproveLoop": "evals.client.eval_client",
-    "MatrixBars": "evals.triggers.matrix",
+#: Each module and the public names it defines.
+_MODULES = {
+    "errors": ("AgentSkillsError",),
+    "findings": ("Finding", "Severity"),
+    "skill": ("Skill",),
+    "repository": ("SkillRepository", "UnknownSkillError"),
+    "rules": ("ValidationOptions", "validate", "validate_paths"),
+    "sources": ("resolve_root", "SourceError"),
+    "workspace": ("create_runtime", "RunResult", "Workspace", "WorkspaceError"),
+    "protocol": ("SkillSession", "SessionOptions", "ToolPool", "ToolOutcome", "AssembledRequest"),
+    "scenario": ("Scenario", "load_scenarios"),
+    "harness": (
+        "run_conversation",
+        "Conversation",
+        "RunSettings",
+        "Trajectory",
+        "assert_trajectory",
+    ),
+    "glue.scenarios": ("SkillAgent",),
+    "glue.workspace_fixtures": ("SkillWorkspace", "SkillWorkspaceFactory"),
+    "evals.client.eval_client": ("BenchmarkSpec", "EvalClient", "EvalInterrupted", "ImproveLoop"),
+    "evals.setup.eval_options": ("EvalOptions",),
+    "evals.triggers.matrix": ("MatrixBars",),
 }
+#: Public name -> module defining it.
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = sorted(_EXPORTS)
 
