@@ -181,9 +181,9 @@ def record(
     outcome = run_benchmark(EvalRequest(skill, options, only=only))
     elapsed = time.perf_counter() - started
     errors = [
-        run["error"]
-        for run in outcome.document["runs"]
-        if run["error"] and not (model and run["error"]["kind"] == "grading")
+        run.error.model_dump()
+        for run in outcome.document.runs
+        if run.error and not (model and run.error.kind == "grading")
     ]
     if errors:
         raise SystemExit(f"bench runs failed: {errors[0]}")

@@ -4,13 +4,15 @@ schema."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Where a document's ``$schema`` points: the schemas ship in the package (``schemas/``) and
 #: ``agent-skills schema NAME`` prints one; the value ends in ``/<name>.schema.json``.
 SCHEMA_BASE = "pytest-agent-skills:schemas/"
+
+D = TypeVar("D", bound="Document")
 
 #: Versions of the interval fields: ``[low, high]``.
 Interval = tuple[float, float]
@@ -59,3 +61,8 @@ class Document(Part):
         alias="$schema",
         description="the document's JSON Schema (absent in files written before it was)",
     )
+
+    def stamped(self: D) -> D:
+        """The document as it is written: its ``$schema`` set, so that it equals the file
+        read back."""
+        return self.model_copy(update={"schema_": schema_uri(self.NAME)})

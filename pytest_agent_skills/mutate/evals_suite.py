@@ -55,12 +55,11 @@ class EvalsSuite:
             options = dataclasses.replace(self.options, runs=runs, cassettes=cassettes)
             request = EvalRequest(folder, options, baseline=self.skill_dir, only=self.only)
             outcome = run_benchmark(request)
-            worse = [
-                verdict for verdict in outcome.document["evals"] if verdict["verdict"] == "worse"
-            ]
+            evals = outcome.document.model_dump(mode="json")["evals"]
+            worse = [verdict for verdict in evals if verdict["verdict"] == "worse"]
             if worse or runs == most:
                 break
-        self._count(outcome.runs, len(outcome.document["evals"]), most)
+        self._count(outcome.runs, len(outcome.document.evals), most)
         failed = [run for run in outcome.runs if run.error is not None and not run.skipped]
         if failed:  # no verdict stands on runs that never finished
             first = failed[0]

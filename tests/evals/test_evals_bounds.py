@@ -46,8 +46,8 @@ def test_outputs_keep_100_files_and_name_the_bounds_hit(tmp_path: Path) -> None:
     write_benchmark(out, outcome.document, outcome.runs)
     written = list((out / "eval-1" / "with_skill" / "run-1" / "outputs").iterdir())
     assert len(written) == 100
-    entry = next(e for e in outcome.document["runs"] if e["configuration"] == "with_skill")
-    assert entry["notes"] == list(run.notes)
+    entry = next(e for e in outcome.document.runs if e.configuration == "with_skill")
+    assert entry.notes == list(run.notes)
 
 
 def test_a_transcript_over_its_bound_is_cut_and_says_so(tmp_path: Path) -> None:

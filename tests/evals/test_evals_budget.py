@@ -23,6 +23,7 @@ from tests.support.evals import (
     replaying,
     run_eval_command,
     write_eval_skill,
+    written,
 )
 
 
@@ -46,7 +47,7 @@ def test_a_model_that_loops_ends_on_the_turn_limit_as_a_failed_run_graded_on_wha
     with fake_endpoint(Behaviour(loops=True)) as (endpoint, url):
         options = recording(url, skill.parent.parent, runs=2, jobs=2, max_turns=3)
         outcome = run_benchmark(EvalRequest(skill, options))
-    runs = outcome.document["runs"]
+    runs = written(outcome.document)["runs"]
     assert len(runs) == 8
     for run in runs:
         assert run["error"] is None, run["error"]
@@ -65,21 +66,23 @@ def test_a_model_that_loops_ends_on_the_turn_limit_as_a_failed_run_graded_on_wha
     assert len(agent) == 8 * 3
     assert endpoint.grader_requests == 8
     assert "8 of 8 runs were stopped by a limit (turn_limit: 8): failed runs" in " ".join(
-        outcome.document["notes"]
+        written(outcome.document)["notes"]
     )
     assert "| stopped (turn_limit) |" in benchmark_markdown(outcome.document)
 
     replayed = run_benchmark(
         EvalRequest(skill, replaying(skill.parent.parent, runs=2, max_turns=3))
     )
-    assert _without_timestamp(replayed.document) == _without_timestamp(outcome.document)
+    assert _without_timestamp(written(replayed.document)) == _without_timestamp(
+        written(outcome.document)
+    )
 
 
 def test_a_run_stops_once_its_tokens_pass_its_cap(skill: Path) -> None:
     with fake_endpoint(Behaviour(loops=True)) as (endpoint, url):
         options = recording(url, skill.parent.parent, runs=1, max_turns=30, max_run_tokens=150)
         outcome = run_benchmark(EvalRequest(skill, options, only=(1,)))
-    for run in outcome.document["runs"]:
+    for run in written(outcome.document)["runs"]:
         assert run["error"] is None and run["result"]["stop_reason"] == "run_tokens"
         tokens = run["result"]["tokens"]
         assert tokens > 150
@@ -90,7 +93,9 @@ def test_a_run_stops_once_its_tokens_pass_its_cap(skill: Path) -> None:
         assert run["result"]["tool_calls"] < 30
     agent = [body for body in endpoint.bodies if "response_format" not in body]
     # One request fewer than the turns: the last answer's tokens passed the cap.
-    assert len(agent) == sum(run["result"]["tool_calls"] for run in outcome.document["runs"])
+    assert len(agent) == sum(
+        run["result"]["tool_calls"] for run in written(outcome.document)["runs"]
+    )
 
 
 @pytest.mark.parametrize("jobs", [1, 4])
@@ -100,7 +105,7 @@ def test_no_run_starts_once_the_eval_budget_is_spent_and_the_rest_are_counted_ap
     with fake_endpoint() as (endpoint, url):
         options = recording(url, skill.parent.parent, runs=6, jobs=jobs, max_tokens=2000)
         outcome = run_benchmark(EvalRequest(skill, options))
-    document = outcome.document
+    document = written(outcome.document)
     runs = document["runs"]
     assert len(runs) == 24
     left_out = [run for run in runs if run["skipped"]]
@@ -130,14 +135,14 @@ def test_no_run_starts_once_the_eval_budget_is_spent_and_the_rest_are_counted_ap
     assert any(run["configuration"] == "with_skill" for run in measured)
     note = f"{len(left_out)} of 24 runs were never started: the token budget (--max-tokens)"
     assert any(text.startswith(note) for text in document["notes"])
-    markdown = benchmark_markdown(document)
+    markdown = benchmark_markdown(outcome.document)
     assert f"- {note}" in markdown  # the note, said once
     assert "| skipped (budget) |" in markdown
     # Nothing was asked for a skipped run: one grading request per measured run.
     assert len([body for body in endpoint.bodies if "response_format" in body]) == len(measured)
 
     out = tmp_path / f"out-{jobs}"
-    write_benchmark(out, document, outcome.runs, outcome.evals)
+    write_benchmark(out, outcome.document, outcome.runs, outcome.evals)
     page = write_report(out).read_text()
     assert f"{note} was spent; counted in neither pass nor error." in page
     run_links = page.count('class="run is-')

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
-from tests.support.evals import CommandAgent, command_agent, no_isolation, recording
+from tests.support.evals import CommandAgent, command_agent, no_isolation, recording, written
 from tests.support.skill_files import write_skill
 from tests.support.workspace import get_runtime
 
@@ -80,7 +80,7 @@ def test_a_hostile_command_of_the_model_leaves_the_host_untouched(
     with command_agent(agent) as url:
         options = recording(url, tmp_path, runs=1, runtime=asked)
         outcome = run_benchmark(EvalRequest(skill, options))
-    assert outcome.document["metadata"]["runtime"] == (asked or "sandbox")
+    assert written(outcome.document)["metadata"]["runtime"] == (asked or "sandbox")
     assert not marker.exists()
     assert (folder / "keep.txt").read_text() == "keep me\n"
     assert sleeper.poll() is None

@@ -20,7 +20,14 @@ from pytest_agent_skills.evals.suite.suite_runner import (
     run_benchmark,
     run_triggers,
 )
-from tests.support.evals import Behaviour, fake_endpoint, recording, replaying, write_eval_skill
+from tests.support.evals import (
+    Behaviour,
+    fake_endpoint,
+    recording,
+    replaying,
+    write_eval_skill,
+    written,
+)
 from tests.support.harness import only_loopback
 
 
@@ -43,7 +50,7 @@ def test_a_recording_replays_offline_into_the_same_benchmark(
     skill: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     endpoint, recorded = _record(skill)
-    document = recorded.document
+    document = written(recorded.document)
     runs = document["runs"]
     assert len(runs) == 2 * 2 * 4 and not any(run["error"] for run in runs)
     # A stochastic agent: the runs of one eval and configuration do not all agree.
@@ -62,7 +69,7 @@ def test_a_recording_replays_offline_into_the_same_benchmark(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = run_benchmark(EvalRequest(skill, replaying(skill.parent.parent)))
     assert off_loopback == []
-    assert _without_timestamp(replayed.document) == _without_timestamp(document)
+    assert _without_timestamp(written(replayed.document)) == _without_timestamp(document)
 
     out = tmp_path / "out"
     write_benchmark(out, replayed.document, replayed.runs, replayed.evals)
@@ -114,7 +121,9 @@ def test_a_changed_skill_is_a_miss_that_says_what_changed_and_how_to_re_record(
     skill_md = skill / "SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("report the mean", "report the MEAN"))
     replayed = run_benchmark(EvalRequest(skill, replaying(skill.parent.parent, runs=4)))
-    with_skill = [run for run in replayed.document["runs"] if run["configuration"] == "with_skill"]
+    with_skill = [
+        run for run in written(replayed.document)["runs"] if run["configuration"] == "with_skill"
+    ]
     loading = [run for run in with_skill if run["error"]]
     assert loading, "the runs that loaded the changed skill replay differently"
     message = loading[0]["error"]["message"]
@@ -122,7 +131,9 @@ def test_a_changed_skill_is_a_miss_that_says_what_changed_and_how_to_re_record(
     assert "no match in cassette" in message and "report the MEAN" in message
     assert "agent-skills eval SKILL_DIR --record new" in message
     assert all(run["result"]["pass_rate"] == 0 for run in loading)
-    without = [run for run in replayed.document["runs"] if run["configuration"] == "without_skill"]
+    without = [
+        run for run in written(replayed.document)["runs"] if run["configuration"] == "without_skill"
+    ]
     assert not any(run["error"] for run in without)  # the skill is not in their requests
 
 
@@ -135,7 +146,7 @@ def test_a_run_whose_cassette_cannot_be_written_is_its_harness_error(skill: Path
     _endpoint, outcome = _record(skill, runs=2, jobs=2)
     runs = {
         (run["eval_id"], run["configuration"], run["run_number"]): run
-        for run in outcome.document["runs"]
+        for run in written(outcome.document)["runs"]
     }
     failed = runs[1, "with_skill", 2]
     assert failed["error"]["kind"] == "harness"
@@ -153,7 +164,7 @@ def test_rate_limits_are_waited_out(skill: Path) -> None:
         options = recording(url, skill.parent.parent, retry=_retry(attempts=4))
         outcome = run_benchmark(EvalRequest(skill, options))
     assert endpoint.refused == 3
-    assert not any(run["error"] for run in outcome.document["runs"])
+    assert not any(run["error"] for run in written(outcome.document)["runs"])
 
 
 def test_one_shared_kept_alive_client_serves_every_run(skill: Path) -> None:
@@ -177,7 +188,7 @@ def test_the_runs_reach_the_harness_loopback_server_in_process(skill: Path) -> N
     server = shared_server()
     before = (server.requests, server.connections_opened)
     _endpoint, outcome = _record(skill, runs=1)
-    assert server.requests - before[0] >= len(outcome.document["runs"]) * 2
+    assert server.requests - before[0] >= len(written(outcome.document)["runs"]) * 2
     assert server.connections_opened == before[1]
 
 
@@ -187,13 +198,15 @@ def test_an_endpoint_that_keeps_refusing_is_an_error_of_each_run_never_a_pass(
     endpoint, outcome = _record(
         skill, Behaviour(rate_limited=10**6), runs=1, retry=_retry(attempts=2)
     )
-    runs = outcome.document["runs"]
+    runs = written(outcome.document)["runs"]
     assert all(run["error"]["kind"] == "model" for run in runs)
     assert "answered HTTP 429 on each of 2 attempt(s)" in runs[0]["error"]["message"]
     assert all(run["result"]["errors"] == 1 and run["result"]["pass_rate"] == 0 for run in runs)
     assert endpoint.requests == 2 * len(runs)
     replayed = run_benchmark(EvalRequest(skill, replaying(skill.parent.parent, runs=1)))
-    assert _without_timestamp(replayed.document) == _without_timestamp(outcome.document)
+    assert _without_timestamp(written(replayed.document)) == _without_timestamp(
+        written(outcome.document)
+    )
 
 
 def _retry(**changes: Any) -> Any:
@@ -204,15 +217,15 @@ def _retry(**changes: Any) -> Any:
 
 def test_a_grader_answer_that_is_not_the_object_is_asked_again_once(skill: Path) -> None:
     endpoint, outcome = _record(skill, Behaviour(bad_gradings=1), runs=1, jobs=1)
-    assert not any(run["error"] for run in outcome.document["runs"])
-    assert endpoint.grader_requests == len(outcome.document["runs"]) + 1
+    assert not any(run["error"] for run in written(outcome.document)["runs"])
+    assert endpoint.grader_requests == len(written(outcome.document)["runs"]) + 1
 
 
 def test_a_grader_that_never_answers_the_object_makes_a_grading_error_not_a_pass(
     skill: Path,
 ) -> None:
     endpoint, outcome = _record(skill, Behaviour(bad_gradings=-1), runs=2)
-    runs = outcome.document["runs"]
+    runs = written(outcome.document)["runs"]
     assert endpoint.grader_requests == 2 * len(runs)  # asked again once, each run
     for run in runs:
         assert run["error"]["kind"] == "grading"
@@ -221,10 +234,12 @@ def test_a_grader_that_never_answers_the_object_makes_a_grading_error_not_a_pass
         graded = [item for item in run["expectations"] if not item["text"].startswith("{")]
         assert graded and not any(item["passed"] for item in graded)
         assert graded[0]["evidence"].startswith("not graded: the run failed (grading)")
-    summary = outcome.document["run_summary"]
+    summary = written(outcome.document)["run_summary"]
     assert summary["with_skill"]["pass_rate"]["max"] == 0
-    assert any("counted as errors, never as passes" in note for note in outcome.document["notes"])
-    assert not any(verdict["meets_bar"] for verdict in outcome.document["evals"])
+    assert any(
+        "counted as errors, never as passes" in note for note in written(outcome.document)["notes"]
+    )
+    assert not any(verdict["meets_bar"] for verdict in written(outcome.document)["evals"])
 
 
 def test_trigger_rates_are_measured_and_replayed(skill: Path) -> None:
@@ -246,8 +261,11 @@ def test_a_baseline_is_another_version_of_the_same_skill(skill: Path, tmp_path: 
     with fake_endpoint() as (_endpoint, url):
         options = recording(url, skill.parent.parent, runs=1)
         outcome = run_benchmark(EvalRequest(skill, options, baseline=other))
-    assert outcome.document["metadata"]["configurations"] == ["with_skill", "baseline"]
-    assert {run["configuration"] for run in outcome.document["runs"]} == {"with_skill", "baseline"}
+    assert written(outcome.document)["metadata"]["configurations"] == ["with_skill", "baseline"]
+    assert {run["configuration"] for run in written(outcome.document)["runs"]} == {
+        "with_skill",
+        "baseline",
+    }
     renamed = tmp_path / "renamed"
     (renamed / "x").mkdir(parents=True)
     (renamed / "x" / "SKILL.md").write_text("---\nname: x\ndescription: Another skill.\n---\n")
@@ -276,7 +294,7 @@ def test_request_parameters_are_sent_recorded_and_a_changed_one_is_a_miss_that_n
         recorded = run_benchmark(
             EvalRequest(skill, options(recording, model_params, url), only=(1,))
         )
-    assert not any(entry["error"] for entry in recorded.document["runs"])
+    assert not any(entry["error"] for entry in written(recorded.document)["runs"])
     agent = [body for body in endpoint.bodies if "response_format" not in body]
     graders = [body for body in endpoint.bodies if "response_format" in body]
     assert agent and graders
@@ -290,11 +308,11 @@ def test_request_parameters_are_sent_recorded_and_a_changed_one_is_a_miss_that_n
     assert grader_tape["interactions"][0]["request"]["body"]["max_tokens"] == 512
 
     again = run_benchmark(EvalRequest(skill, options(replaying, model_params), only=(1,)))
-    assert not any(entry["error"] for entry in again.document["runs"])
+    assert not any(entry["error"] for entry in written(again.document)["runs"])
 
     warmer = {**model_params, "temperature": 0.5}
     missed = run_benchmark(EvalRequest(skill, options(replaying, warmer), only=(1,)))
-    message = missed.document["runs"][0]["error"]["message"]
+    message = written(missed.document)["runs"][0]["error"]["message"]
     assert "no match in cassette" in message
     assert "Request fields differ from the recording: temperature (recorded 0, now 0.5)" in message
 

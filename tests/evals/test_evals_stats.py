@@ -57,7 +57,7 @@ def test_wilson_matches_newcombes_worked_examples(
     successes: int, trials: int, low: float, high: float
 ) -> None:
     found = stats.wilson(successes, trials)
-    assert found is not None and found.rounded() == [low, high]
+    assert found is not None and found.rounded() == (low, high)
 
 
 # Newcombe (1998), "Interval estimation for the difference between independent proportions",
@@ -75,7 +75,7 @@ def test_newcombe_matches_his_worked_examples(
     first = [1.0] * a + [0.0] * (m - a)
     second = [1.0] * b + [0.0] * (n - b)
     found = stats.difference_interval(first, second)
-    assert found is not None and found.rounded() == [low, high]
+    assert found is not None and found.rounded() == (low, high)
 
 
 def test_a_mean_interval_is_the_t_interval_and_wilson_for_pass_fail_runs() -> None:
@@ -95,11 +95,11 @@ def test_a_mean_interval_is_the_t_interval_and_wilson_for_pass_fail_runs() -> No
 def test_edge_cases_all_pass_none_pass_and_one_run() -> None:
     all_pass = stats.mean_interval([1.0, 1.0, 1.0])
     none_pass = stats.mean_interval([0.0, 0.0, 0.0])
-    assert all_pass is not None and all_pass.rounded() == [0.4385, 1.0]  # Wilson 3/3
-    assert none_pass is not None and none_pass.rounded() == [0.0, 0.5615]
+    assert all_pass is not None and all_pass.rounded() == (0.4385, 1.0)  # Wilson 3/3
+    assert none_pass is not None and none_pass.rounded() == (0.0, 0.5615)
     # Runs that all pass against runs that all fail: an interval, not a point.
     separated = stats.difference_interval([1.0] * 3, [0.0] * 3)
-    assert separated is not None and separated.rounded() == [0.2059, 1.0]
+    assert separated is not None and separated.rounded() == (0.2059, 1.0)
     # Nothing changes, whatever the configuration: the interval contains 0.
     same = stats.difference_interval([1.0] * 3, [1.0] * 3)
     assert same is not None and not same.excludes(0.0)

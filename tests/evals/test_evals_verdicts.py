@@ -22,6 +22,7 @@ from tests.support.evals import (
     replaying,
     simulated_pass_rates,
     write_eval_skill,
+    written,
 )
 
 pytest_plugins = ["pytester"]
@@ -46,7 +47,7 @@ def test_intervals_and_verdicts_of_the_seeded_grader_are_scipys(tmp_path: Path) 
     skill = write_eval_skill(tmp_path, evals=NOISY_EVALS)
     behaviour = Behaviour(seed=5, grader_pass=0.6)
     _, outcome = _record(skill, behaviour, runs=5, jobs=1)
-    document = outcome.document
+    document = written(outcome.document)
     for verdict in document["evals"]:
         eval_id = verdict["eval_id"]
         prompt = f"Noisy question {eval_id}?"
@@ -105,7 +106,7 @@ def test_intervals_and_verdicts_of_the_seeded_grader_are_scipys(tmp_path: Path) 
     # skill-creator's fields keep their shape.
     assert set(summary["pass_rate"]) >= {"mean", "stddev", "min", "max"}
     assert document["run_summary"]["delta"]["pass_rate"].startswith(("+", "-"))
-    text = benchmark_markdown(document)
+    text = benchmark_markdown(outcome.document)
     first_eval = document["evals"][0]
     assert f"[{first_eval['delta_ci95'][0]:+.2f}, {first_eval['delta_ci95'][1]:+.2f}]" in text
     assert f"| {first_eval['verdict']} |" in text
@@ -119,7 +120,7 @@ def test_an_errored_run_is_left_out_of_the_intervals_and_counted(tmp_path: Path)
     _, outcome = _record(
         skill, Behaviour(seed=5, grader_pass=0.6, bad_gradings=2), runs=5, jobs=1, only=(1,)
     )
-    document = outcome.document
+    document = written(outcome.document)
     verdict = next(item for item in document["evals"] if item["eval_id"] == 1)
     errored = [run for run in document["runs"] if run["error"]]
     assert [(run["eval_id"], run["configuration"], run["run_number"]) for run in errored] == [
@@ -144,7 +145,7 @@ def test_an_errored_run_is_left_out_of_the_intervals_and_counted(tmp_path: Path)
 def test_one_run_has_no_interval_and_says_so(tmp_path: Path) -> None:
     skill = write_eval_skill(tmp_path)
     _, outcome = _record(skill, Behaviour(), runs=1)
-    document = outcome.document
+    document = written(outcome.document)
     for verdict in document["evals"]:
         assert verdict["delta_ci95"] is None and verdict["runs_for_0_10"] is None
         assert verdict["verdict"] == "inconclusive"
@@ -154,7 +155,7 @@ def test_one_run_has_no_interval_and_says_so(tmp_path: Path) -> None:
         )
         assert verdict["pass_rate"]["with_skill"]["ci95"] is None
     assert document["run_summary"]["with_skill"]["pass_rate"]["ci95"] is None
-    assert "(no interval)" in benchmark_markdown(document)
+    assert "(no interval)" in benchmark_markdown(outcome.document)
 
 
 def test_require_better_passes_a_clear_effect_and_fails_noise_with_the_interval(
@@ -165,7 +166,7 @@ def test_require_better_passes_a_clear_effect_and_fails_noise_with_the_interval(
         skill, Behaviour(uses_skill=1.0, lucky_guess=0.0), runs=4, require="better",
         min_pass_rate=0.0,
     )  # fmt: skip
-    for verdict in clear.document["evals"]:
+    for verdict in written(clear.document)["evals"]:
         # 4 of 4 runs against 0 of 4: Newcombe's interval of +1.00 lies above 0.
         assert verdict["delta_ci95"][0] > 0 and verdict["verdict"] == "better"
         assert verdict["meets_bar"], verdict["problems"]
@@ -174,7 +175,7 @@ def test_require_better_passes_a_clear_effect_and_fails_noise_with_the_interval(
         noisy, Behaviour(seed=5, grader_pass=0.6), runs=3, jobs=1, require="better",
         min_pass_rate=0.0, only=(1,),
     )  # fmt: skip
-    verdict = same.document["evals"][0]
+    verdict = written(same.document)["evals"][0]
     assert verdict["verdict"] == "inconclusive" and not verdict["meets_bar"]
     low, high = verdict["delta_ci95"]
     needed = verdict["runs_for_0_10"]
@@ -236,7 +237,7 @@ def test_grader_runs_report_the_graders_agreement_and_never_average_a_split(
     behaviour = Behaviour(seed=11, grader_pass=0.6)
     endpoint, outcome = _record(skill, behaviour, runs=3, jobs=1, only=(1,), grader_runs=3)
     assert endpoint.grader_requests == 2 * 3 * 3  # every run of both configurations, 3 times
-    document = outcome.document
+    document = written(outcome.document)
     # The seeded grader's draws, one after the other: configuration, run, grading, expectation.
     stream = grading_stream(behaviour, "Noisy question 1?")
     draws = [[[[stream.random() < 0.6 for _ in EXPECTATIONS] for _ in range(3)] for _ in range(3)]
@@ -267,14 +268,14 @@ def test_grader_runs_report_the_graders_agreement_and_never_average_a_split(
     assert {path.name for path in cassettes.glob("run-1.grader*.json")} == {
         "run-1.grader.json", "run-1.grader-2.json", "run-1.grader-3.json"
     }  # fmt: skip
-    text = benchmark_markdown(document)
+    text = benchmark_markdown(outcome.document)
     assert "Grader disagreements (the gradings of one run split; never counted as a pass):" in text
     replayed = run_benchmark(
         EvalRequest(skill, replaying(tmp_path, runs=3, grader_runs=3), only=(1,))
     )
-    assert {**replayed.document, "metadata": None} == {**document, "metadata": None}
+    assert {**written(replayed.document), "metadata": None} == {**document, "metadata": None}
     from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
 
-    write_benchmark(tmp_path / "out", document, outcome.runs)
+    write_benchmark(tmp_path / "out", outcome.document, outcome.runs)
     page = write_report(tmp_path / "out").read_text()
     assert page.count('class="split-row"') == len(splits)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agent_skills.evals.documents.benchmark_model import BenchmarkDocument
 from pytest_agent_skills.evals.run.grader import json_object_in, parse_grading
 from pytest_agent_skills.evals.run.grader_output import NEGOTIATED
 from pytest_agent_skills.evals.run.transport import final_rejection
@@ -25,6 +26,7 @@ from tests.support.evals import (
     recording,
     replaying,
     write_eval_skill,
+    written,
 )
 from tests.support.harness import only_loopback
 
@@ -38,7 +40,7 @@ def _record(skill: Path, behaviour: Behaviour, **changes: Any) -> tuple[Any, dic
     changes = {"runs": 1, "jobs": 1, **changes}
     with fake_endpoint(behaviour) as (endpoint, url):
         outcome = run_benchmark(EvalRequest(skill, recording(url, skill.parent.parent, **changes)))
-    return endpoint, outcome.document
+    return endpoint, written(outcome.document)
 
 
 def _without_timestamp(document: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +81,7 @@ def test_llama_cpp_refusing_json_schema_is_asked_for_json_object_and_kept(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = run_benchmark(EvalRequest(skill, replaying(skill.parent.parent, runs=2)))
     assert off_loopback == []
-    assert _without_timestamp(replayed.document) == _without_timestamp(document)
+    assert _without_timestamp(written(replayed.document)) == _without_timestamp(document)
 
 
 def test_the_kept_mode_is_per_endpoint(skill: Path) -> None:
@@ -107,7 +109,7 @@ def test_an_endpoint_that_refuses_both_formats_is_asked_in_plain_text(
     assert any("asked for as plain text" in note for note in document["notes"])
 
     out = tmp_path / "out"
-    write_benchmark(out, document, [])
+    write_benchmark(out, BenchmarkDocument.model_validate(document), [])
     page = write_report(out).read_text()
     assert "<dt>grader output</dt><dd>text</dd>" in page
 
@@ -117,7 +119,7 @@ def test_a_refusal_of_every_mode_is_the_first_refusal_and_changes_nothing(skill:
     behaviour = Behaviour(refuses=dict.fromkeys(("json_schema", "json_object", "text"), too_long))
     with fake_endpoint(behaviour) as (endpoint, url):
         options = recording(url, skill.parent.parent, runs=1, jobs=1)
-        document = run_benchmark(EvalRequest(skill, options)).document
+        document = written(run_benchmark(EvalRequest(skill, options)).document)
     runs = document["runs"]
     assert runs and all(run["error"]["kind"] == "model" for run in runs)
     assert "answered HTTP 400: " in runs[0]["error"]["message"]

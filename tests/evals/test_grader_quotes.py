@@ -24,6 +24,7 @@ from tests.support.evals import (
     replaying,
     run_eval_command,
     write_eval_skill,
+    written,
 )
 
 #: What the inventing grader quotes for every expectation of every run.
@@ -78,7 +79,7 @@ def test_a_grader_passing_everything_with_invented_quotes_keeps_only_the_quoted_
     behaviour = Behaviour(invented_quotes=[INVENTED])
     with fake_endpoint(behaviour) as (_endpoint, url):
         recorded = run_benchmark(EvalRequest(skill, recording(url, tmp_path)))
-    document = recorded.document
+    document = written(recorded.document)
     runs = document["runs"]
     assert not any(run["error"] for run in runs)
     unsupported: dict[tuple[int, str], int] = {}
@@ -119,14 +120,14 @@ def test_a_grader_passing_everything_with_invented_quotes_keeps_only_the_quoted_
         f"{total} of the grader's passes were unsupported (none of its quotes is in the run):"
         f" counted as failures ({counts})"
     ) in document["notes"]
-    markdown = benchmark_markdown(document)
+    markdown = benchmark_markdown(recorded.document)
     assert "Unsupported passes (the grader passed them; none of its quotes is in the run):" in (
         markdown
     )
     assert markdown.count("| 'The mean is 3' |") == total
 
     replayed = run_benchmark(EvalRequest(skill, replaying(tmp_path)))
-    assert _without_timestamp(replayed.document) == _without_timestamp(document)
+    assert _without_timestamp(written(replayed.document)) == _without_timestamp(document)
 
     out = tmp_path / "out"
     write_benchmark(out, replayed.document, replayed.runs, replayed.evals)
@@ -158,7 +159,7 @@ def test_trust_grader_takes_the_passes_unchecked_and_says_so(tmp_path: Path) -> 
         outcome = run_benchmark(
             EvalRequest(skill, recording(url, tmp_path, runs=2, trust_grader=True))
         )
-    document = outcome.document
+    document = written(outcome.document)
     graded = [item for run in document["runs"] for item in _graded_by_model(run)]
     assert graded and all(item["passed"] and item["supported"] is None for item in graded)
     assert document["run_summary"]["with_skill"]["unsupported_passes"] == 0
@@ -169,7 +170,7 @@ def test_trust_grader_takes_the_passes_unchecked_and_says_so(tmp_path: Path) -> 
     )
     assert trusted in document["notes"]
     out = tmp_path / "out"
-    write_benchmark(out, document, outcome.runs, outcome.evals)
+    write_benchmark(out, outcome.document, outcome.runs, outcome.evals)
     assert trusted in html.unescape(write_report(out).read_text())
 
 

@@ -20,8 +20,10 @@ from typing import Any
 from bench.support.recording import recording as recording
 from bench.support.recording import replaying as replaying
 from bench.support.routing import agent_skills
+from pytest_agent_skills.evals.documents.document_io import document_bytes
 from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
+from pytest_agent_skills.typed_documents import Document
 from tests.support.skill_files import write_skill
 
 STATS_SCRIPT = """\
@@ -305,8 +307,7 @@ class FakeEndpoint:
                     "text": text,
                     "passed": passed,
                     "evidence": f"final answer: {final.group(1) if final else '(none)'}",
-                    "quotes": self.behaviour.invented_quotes
-                    or ([final.group(1)] if final else []),
+                    "quotes": self.behaviour.invented_quotes or ([final.group(1)] if final else []),
                 }
                 for text, passed in zip(asked, verdicts, strict=True)
             ]
@@ -424,3 +425,9 @@ def no_isolation(tmp_path: Path) -> dict[str, str]:
         "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock",
         "PYTHONPATH": str(REPO),
     }
+
+
+def written(document: Document) -> dict[str, Any]:
+    """``document`` as its file has it: the JSON value of the bytes written."""
+    value: dict[str, Any] = json.loads(document_bytes(document))
+    return value

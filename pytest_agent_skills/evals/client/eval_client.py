@@ -94,9 +94,10 @@ class EvalClient:
 
         with self._eval_request(skill, spec) as request:
             outcome = run_benchmark(request)
+        document = outcome.document
         if out is not None:
-            write_benchmark_folder(out, outcome, spec.calibrate)
-        return _finished(typed(BenchmarkDocument, outcome.document), outcome.interrupted)
+            document = write_benchmark_folder(out, outcome, spec.calibrate)
+        return _finished(document, outcome.interrupted)
 
     def plan_benchmark(self, skill: Path | str, spec: BenchmarkSpec = NO_SPEC) -> str:
         """What :meth:`benchmark` would do, no request made: every conversation, the most
@@ -120,19 +121,20 @@ class EvalClient:
         from ..suite.output_folder import write_report
         from ..suite.per_model import MODELS_NAME, run_models
 
-        def done(folder: Path, outcome: BenchmarkOutcome) -> None:
+        def done(folder: Path, outcome: BenchmarkOutcome) -> BenchmarkDocument:
+            document = outcome.document
             if out is not None:
-                write_benchmark_folder(folder, outcome, spec.calibrate)
+                document = write_benchmark_folder(folder, outcome, spec.calibrate)
             if each is not None:
-                each(typed(BenchmarkDocument, outcome.document))
+                each(document)
+            return document
 
         with self._eval_request(skill, spec) as request:
-            overview, outcomes = run_models(request, self.options.models, done, out or Path())
-        document = typed(ModelsDocument, overview)
+            overview, stopped = run_models(request, self.options.models, done, out or Path())
         if out is not None:
-            write_document(out / MODELS_NAME, document)
+            write_document(out / MODELS_NAME, overview)
             write_report(out)
-        return _finished(document, any(item.interrupted for item in outcomes.values()))
+        return _finished(overview, stopped)
 
     # -- which skill fires ----------------------------------------------------------------
 
@@ -146,9 +148,7 @@ class EvalClient:
         if out is not None:
             write_triggers(out, outcome.document)
             write_report(out)
-        return _finished(
-            typed(TriggerResultsDocument, outcome.document), outcome.interrupted
-        )
+        return _finished(typed(TriggerResultsDocument, outcome.document), outcome.interrupted)
 
     def plan_triggers(self, skill: Path | str) -> str:
         """What :meth:`triggers` would do, no request made."""
@@ -307,15 +307,19 @@ def baseline_folder(
         yield snapshot.path, ref, snapshot.commit
 
 
-def write_benchmark_folder(out: Path, outcome: BenchmarkOutcome, calibrate: bool) -> None:
+def write_benchmark_folder(
+    out: Path, outcome: BenchmarkOutcome, calibrate: bool
+) -> BenchmarkDocument:
     """One benchmark's folder: calibration.json (an A/A run) or the noise floor of an earlier
-    one put into the document, benchmark.json and .md, the runs' folders, report.html."""
+    one put into the document, benchmark.json and .md, the runs' folders, report.html; the
+    document written."""
     from ..suite.calibration import attach_calibration, write_calibration
     from ..suite.output_folder import write_benchmark, write_report
 
     if calibrate:
-        write_calibration(out, outcome.document, outcome.runs)
+        document = write_calibration(out, outcome.document, outcome.runs)
     else:
-        attach_calibration(out, outcome.document)
-    write_benchmark(out, outcome.document, outcome.runs, outcome.evals)
+        document = attach_calibration(out, outcome.document)
+    write_benchmark(out, document, outcome.runs, outcome.evals)
     write_report(out)
+    return document

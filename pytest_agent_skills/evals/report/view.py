@@ -15,7 +15,7 @@ from .values import Benchmark, Run
 def stat_of(values: Sequence[float]) -> Stat:
     """Mean, sample standard deviation (0 for one value), min and max; all 0 for none: for a
     folder that does not record them (skill-creator's), computed as benchmark.json's are."""
-    return Stat.model_validate(stats(values))
+    return stats(values)
 
 
 @dataclass(frozen=True)

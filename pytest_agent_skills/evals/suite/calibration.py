@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from ..documents.document_io import read_document, write_data
-from ..documents.overview import CalibrationDocument
+from ..documents.benchmark_model import BenchmarkDocument, CalibrationShown, Overall
+from ..documents.document_io import read_document, write_document
+from ..documents.overview import CalibrationDocument, EvalFloor
 from ..run.run_result import EvalRunResult
 from ..verdicts import stats
 from ..verdicts.benchmark import WITH_SKILL
@@ -47,32 +47,29 @@ def _flips(runs: Sequence[EvalRunResult]) -> tuple[int, int]:
     return flipped, compared
 
 
-def calibration_summary(document: dict[str, Any], runs: Sequence[EvalRunResult]) -> dict[str, Any]:
+def calibration_summary(
+    document: BenchmarkDocument, runs: Sequence[EvalRunResult]
+) -> CalibrationDocument:
     """calibration.json of an A/A benchmark: its settings, the share of expectation verdicts
     that flip, and the delta's interval over every eval and per eval."""
     flipped, compared = _flips(runs)
     share = stats.wilson(flipped, compared)
-    overall = document["overall"]
-    return {
-        **{name: document["metadata"][name] for name in SAME_SETTINGS},
-        "timestamp": document["metadata"]["timestamp"],
-        "configurations": [WITH_SKILL, REPEAT],
-        "flipped": flipped,
-        "compared": compared,
-        "flip_share": round(flipped / compared, 4) if compared else None,
-        "flip_share_ci95": share.rounded() if share else None,
-        "delta_ci95": overall["delta_ci95"],
-        "verdict": verdict_of(
-            stats.Interval(*overall["delta_ci95"]) if overall["delta_ci95"] else None
-        ),
-        "evals": {
-            str(verdict["eval_id"]): {
-                "delta_ci95": verdict["delta_ci95"],
-                "verdict": verdict["verdict"],
-            }
-            for verdict in document["evals"]
+    meta, interval = document.metadata, (document.overall or Overall()).delta_ci95
+    return CalibrationDocument(
+        **{name: getattr(meta, name) for name in SAME_SETTINGS},
+        timestamp=meta.timestamp,
+        configurations=[WITH_SKILL, REPEAT],
+        flipped=flipped,
+        compared=compared,
+        flip_share=round(flipped / compared, 4) if compared else None,
+        flip_share_ci95=share.rounded() if share else None,
+        delta_ci95=interval,
+        verdict=verdict_of(stats.Interval(*interval) if interval else None),
+        evals={
+            str(verdict.eval_id): EvalFloor(delta_ci95=verdict.delta_ci95, verdict=verdict.verdict)
+            for verdict in document.evals
         },
-    }
+    )
 
 
 #: What a benchmark carries of a calibration (``calibration`` in benchmark.json).
@@ -80,35 +77,37 @@ SHOWN = ("timestamp", "flipped", "compared", "flip_share", "flip_share_ci95", "d
 
 
 def write_calibration(
-    out_dir: Path, document: dict[str, Any], runs: Sequence[EvalRunResult]
-) -> Path:
-    """calibration.json of an A/A benchmark, whose ``calibration`` field it fills too."""
+    out_dir: Path, document: BenchmarkDocument, runs: Sequence[EvalRunResult]
+) -> BenchmarkDocument:
+    """calibration.json of an A/A benchmark, and the benchmark with its noise floor."""
     calibration = calibration_summary(document, runs)
-    document["calibration"] = {name: calibration[name] for name in SHOWN}
-    for verdict in document["evals"]:
-        verdict["noise_floor_ci95"] = verdict["delta_ci95"]
-    path = Path(out_dir) / CALIBRATION_NAME
-    write_data(path, CalibrationDocument, calibration)
-    return path
+    write_document(Path(out_dir) / CALIBRATION_NAME, calibration)
+    return with_floor(document, calibration)
 
 
-def attach_calibration(out_dir: Path, document: dict[str, Any]) -> bool:
-    """Put the noise floor of ``out_dir``'s calibration.json into ``document`` (as
-    ``calibration``, each eval's floor as ``evals[i].noise_floor_ci95``) when it was measured
-    with the same skill, models and runs; whether it was."""
+def attach_calibration(out_dir: Path, document: BenchmarkDocument) -> BenchmarkDocument:
+    """``document`` with the noise floor of ``out_dir``'s calibration.json when it was
+    measured with the same skill, models and runs (as it is otherwise)."""
     path = Path(out_dir) / CALIBRATION_NAME
     if not path.is_file():
-        return False
+        return document
     calibration = read_document(CalibrationDocument, path)
-    meta = document["metadata"]
-    if REPEAT in meta.get("configurations", ()):
-        return False
-    if any(getattr(calibration, name) != meta.get(name) for name in SAME_SETTINGS):
-        return False
-    shown = calibration.model_dump(mode="json", include=set(SHOWN), exclude_unset=True)
-    document["calibration"] = {name: shown.get(name) for name in SHOWN}
-    for verdict in document["evals"]:
-        floor = calibration.evals.get(str(verdict["eval_id"]))
+    meta = document.metadata
+    if REPEAT in (meta.configurations or ()):
+        return document
+    if any(getattr(calibration, name) != getattr(meta, name) for name in SAME_SETTINGS):
+        return document
+    return with_floor(document, calibration)
+
+
+def with_floor(document: BenchmarkDocument, calibration: CalibrationDocument) -> BenchmarkDocument:
+    """``document`` carrying the noise floor of ``calibration``: as ``calibration``, each
+    eval's as ``evals[i].noise_floor_ci95``."""
+    shown = calibration.model_dump(include=set(SHOWN), exclude_unset=True)
+    evals = []
+    for verdict in document.evals:
+        floor = calibration.evals.get(str(verdict.eval_id))
         interval = floor.delta_ci95 if floor else None
-        verdict["noise_floor_ci95"] = list(interval) if interval else None
-    return True
+        evals.append(verdict.model_copy(update={"noise_floor_ci95": interval}))
+    carried = CalibrationShown(**{name: shown.get(name) for name in SHOWN})
+    return document.model_copy(update={"calibration": carried, "evals": evals})

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...files import write_atomic
 from ..documents.benchmark_model import BenchmarkDocument
-from ..documents.document_io import write_data
+from ..documents.document_io import write_data, write_document
 from ..documents.run_files import (
     EvalMetadataDocument,
     GradingDocument,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 def write_benchmark(
     out_dir: Path,
-    document: dict[str, Any],
+    document: BenchmarkDocument,
     runs: Sequence[EvalRunResult],
     evals: Sequence[EvalCase] = (),
 ) -> None:
@@ -43,29 +43,23 @@ def write_benchmark(
     for run in runs:
         if not run.skipped:  # a run never started has nothing to show
             write_run(out_dir / run.key.run_dir, run)
-    configurations = document.get("metadata", {}).get("configurations", ())
     for case in evals:
-        metadata = eval_metadata(case)
+        # skill-creator's eval_metadata.json, whose viewer reads the prompt from it: the
+        # eval's id, name, prompt and expectations as its evals.json has them.
+        metadata = EvalMetadataDocument(
+            eval_id=case.id,
+            eval_name=case.title,
+            prompt=case.prompt,
+            assertions=list(case.expectations),
+        )
         folder = out_dir / f"eval-{case.id}"
-        write_data(folder / "eval_metadata.json", EvalMetadataDocument, metadata)
+        write_document(folder / "eval_metadata.json", metadata)
         # skill-creator's viewer takes a folder with outputs/ for a run and looks for the file
         # there and one folder up: ours are a level deeper (eval-<id>/<configuration>/run-<n>).
-        for configuration in configurations:
-            copy = folder / configuration / "eval_metadata.json"
-            write_data(copy, EvalMetadataDocument, metadata)
-    write_data(out_dir / "benchmark.json", BenchmarkDocument, document)
+        for configuration in document.metadata.configurations or ():
+            write_document(folder / configuration / "eval_metadata.json", metadata)
+    write_document(out_dir / "benchmark.json", document)
     write_atomic(out_dir / "benchmark.md", benchmark_markdown(document))
-
-
-def eval_metadata(case: EvalCase) -> dict[str, Any]:
-    """skill-creator's eval_metadata.json, whose viewer reads the prompt from it: the eval's
-    id, name, prompt and expectations as its evals.json has them."""
-    return {
-        "eval_id": case.id,
-        "eval_name": case.title,
-        "prompt": case.prompt,
-        "assertions": list(case.expectations),
-    }
 
 
 def write_run(folder: Path, run: EvalRunResult) -> None:

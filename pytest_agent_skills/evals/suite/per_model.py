@@ -10,7 +10,6 @@ import re
 import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..documents.benchmark_model import (
     BenchmarkDocument,
@@ -102,11 +101,12 @@ def models_overview(skill_name: str, documents: dict[str, BenchmarkDocument]) ->
 def run_models(
     request: EvalRequest,
     models: Sequence[str],
-    write: Callable[[Path, BenchmarkOutcome], None],
+    write: Callable[[Path, BenchmarkOutcome], BenchmarkDocument],
     out_dir: Path,
-) -> tuple[dict[str, Any], dict[str, BenchmarkOutcome]]:
-    """Every model's benchmark, written by ``write`` into ``out_dir/<model>/``, and the
-    overview; a model interrupted stops the ones after it."""
+) -> tuple[ModelsDocument, bool]:
+    """Every model's benchmark, written by ``write`` into ``out_dir/<model>/`` (which gives
+    the document written), and the overview; a model interrupted stops the ones after it
+    (the second value says whether one was)."""
     folders: dict[str, str] = {}
     for model in models:
         other = folders.setdefault(model_folder(model), model)
@@ -115,17 +115,13 @@ def run_models(
                 f"--model {other!r} and --model {model!r} would share the output folder"
                 f" {model_folder(model)!r}; give models whose names differ in letters or digits"
             )
-    outcomes: dict[str, BenchmarkOutcome] = {}
+    documents: dict[str, BenchmarkDocument] = {}
+    interrupted = False
     for model in dict.fromkeys(models):
         outcome = run_benchmark(request_for(request, model))
-        write(Path(out_dir) / model_folder(model), outcome)
-        outcomes[model] = outcome
-        if outcome.interrupted:
+        documents[model] = write(Path(out_dir) / model_folder(model), outcome)
+        interrupted = outcome.interrupted
+        if interrupted:
             break
-    documents = {
-        model: BenchmarkDocument.model_validate(outcome.document)
-        for model, outcome in outcomes.items()
-    }
     skill_name = next(iter(documents.values())).metadata.skill_name or ""
-    overview = models_overview(skill_name, documents)
-    return overview.model_dump(mode="json", exclude_unset=True), outcomes
+    return models_overview(skill_name, documents).stamped(), interrupted

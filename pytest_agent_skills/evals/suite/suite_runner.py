@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
+from ..documents.benchmark_model import BenchmarkDocument
 from ..run.converse import ModelAccess, converse
 from ..run.grader_output import weakest
 from ..run.one_run import RunPlan, crashed, interrupted, run_eval, skipped
@@ -37,7 +38,7 @@ from ..verdicts.benchmark import (
     WITH_SKILL_REPEAT,
     WITHOUT_SKILL,
     BenchmarkInfo,
-    benchmark_json,
+    benchmark_document,
 )
 from .grader_check import checked_grader
 
@@ -85,7 +86,7 @@ class Skills:
 
 @dataclass
 class BenchmarkOutcome:
-    document: dict[str, Any]
+    document: BenchmarkDocument
     runs: list[EvalRunResult]
     interrupted: bool
     #: The evals run (their eval_metadata.json).
@@ -193,7 +194,8 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
         same_grader=same_grader(options.model, options.grader),
         grader_check=figures,
     )
-    return BenchmarkOutcome(benchmark_json(info, results), results, stopped, evals, budget.spent)
+    document = benchmark_document(info, results)
+    return BenchmarkOutcome(document, results, stopped, evals, budget.spent)
 
 
 def _eval_plans(request: EvalRequest) -> tuple[Skills, tuple[EvalCase, ...], list[RunPlan]]:

@@ -8,6 +8,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..documents.benchmark_model import (
+    BenchmarkDocument,
+    ConfigurationSummary,
+    Delta,
+    EvalVerdict,
+    GitVersion,
+    Metadata,
+    Overall,
+    RunEntry,
+    Stat,
+)
 from ..run.run_result import EvalRunResult
 from . import evidence
 from .results_view import delta, results_view
@@ -47,42 +58,38 @@ class BenchmarkInfo:
     grader_check: dict[str, Any] | None = None
 
 
-def stats(values: Sequence[float], digits: int | None = None) -> dict[str, float]:
+def stats(values: Sequence[float], digits: int | None = None, **evidence: Any) -> Stat:
     """``{mean, stddev, min, max}``; the sample standard deviation (0 for one value); all 0
-    for none. Rounded to ``digits`` (as benchmark.json writes them), or as computed."""
+    for none. Rounded to ``digits`` (as benchmark.json writes them), or as computed; with the
+    ``evidence`` fields given (:mod:`.evidence`)."""
     if not values:
-        return {"mean": 0.0, "stddev": 0.0, "min": 0.0, "max": 0.0}
-    figures = {
+        return Stat(mean=0.0, stddev=0.0, min=0.0, max=0.0, **evidence)
+    figures: dict[str, Any] = {
         "mean": statistics.fmean(values),
         "stddev": statistics.stdev(values) if len(values) > 1 else 0.0,
         "min": min(values),
         "max": max(values),
     }
-    if digits is None:
-        return figures
-    return {name: round(value, digits) for name, value in figures.items()}
+    if digits is not None:
+        figures = {name: round(value, digits) for name, value in figures.items()}
+    return Stat(**figures, **evidence)
 
 
-def _summary(runs: Sequence[EvalRunResult]) -> dict[str, Any]:
-    return {
-        "pass_rate": stats([run.pass_rate for run in runs], 4),
-        "time_seconds": stats([run.time_seconds for run in runs], 3),
-        "tokens": stats([float(run.tokens) for run in runs], 1),
-        "unsupported_passes": sum(run.unsupported for run in runs),
-    }
+def _summary(runs: Sequence[EvalRunResult], name: str) -> ConfigurationSummary:
+    """``run_summary[name]``: the figures of its runs that were made, and the evidence of
+    every one (:func:`.evidence.summary_evidence`)."""
+    mine = [run for run in runs if run.key.configuration == name]
+    measured = [run for run in mine if not run.skipped]
+    return ConfigurationSummary(
+        pass_rate=stats([run.pass_rate for run in measured], 4, **evidence.summary_evidence(mine)),
+        time_seconds=stats([run.time_seconds for run in measured], 3),
+        tokens=stats([float(run.tokens) for run in measured], 1),
+        unsupported_passes=sum(run.unsupported for run in measured),
+        all_met_ci95=evidence.all_met(mine),
+    )
 
 
-Summary = dict[str, Any]
-
-
-def _delta(first: Summary, second: Summary) -> dict[str, str]:
-    return {
-        name: delta(first[name]["mean"], second[name]["mean"], digits)
-        for name, digits in (("pass_rate", 2), ("time_seconds", 1), ("tokens", 0))
-    }
-
-
-def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[dict[str, Any]]:
+def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[EvalVerdict]:
     """Per eval: each configuration's pass rate (with its interval), the delta, the evidence
     fields (:mod:`.evidence`) and whether the eval meets its bar (the mean pass rate with the
     skill at least ``min_pass_rate``; with a baseline, a delta that is not negative; with
@@ -91,94 +98,89 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[di
     for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
         listed = [run for run in runs if run.key.eval_id == eval_id]
         mine = [run for run in listed if not run.skipped]
+        found = evidence.eval_evidence(mine, info.configurations)
+        intervals = found.pop("ci95")
         rates = {
-            name: stats([run.pass_rate for run in mine if run.key.configuration == name], 4)
+            name: stats(
+                [run.pass_rate for run in mine if run.key.configuration == name],
+                4,
+                ci95=intervals[name],
+            )
             for name in info.configurations
         }
         first, second = info.configurations
-        difference = rates[first]["mean"] - rates[second]["mean"]
+        difference = rates[first].mean - rates[second].mean
         problems = []
         if not any(run.key.configuration == WITH_SKILL for run in mine):
             problems.append(
                 "no run with the skill was measured: the token budget (--max-tokens) was spent"
                 " first"
             )
-        elif rates[WITH_SKILL]["mean"] < info.min_pass_rate:
+        elif rates[WITH_SKILL].mean < info.min_pass_rate:
             problems.append(
-                f"the mean pass rate with the skill {rates[WITH_SKILL]['mean']:.2f} is below"
+                f"the mean pass rate with the skill {rates[WITH_SKILL].mean:.2f} is below"
                 f" {info.min_pass_rate:.2f}"
             )
         if second == BASELINE and difference < 0:
             problems.append(f"the skill does worse than the baseline ({difference:+.2f})")
-        found = evidence.eval_evidence(mine, info.configurations)
-        for name, interval in found.pop("ci95").items():
-            rates[name]["ci95"] = interval
         if info.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
             problems.append(evidence.gate_problem(found, info.configurations))
-        errors = sum(1 for run in mine if run.error)
-        unsupported = {
-            name: sum(run.unsupported for run in mine if run.key.configuration == name)
-            for name in info.configurations
-        }
         verdicts.append(
-            {
-                "eval_id": eval_id,
-                "eval_name": listed[0].eval_name,
-                "pass_rate": rates,
-                "delta": delta(rates[first]["mean"], rates[second]["mean"], 2),
-                "errors": errors,
-                "skipped": len(listed) - len(mine),
-                "unsupported_passes": unsupported,
-                "meets_bar": not problems,
-                "problems": problems,
+            EvalVerdict(
+                eval_id=eval_id,
+                eval_name=listed[0].eval_name,
+                pass_rate=rates,
+                delta=delta(rates[first].mean, rates[second].mean, 2),
+                errors=sum(1 for run in mine if run.error),
+                skipped=len(listed) - len(mine),
+                unsupported_passes={
+                    name: sum(run.unsupported for run in mine if run.key.configuration == name)
+                    for name in info.configurations
+                },
+                meets_bar=not problems,
+                problems=problems,
                 **found,
-            }
+            )
         )
     return verdicts
 
 
-def benchmark_json(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> dict[str, Any]:
+def benchmark_document(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> BenchmarkDocument:
     """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
-    measured = [run for run in runs if not run.skipped]
-    summary: dict[str, Any] = {
-        name: _summary([run for run in measured if run.key.configuration == name])
-        for name in info.configurations
+    figures = {name: _summary(runs, name) for name in info.configurations}
+    first, second = figures.values()
+    difference = {
+        metric: delta(getattr(first, metric).mean, getattr(second, metric).mean, digits)
+        for metric, digits in (("pass_rate", 2), ("time_seconds", 1), ("tokens", 0))
     }
-    for name in info.configurations:
-        added = evidence.summary_evidence(runs, name)
-        summary[name]["all_met_ci95"] = added.pop("all_met_ci95")
-        summary[name]["pass_rate"].update(added)
-    first, second = info.configurations
-    summary["delta"] = _delta(summary[first], summary[second])
-    document = {
-        "metadata": {
-            "skill_name": info.skill_name,
-            "skill_path": info.skill_path,
-            "executor_model": info.executor_model,
-            "grader_model": info.grader_model,
-            "grader_output": info.grader_output,
-            "timestamp": info.timestamp,
-            "evals_run": list(dict.fromkeys(run.key.eval_id for run in runs)),
-            "runs_per_configuration": info.runs_per_configuration,
-            "configurations": list(info.configurations),
-            "min_pass_rate": info.min_pass_rate,
-            "require": info.require or None,
-            "regraded": info.regraded,
-            "runtime": info.runtime,
-            "runs_skipped": len(runs) - len(measured),
-            **(
-                {"baseline": {"ref": info.baseline_ref, "commit": info.baseline_commit}}
-                if info.baseline_ref
-                else {}
-            ),
-            "trust_grader": info.trust_grader,
-            "same_grader": info.same_grader or None,
-            "grader_check": info.grader_check,
-        },
-        "runs": [run.benchmark_entry() for run in runs],
-        "run_summary": summary,
-        "evals": eval_verdicts(info, runs),
-        "overall": evidence.overall_evidence(runs, info.configurations),
-    }
-    document["notes"] = results_view(document).notes
-    return document
+    summary: dict[str, ConfigurationSummary | Delta] = {**figures, "delta": Delta(**difference)}
+    metadata = Metadata(
+        skill_name=info.skill_name,
+        skill_path=info.skill_path,
+        executor_model=info.executor_model,
+        grader_model=info.grader_model,
+        grader_output=info.grader_output,
+        timestamp=info.timestamp,
+        evals_run=list(dict.fromkeys(run.key.eval_id for run in runs)),
+        runs_per_configuration=info.runs_per_configuration,
+        configurations=list(info.configurations),
+        min_pass_rate=info.min_pass_rate,
+        require=info.require or None,
+        regraded=info.regraded,
+        runtime=info.runtime,
+        runs_skipped=sum(run.skipped for run in runs),
+        trust_grader=info.trust_grader,
+        same_grader=info.same_grader or None,
+        grader_check=info.grader_check,
+    )
+    if info.baseline_ref:
+        baseline = GitVersion(ref=info.baseline_ref, commit=info.baseline_commit)
+        metadata = metadata.model_copy(update={"baseline": baseline})
+    document = BenchmarkDocument(
+        metadata=metadata,
+        runs=[RunEntry.model_validate(run.benchmark_entry()) for run in runs],
+        run_summary=summary,
+        evals=eval_verdicts(info, runs),
+        overall=Overall(**evidence.overall_evidence(runs, info.configurations)),
+    )
+    return document.model_copy(update={"notes": results_view(document).notes}).stamped()

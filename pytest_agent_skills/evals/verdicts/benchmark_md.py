@@ -4,8 +4,7 @@ as tables a person reads, rendered from the typed benchmark.json and the words o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from ..documents.benchmark_model import (
     BenchmarkDocument,
@@ -18,10 +17,8 @@ from ..setup.eval_runtime import HOST_WARNING
 from .results_view import results_view, run_table, spread
 
 
-def benchmark_markdown(document: BenchmarkDocument | Mapping[str, Any]) -> str:
-    """benchmark.md of a benchmark.json document (a mapping is read as one)."""
-    if not isinstance(document, BenchmarkDocument):
-        document = BenchmarkDocument.model_validate(document)
+def benchmark_markdown(document: BenchmarkDocument) -> str:
+    """benchmark.md of a benchmark.json document."""
     view = results_view(document)
     meta, overall = document.metadata, document.overall or Overall()
     configurations = meta.configurations or []

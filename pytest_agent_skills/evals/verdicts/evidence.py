@@ -29,11 +29,12 @@ def graded_rates(runs: Sequence[EvalRunResult], configuration: str) -> list[floa
     ]
 
 
-def _interval(interval: stats.Interval | None) -> list[float] | None:
+def _interval(interval: stats.Interval | None) -> tuple[float, float] | None:
     return None if interval is None else interval.rounded()
 
 
-def _all_met(runs: Sequence[EvalRunResult]) -> list[float] | None:
+def all_met(runs: Sequence[EvalRunResult]) -> tuple[float, float] | None:
+    """The Wilson interval of the share of graded runs that met every expectation."""
     counted = [run for run in runs if is_counted(run)]
     met = sum(1 for run in counted if run.total and run.passed == run.total)
     return _interval(stats.wilson(met, len(counted)) if len(counted) > 1 else None)
@@ -46,19 +47,18 @@ def excluded(runs: Sequence[EvalRunResult]) -> dict[str, int]:
     return {"errors": errors, "skipped": skipped}
 
 
-def summary_evidence(runs: Sequence[EvalRunResult], configuration: str) -> dict[str, Any]:
-    """``run_summary[configuration]``'s added fields over every eval: the pooled interval
-    (stratified by eval) of the mean pass rate, and the Wilson interval of all met."""
-    mine = [run for run in runs if run.key.configuration == configuration]
+def summary_evidence(runs: Sequence[EvalRunResult]) -> dict[str, Any]:
+    """The added fields of ``run_summary[configuration]``'s pass rate over every eval (``runs``:
+    the configuration's): the pooled interval (stratified by eval) of the mean pass rate, the
+    runs it counts and those it leaves out."""
     strata = [
-        [run.pass_rate for run in mine if run.key.eval_id == eval_id and is_counted(run)]
-        for eval_id in dict.fromkeys(run.key.eval_id for run in mine)
+        [run.pass_rate for run in runs if run.key.eval_id == eval_id and is_counted(run)]
+        for eval_id in dict.fromkeys(run.key.eval_id for run in runs)
     ]
     return {
         "ci95": _interval(stats.pooled_mean_interval(strata)),
-        "all_met_ci95": _all_met(mine),
         "runs_counted": sum(len(rates) for rates in strata),
-        "runs_excluded": excluded(mine),
+        "runs_excluded": excluded(runs),
     }
 
 
@@ -87,7 +87,7 @@ def eval_evidence(runs: Sequence[EvalRunResult], configurations: Sequence[str]) 
     return {
         "ci95": {name: _interval(stats.mean_interval(rates[name])) for name in configurations},
         "all_met_ci95": {
-            name: _all_met([run for run in runs if run.key.configuration == name])
+            name: all_met([run for run in runs if run.key.configuration == name])
             for name in configurations
         },
         "runs_counted": {name: len(rates[name]) for name in configurations},

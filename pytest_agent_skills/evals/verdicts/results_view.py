@@ -9,9 +9,9 @@ command prints and the pytest item raises is what the written file says."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from ..documents.benchmark_model import (
     BenchmarkDocument,
@@ -159,10 +159,8 @@ class ResultsView:
         return f"first error ({first.run_dir}):\n{message}"
 
 
-def results_view(document: BenchmarkDocument | Mapping[str, Any]) -> ResultsView:
+def results_view(document: BenchmarkDocument) -> ResultsView:
     """The view of a benchmark.json document (its notes need not be there yet)."""
-    if not isinstance(document, BenchmarkDocument):
-        document = BenchmarkDocument.model_validate(document)
     runs, meta = document.runs, document.metadata
     errored = tuple(run for run in runs if run.error is not None)
     errors = ""

@@ -37,9 +37,9 @@ class Interval:
     def excludes(self, value: float) -> bool:
         return value < self.low or value > self.high
 
-    def rounded(self, digits: int = 4) -> list[float]:
+    def rounded(self, digits: int = 4) -> tuple[float, float]:
         """``[low, high]`` as benchmark.json writes it."""
-        return [round(self.low, digits), round(self.high, digits)]
+        return round(self.low, digits), round(self.high, digits)
 
 
 # -- Student's t distribution -------------------------------------------------------------
