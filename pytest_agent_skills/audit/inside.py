@@ -65,8 +65,7 @@ class Sink:
         dns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         dns.setsockopt(socket.SOL_IP, IP_RECVORIGDSTADDR, 1)
         dns.bind(("127.0.0.1", 53))
-        for target in (self._accept, self._datagrams):
-            listener = tcp if target == self._accept else dns
+        for target, listener in ((self._accept, tcp), (self._datagrams, dns)):
             threading.Thread(target=target, args=(listener,), daemon=True).start()
 
     def address_of(self, name: str) -> str:
@@ -84,6 +83,23 @@ class Sink:
                     return name
         return None
 
+    def _record_attempt(
+        self, protocol: str, address: str, port: int, data: bytes
+    ) -> dict[str, object]:
+        """A connection attempt to ``address:port``, recorded with what it sent (``data``,
+        kept up to the payload cap); the TCP side adds what comes after to the entry."""
+        entry: dict[str, object] = {
+            "protocol": protocol,
+            "address": address,
+            "port": port,
+            "name": self.name_of(address),
+            "size": len(data),
+            "payload": base64.b64encode(data[: self.payload_cap]).decode("ascii"),
+        }
+        with self.lock:
+            self.connections.append(entry)
+        return entry
+
     def _accept(self, listener: socket.socket) -> None:
         while True:
             connection, _peer = listener.accept()
@@ -92,17 +108,7 @@ class Sink:
     def _record(self, connection: socket.socket) -> None:
         raw = connection.getsockopt(socket.SOL_IP, SO_ORIGINAL_DST, 16)
         port, packed = struct.unpack_from("!2xH4s", raw)
-        address = socket.inet_ntoa(packed)
-        entry: dict[str, object] = {
-            "protocol": "tcp",
-            "address": address,
-            "port": port,
-            "name": self.name_of(address),
-            "size": 0,
-            "payload": "",
-        }
-        with self.lock:
-            self.connections.append(entry)
+        entry = self._record_attempt("tcp", socket.inet_ntoa(packed), port, b"")
         data = b""
         connection.settimeout(1.0)
         answered = False
@@ -135,17 +141,7 @@ class Sink:
                     address = socket.inet_ntoa(packed)
             answer = self._dns_answer(data)
             if answer is None or port != 53:
-                with self.lock:
-                    self.connections.append(
-                        {
-                            "protocol": "udp",
-                            "address": address,
-                            "port": port,
-                            "name": self.name_of(address),
-                            "size": len(data),
-                            "payload": base64.b64encode(data[: self.payload_cap]).decode("ascii"),
-                        }
-                    )
+                self._record_attempt("udp", address, port, data)
             if answer is not None:
                 listener.sendto(answer, peer)
 

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from ..bodyparse import blocks
 from ..filenames import SKILL_FILE
 from ..skill import Skill
-from .mutant import Candidate
+from .mutant import Candidate, spliced
 
 #: Characters of a description a client with a tight listing budget shows: the truncated
 #: description keeps this many.
@@ -45,25 +45,22 @@ def skill_md_candidates(skill: Skill, text: str) -> Iterator[Candidate]:
         for line in range(first + block.start, first + block.end)
     }
 
-    def without(start: int, end: int) -> str:
-        return "".join(lines[:start] + lines[end:])
-
     # The narrower operators first: a change two operators make is named by the first.
     for index in range(first, len(lines)):
         line = lines[index]
         if index in code_lines:
             changed = _changed_command(line, skill)
             if changed is not None:
-                replaced = [*lines[:index], changed, *lines[index + 1:]]
-                yield Candidate("changed-command", SKILL_FILE, index + 1, "".join(replaced))
+                replaced = spliced(lines, index, index + 1, [changed])
+                yield Candidate("changed-command", SKILL_FILE, index + 1, replaced)
             continue
         yield from _dropped_constraints(lines, index)
     for block in body_blocks:
         start, end = first + block.start, first + block.end
         if block.type == "list_item_open":
-            yield Candidate("deleted-step", SKILL_FILE, start + 1, without(start, end))
+            yield Candidate("deleted-step", SKILL_FILE, start + 1, spliced(lines, start, end))
         elif block.type == "paragraph_open" and block.level == 0:
-            yield Candidate("deleted-paragraph", SKILL_FILE, start + 1, without(start, end))
+            yield Candidate("deleted-paragraph", SKILL_FILE, start + 1, spliced(lines, start, end))
     yield from _link_candidates(skill, lines)
     yield from _description_candidates(skill, lines)
 
@@ -73,10 +70,8 @@ def _dropped_constraints(lines: list[str], index: int) -> Iterator[Candidate]:
     for match in _NEGATIVE.finditer(line):
         rest = line[: match.start()] + line[match.end() :]
         kept = [] if _LIST_MARKER.fullmatch(rest) or not rest.strip() else [rest.rstrip() + "\n"]
-        yield Candidate(
-            "dropped-constraint", SKILL_FILE, index + 1,
-            "".join(lines[:index] + kept + lines[index + 1 :]),
-        )
+        dropped = spliced(lines, index, index + 1, kept)
+        yield Candidate("dropped-constraint", SKILL_FILE, index + 1, dropped)
 
 
 def _changed_command(line: str, skill: Skill) -> str | None:
@@ -111,10 +106,8 @@ def _link_candidates(skill: Skill, lines: list[str]) -> Iterator[Candidate]:
             path = PurePosixPath(target)
             moved = str(path.with_name(path.stem + "-moved" + path.suffix))
             changed = lines[index].replace(reference.target, moved, 1)
-            yield Candidate(
-                "broken-link", SKILL_FILE, index + 1,
-                "".join([*lines[:index], changed, *lines[index + 1:]]),
-            )
+            broken = spliced(lines, index, index + 1, [changed])
+            yield Candidate("broken-link", SKILL_FILE, index + 1, broken)
 
 
 def _description_candidates(skill: Skill, lines: list[str]) -> Iterator[Candidate]:
@@ -132,7 +125,7 @@ def _description_candidates(skill: Skill, lines: list[str]) -> Iterator[Candidat
 
     def with_description(new: str) -> str:
         line = "description: " + json.dumps(new, ensure_ascii=False) + "\n"
-        return "".join([*lines[:index], line, *lines[index + 1:]])
+        return spliced(lines, index, index + 1, [line])
 
     end = _SENTENCE_END.search(description)
     if end is not None and end.end() < len(description):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -28,6 +29,11 @@ class Mutant:
     #: The file's new content; None: the file is removed.
     text: str | None
     diff: str
+
+
+def spliced(lines: Sequence[str], start: int, end: int, new: Sequence[str] = ()) -> str:
+    """The text of ``lines`` with ``lines[start:end]`` replaced by ``new``."""
+    return "".join([*lines[:start], *new, *lines[end:]])
 
 
 def unified_diff(file: str, before: str, after: str | None) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .mutant import Candidate
+from .mutant import Candidate, spliced
 
 _ARITHMETIC = re.compile(r"\$\(\((.*?)\)\)")
 _ARITHMETIC_SWAP = {"+": "-", "-": "+", "*": "/", "/": "*"}
@@ -32,9 +32,8 @@ def shell_candidates(file: str, text: str) -> Iterator[Candidate]:
     """Every change the script operators make to the shell script ``file``."""
     lines = text.splitlines(keepends=True)
 
-    def with_line(index: int, new: str | None) -> str:
-        changed = lines[:index] + ([new] if new is not None else []) + lines[index + 1 :]
-        return "".join(changed)
+    def with_line(index: int, new: str) -> str:
+        return spliced(lines, index, index + 1, [new])
 
     heredoc_end: str | None = None
     for index, line in enumerate(lines):
@@ -71,7 +70,7 @@ def shell_candidates(file: str, text: str) -> Iterator[Candidate]:
         if _KEYWORDS.fullmatch(stripped) or line.rstrip().endswith("\\"):
             continue  # structure, or a command that goes on: deleting it breaks the syntax
         operator = "unwritten-output" if _WRITES.search(code) else "deleted-statement"
-        yield Candidate(operator, file, number, with_line(index, None))
+        yield Candidate(operator, file, number, spliced(lines, index, index + 1))
     yield from _early_exit(file, lines)
 
 
@@ -81,5 +80,5 @@ def _early_exit(file: str, lines: list[str]) -> Iterator[Candidate]:
     while at < len(lines) and _PROLOGUE.fullmatch(lines[at].strip()):
         at += 1
     if at < len(lines):
-        changed = [*lines[:at], "exit 0  # mutant: early exit\n", *lines[at:]]
-        yield Candidate("early-exit", file, at + 1, "".join(changed))
+        changed = spliced(lines, at, at, ["exit 0  # mutant: early exit\n"])
+        yield Candidate("early-exit", file, at + 1, changed)
