@@ -15,7 +15,6 @@ value.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Literal
 
 from pydantic import ConfigDict, Field
@@ -28,7 +27,6 @@ AUDIT_VERSION: Literal[1] = 1
 
 Analysis = Literal["static", "dynamic"]
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "audit.schema.json"
 
 
 class AuditFinding(Part):

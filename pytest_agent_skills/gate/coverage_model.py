@@ -11,14 +11,11 @@ Schema ships in the package (``schemas/coverage.schema.json``).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Literal
 
 from pydantic import ConfigDict, Field
 
 from ..typed_documents import Part, schema_field
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "coverage.schema.json"
 
 
 class KindCoverage(Part):

@@ -12,14 +12,11 @@ ships in the package (``schemas/tokens.schema.json``).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Literal
 
 from pydantic import ConfigDict, Field
 
 from ..typed_documents import Part, schema_field
-
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "tokens.schema.json"
 
 #: The budget rules: the part of a skill each one weighs.
 BudgetRule = Literal["budget-body", "budget-doc", "budget-listing"]

@@ -13,7 +13,6 @@ from ..typed_documents import schema_field, schema_uri
 from .operators import OPERATORS
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
 
-SCHEMA_NAME = "mutation.schema.json"
 #: What every report names in ``$schema`` (the package's one convention).
 SCHEMA_URL = schema_uri("mutation")
 

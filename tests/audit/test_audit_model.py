@@ -11,7 +11,6 @@ from pydantic import ValidationError
 
 from pytest_agent_skills.audit.detonation import start_dynamic
 from pytest_agent_skills.audit.model import (
-    SCHEMA_PATH,
     AuditDocument,
     AuditFinding,
     NotAnalyzed,
@@ -20,6 +19,7 @@ from pytest_agent_skills.audit.model import (
     summarize,
 )
 from pytest_agent_skills.audit.seam import DynamicOptions, DynamicUnavailableError
+from pytest_agent_skills.evals.documents.catalog import schema_file
 
 
 def _document() -> AuditDocument:
@@ -42,8 +42,7 @@ def _document() -> AuditDocument:
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert SCHEMA_PATH.name == "audit.schema.json"
-    assert SCHEMA_PATH.read_text(encoding="utf-8") == audit_schema(), (
+    assert schema_file("audit").read_text(encoding="utf-8") == audit_schema(), (
         "schemas/audit.schema.json is stale: write audit_schema() into it"
     )
     Draft202012Validator.check_schema(json.loads(audit_schema()))

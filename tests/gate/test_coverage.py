@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.gate.coverage_model import SCHEMA_PATH, coverage_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file
+from pytest_agent_skills.gate.coverage_model import coverage_schema
 from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
@@ -30,7 +31,7 @@ TRIGGERS = json.dumps([{"query": "sum this csv", "should_trigger": True}])
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert SCHEMA_PATH.read_text(encoding="utf-8") == coverage_schema(), (
+    assert schema_file("coverage").read_text(encoding="utf-8") == coverage_schema(), (
         "schemas/coverage.schema.json is stale: write coverage_schema() into it"
     )
     Draft202012Validator.check_schema(json.loads(coverage_schema()))

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.gate.token_model import SCHEMA_PATH, tokens_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file
+from pytest_agent_skills.gate.token_model import tokens_schema
 from pytest_agent_skills.tokens import estimate_tokens
 from tests.support.cli import cli
 from tests.support.git_repos import commit_all, git, skills_repository
@@ -21,7 +22,7 @@ LONG_BODY = "Read the invoice and add every line item to the running total.\n" *
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert SCHEMA_PATH.read_text(encoding="utf-8") == tokens_schema(), (
+    assert schema_file("tokens").read_text(encoding="utf-8") == tokens_schema(), (
         "schemas/tokens.schema.json is stale: write tokens_schema() into it"
     )
     Draft202012Validator.check_schema(json.loads(tokens_schema()))

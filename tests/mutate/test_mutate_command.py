@@ -9,13 +9,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from pytest_agent_skills.mutate.report import SCHEMA_NAME, mutation_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file
+from pytest_agent_skills.mutate.report import mutation_schema
 from tests.support.cli import cli
 from tests.support.mutation import SKILL, folder_bytes, mutation_project
 
 pytestmark = pytest.mark.usefixtures("clean_settings_env")
 
-SCHEMA_FILE = Path(__file__).parents[2] / "pytest_agent_skills" / "schemas" / SCHEMA_NAME
 
 
 def _mutate(
@@ -80,7 +80,7 @@ def test_the_skill_folder_is_byte_identical_afterwards(runs: dict) -> None:
 
 
 def test_the_report_matches_its_published_schema(runs: dict) -> None:
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    schema = json.loads(schema_file("mutation").read_text(encoding="utf-8"))
     assert schema == mutation_schema()
     for _project, _before, report in runs.values():
         assert report["$schema"].endswith("/mutation.schema.json")
