@@ -421,7 +421,7 @@ def _input_name(name: Any, path: Path, line: int) -> str:
     """Refused at collection, as the workspace would refuse it at the first run (where the
     error would only reach the model as a failed tool call)."""
     from .workspace.errors import WorkspaceError
-    from .workspace.workspace import input_name
+    from .workspace.requests import input_name
 
     try:
         return input_name(name)

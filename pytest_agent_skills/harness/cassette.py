@@ -151,6 +151,7 @@ class Cassette:
 
     def save(self, redactor: Redactor) -> None:
         from ..typed_documents import schema_uri  # pydantic: loaded when recording only
+
         document = {
             "$schema": schema_uri("cassette"),  # .cassette_document's model
             "format": CASSETTE_FORMAT,
@@ -332,11 +333,9 @@ class CassetteBackend:
         self.redactor = redactor or Redactor()
         self.allow_unused = allow_unused
         existed = self.path.exists()
-        if mode == "all" or (mode in ("once", "new") and not existed):
-            self.cassette = Cassette(self.path)
-        else:
-            self.cassette = Cassette.load(self.path)
-        self.records_misses = mode == "all" or mode == "new" or (mode == "once" and not existed)
+        fresh = mode == "all" or (mode in ("once", "new") and not existed)
+        self.cassette = Cassette(self.path) if fresh else Cassette.load(self.path)
+        self.records_misses = mode in ("all", "new") or (mode == "once" and not existed)
         self.rerecord = mode == "all"
         self.recorded = 0
         self.replayed = 0
@@ -596,10 +595,5 @@ def _parsed_url(url: str) -> Any:
 
 
 def _sse_chunks(text: str) -> list[dict[str, Any]]:
-    chunks = []
-    for line in text.splitlines():
-        if line.startswith("data:"):
-            data = line[5:].strip()
-            if data and data != "[DONE]":
-                chunks.append(json.loads(data))
-    return chunks
+    payloads = (line[5:].strip() for line in text.splitlines() if line.startswith("data:"))
+    return [json.loads(data) for data in payloads if data and data != "[DONE]"]

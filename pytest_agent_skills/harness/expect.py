@@ -33,8 +33,6 @@ from ..scenario_schema import scenario_schema
 from .errors import HarnessError
 from .trajectory import CallRecord, Trajectory
 
-ORDER_MODES = ("exact", "in_order", "any_order", "subset", "superset")
-ARGS_MODES = ("exact", "ignore", "subset", "superset")
 OPERATORS = frozenset({"contains", "matches", "equals", "exists"})
 _MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
 
@@ -169,8 +167,7 @@ def assert_trajectory(
             part = trajectory.for_user_turn(index) if trajectory.user_turns else trajectory
             root = ("turns", index, "expect")
             failures += [
-                Failure(failure.path, failure.message, root)
-                for failure in check(part, turn_expect)
+                Failure(failure.path, failure.message, root) for failure in check(part, turn_expect)
             ]
     failures += check(trajectory, expect)
     if failures:

@@ -51,35 +51,26 @@ def _skill_exec(context: ToolContext, arguments: dict[str, Any]) -> dict[str, An
     return chunk.to_dict()
 
 
-def _session_id(arguments: dict[str, Any]) -> str:
+def _session(context: ToolContext, arguments: dict[str, Any]) -> ExecSession:
+    """The session ``session_id`` names; an empty or unknown one is a model mistake."""
     session_id = str(arguments["session_id"]).strip()
     if not session_id:
         raise ToolCallError(
             INVALID_ARGUMENTS,
             "session_id must not be empty; pass the session_id that skill_exec returned.",
         )
-    return session_id
-
-
-def _unknown(context: ToolContext, error: UnknownSessionError) -> ToolCallError:
-    workspace = context.existing_workspace()
-    ids = workspace.exec_sessions.ids() if workspace is not None else []
-    return ToolCallError(
-        UNKNOWN_SESSION,
-        f"{error}. Sessions: {', '.join(ids) or '(none)'};"
-        " start one with skill_exec (a killed session is gone).",
-    )
-
-
-def _session(context: ToolContext, arguments: dict[str, Any]) -> ExecSession:
-    session_id = _session_id(arguments)
     workspace = context.existing_workspace()
     try:
         if workspace is None:
             raise UnknownSessionError.about(session_id)
         return workspace.exec_sessions.get(session_id)
     except UnknownSessionError as error:
-        raise _unknown(context, error) from None
+        ids = workspace.exec_sessions.ids() if workspace is not None else []
+        raise ToolCallError(
+            UNKNOWN_SESSION,
+            f"{error}. Sessions: {', '.join(ids) or '(none)'};"
+            " start one with skill_exec (a killed session is gone).",
+        ) from None
 
 
 def _skill_write_stdin(context: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -368,7 +368,7 @@ def _checked_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
     if not inputs:
         return {}
     from ..workspace.errors import WorkspaceError
-    from ..workspace.workspace import input_name
+    from ..workspace.requests import input_name
 
     try:
         return {input_name(name): content for name, content in inputs.items()}

@@ -9,7 +9,9 @@ interactive sessions alike.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import subprocess
 from abc import abstractmethod
 from typing import TYPE_CHECKING
 
@@ -41,13 +43,21 @@ class HostRuntime(Runtime):
         """The host command line that runs ``bash -lc spec.command`` in this runtime."""
 
     def execute(self, workspace: Workspace, spec: ExecSpec) -> ProcessOutcome:
-        tree = HostProcessTree.start(
-            self.argv(workspace, spec),
-            cwd=spec.cwd,
-            env=spec.env,
-            stdin=spec.stdin_path,
-            sweep=self.sweep,
-        )
+        argv = self.argv(workspace, spec)
+        # Pipes for stdout and stderr; stdin is the run's file, or empty.
+        with (
+            open(spec.stdin_path, "rb")
+            if spec.stdin_path is not None
+            else contextlib.nullcontext(subprocess.DEVNULL)
+        ) as stdin:
+            tree = HostProcessTree.start(
+                argv,
+                cwd=spec.cwd,
+                env=spec.env,
+                sweep=self.sweep,
+                stdin=stdin,
+                output=subprocess.PIPE,
+            )
         workspace.processes.add(tree)
         try:
             return tree.collect(timeout=spec.timeout, cap=spec.cap)

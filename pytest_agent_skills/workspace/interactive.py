@@ -43,6 +43,7 @@ from .result import STREAM_CAP_BYTES, RunResult
 from .spec import check_text
 
 if TYPE_CHECKING:
+    from .requests import OutputCollection
     from .spec import PreparedRun
     from .workspace import Workspace
 
@@ -377,15 +378,6 @@ class ExecChunk:
         if self.warnings:
             data["warnings"] = list(self.warnings)
         return data
-
-
-@dataclass(frozen=True)
-class OutputCollection:
-    """What to do with the output files once the process exits (as ``run`` does)."""
-
-    output_files: tuple[str, ...]
-    save_as_artifacts: bool
-    omit_inline_content: bool
 
 
 class ExecSession:

@@ -47,7 +47,7 @@ class HostProcess(InteractiveProcess):
         self._write_lock = threading.Lock()
         self._files: list[IO[bytes]] = []
         sinks: dict[int, Sink]
-        start = partial(HostProcessTree.start_with, argv, cwd=spec.cwd, env=spec.env, sweep=sweep)
+        start = partial(HostProcessTree.start, argv, cwd=spec.cwd, env=spec.env, sweep=sweep)
         if tty:
             master, slave = pty.openpty()
             size = struct.pack("HHHH", TERMINAL_ROWS, TERMINAL_COLUMNS, 0, 0)

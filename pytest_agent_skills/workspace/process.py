@@ -114,26 +114,6 @@ class HostProcessTree:
         *,
         cwd: Path,
         env: Mapping[str, str],
-        stdin: Path | None,
-        sweep: bool,
-    ) -> HostProcessTree:
-        """Start ``argv`` with pipes for stdout and stderr; stdin is a file, or empty."""
-        source = open(stdin, "rb") if stdin is not None else subprocess.DEVNULL  # noqa: SIM115
-        try:
-            return cls.start_with(
-                argv, cwd=cwd, env=env, sweep=sweep, stdin=source, output=subprocess.PIPE
-            )
-        finally:
-            if stdin is not None:
-                source.close()  # type: ignore[union-attr]
-
-    @classmethod
-    def start_with(
-        cls,
-        argv: Sequence[str],
-        *,
-        cwd: Path,
-        env: Mapping[str, str],
         sweep: bool,
         stdin: int | IO[bytes],
         output: int,

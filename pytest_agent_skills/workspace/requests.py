@@ -1,11 +1,18 @@
 """What a command runs with, beside its skill and its command line: :class:`RunRequest` (and
-:class:`ExecRequest` for an interactive session), one frozen value each."""
+:class:`ExecRequest` for an interactive session), one frozen value each; the checks of what a
+request names (its timeout, its output patterns, the names of inputs)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import TypedDict
+
+from ..excerpt import excerpt
+from .errors import WorkspaceError, WorkspacePathError
+from .result import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
+from .spec import check_text
 
 
 @dataclass(frozen=True)
@@ -51,3 +58,57 @@ class ExecRequestFields(RunRequestFields, total=False):
     """The fields of :class:`ExecRequest`, as keywords of ``Workspace.exec``."""
 
     tty: bool
+
+
+@dataclass(frozen=True)
+class OutputCollection:
+    """What to do with the output files once the process exits (as ``run`` does)."""
+
+    output_files: tuple[str, ...]
+    save_as_artifacts: bool
+    omit_inline_content: bool
+
+
+def output_collection(request: RunRequest | ExecRequest) -> OutputCollection:
+    """The output files to collect after a run, and how; a pattern with a NUL byte is refused
+    (no path can hold one)."""
+    patterns = request.output_files
+    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+    for pattern in patterns:
+        if "\0" in pattern:
+            raise WorkspacePathError(
+                f"output_files pattern {excerpt(pattern)} must not contain NUL bytes"
+            )
+    return OutputCollection(patterns, request.save_as_artifacts, request.omit_inline_content)
+
+
+def timeout_seconds(timeout: float | None) -> float:
+    """The seconds a run may take: ``timeout``, the default for None and 0; a WorkspaceError
+    for anything else than a number from 0 to a day."""
+    if timeout is None or timeout == 0:
+        return DEFAULT_TIMEOUT_SECONDS
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
+        raise WorkspaceError(
+            f"timeout must be a positive number of seconds, got {excerpt(timeout)}"
+        )
+    if not timeout <= MAX_TIMEOUT_SECONDS:
+        raise WorkspaceError(
+            f"timeout must be at most {MAX_TIMEOUT_SECONDS} seconds (one day),"
+            f" got {excerpt(timeout)}"
+        )
+    return float(timeout)
+
+
+def input_name(relative: object) -> str:
+    """``relative`` as the name of a file under work/inputs; a WorkspaceError when it cannot
+    be one (not a string, NUL bytes, empty, absolute, or with ``..``)."""
+    if not isinstance(relative, str):
+        raise WorkspacePathError(f"input name {excerpt(relative)} must be a string")
+    check_text("input name", relative)
+    path = PurePosixPath(relative)
+    if not relative.strip() or path.is_absolute() or ".." in path.parts:
+        raise WorkspacePathError(
+            f"input name {excerpt(relative)} must name a file inside work/inputs"
+            " (a relative path without '..')"
+        )
+    return path.as_posix()

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..excerpt import excerpt
@@ -28,17 +28,24 @@ from .confined import (
     write_file_renamed,
 )
 from .environment import build_environment
-from .errors import StagingError, WorkspaceError, WorkspacePathError
-from .interactive import ExecSession, ExecSessions, OutputCollection, OutputStream
+from .errors import StagingError, WorkspaceError
+from .interactive import ExecSession, ExecSessions, OutputStream
 from .layout import Layout
 from .outputs import collect_outputs
 from .process import ProcessOutcome, ProcessRegistry, new_tag
 from .removal import remove_tree
-from .requests import ExecRequest, ExecRequestFields, RunRequest, RunRequestFields
+from .requests import (
+    ExecRequest,
+    ExecRequestFields,
+    OutputCollection,
+    RunRequest,
+    RunRequestFields,
+    input_name,
+    output_collection,
+    timeout_seconds,
+)
 from .result import (
     ARTIFACT_CAP_BYTES,
-    DEFAULT_TIMEOUT_SECONDS,
-    MAX_TIMEOUT_SECONDS,
     ArtifactFile,
     OutputFile,
     RunResult,
@@ -205,7 +212,7 @@ class Workspace:
         stdin = request.stdin
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
-        collect = _collection(request)
+        collect = output_collection(request)
         with self._lock:
             prepared = self.prepare_run(skill, command, request)
             spec = replace(prepared.spec, stdin_path=self._stdin_file(stdin, prepared.run_dir))
@@ -228,7 +235,7 @@ class Workspace:
         stdin = request.stdin
         if isinstance(stdin, str):
             check_text("stdin", stdin, nul_allowed=True)
-        collect = _collection(request)
+        collect = output_collection(request)
         session_id = self.exec_sessions.reserve()
         prepared = self.prepare_run(skill, command, request, tool="skill_exec")
         stream = OutputStream(prepared.spec.cap)
@@ -266,7 +273,7 @@ class Workspace:
                     tag=new_tag(),
                 ),
                 stdin_path=None,
-                timeout=_timeout_seconds(request.timeout),
+                timeout=timeout_seconds(request.timeout),
                 run_dir=run_dir,
             )
             self.write_pending_metadata()  # before the command can read it
@@ -370,8 +377,8 @@ class Workspace:
                 warnings.append(f"{stream} is not valid UTF-8; invalid bytes shown as U+FFFD")
         if outcome.timed_out:
             warnings.append(
-                f"command timed out after {_timeout_text(outcome)}; all its processes were killed"
-                " (stdout and stderr keep what was printed before)"
+                f"command timed out after {outcome.duration_ms / 1000:.1f}s; all its processes were"
+                " killed (stdout and stderr keep what was printed before)"
             )
         if self.closed:
             warnings.append(
@@ -419,7 +426,7 @@ class Workspace:
         if collect.save_as_artifacts:
             artifacts = self._save_artifacts(files, warnings)
         if collect.omit_inline_content:
-            files = [_without_content(output) for output in files]
+            files = [replace(output, content="") for output in files]
         if patterns:  # like the reference, metadata records output collections, not every run
             self._metadata["outputs"].append(
                 {
@@ -561,21 +568,6 @@ def _real_folder(path: Path) -> bool:
         return False
 
 
-def input_name(relative: object) -> str:
-    """``relative`` as the name of a file under work/inputs; a WorkspaceError when it cannot
-    be one (not a string, NUL bytes, empty, absolute, or with ``..``)."""
-    if not isinstance(relative, str):
-        raise WorkspacePathError(f"input name {excerpt(relative)} must be a string")
-    check_text("input name", relative)
-    path = PurePosixPath(relative)
-    if not relative.strip() or path.is_absolute() or ".." in path.parts:
-        raise WorkspacePathError(
-            f"input name {excerpt(relative)} must name a file inside work/inputs"
-            " (a relative path without '..')"
-        )
-    return path.as_posix()
-
-
 class LimitedReader(io.RawIOBase):
     """A binary stream giving at most ``limit`` bytes of ``source``."""
 
@@ -597,42 +589,6 @@ class LimitedReader(io.RawIOBase):
 
 def _shown(names: Sequence[str], limit: int = 10) -> str:
     return ", ".join(names[:limit]) + (" ..." if len(names) > limit else "")
-
-
-def _collection(request: RunRequest | ExecRequest) -> OutputCollection:
-    """The output files to collect after a run, and how; a pattern with a NUL byte is refused
-    (no path can hold one)."""
-    patterns = request.output_files
-    patterns = (patterns,) if isinstance(patterns, str) else tuple(patterns)
-    for pattern in patterns:
-        if "\0" in pattern:
-            raise WorkspacePathError(
-                f"output_files pattern {excerpt(pattern)} must not contain NUL bytes"
-            )
-    return OutputCollection(patterns, request.save_as_artifacts, request.omit_inline_content)
-
-
-def _without_content(output: OutputFile) -> OutputFile:
-    return replace(output, content="")
-
-
-def _timeout_seconds(timeout: float | None) -> float:
-    if timeout is None or timeout == 0:
-        return DEFAULT_TIMEOUT_SECONDS
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0:
-        raise WorkspaceError(
-            f"timeout must be a positive number of seconds, got {excerpt(timeout)}"
-        )
-    if not timeout <= MAX_TIMEOUT_SECONDS:
-        raise WorkspaceError(
-            f"timeout must be at most {MAX_TIMEOUT_SECONDS} seconds (one day),"
-            f" got {excerpt(timeout)}"
-        )
-    return float(timeout)
-
-
-def _timeout_text(outcome: ProcessOutcome) -> str:
-    return f"{outcome.duration_ms / 1000:.1f}s"
 
 
 def _now() -> str:

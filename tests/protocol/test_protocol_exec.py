@@ -275,9 +275,9 @@ def test_a_negative_timeout_is_the_default_timeout_and_the_answer_says_so(
     session: SkillSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As for skill_run: bounded by the default timeout (shortened here to see it end)."""
-    from pytest_agent_skills.workspace import workspace as workspace_module
+    from pytest_agent_skills.workspace import requests as requests_module
 
-    monkeypatch.setattr(workspace_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
+    monkeypatch.setattr(requests_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
     marker = unique_marker()
     result = exec_greeter(session, command=f"echo started; sleep {marker}", timeout=-1)
 

@@ -155,9 +155,9 @@ def test_a_negative_timeout_is_the_default_timeout_and_the_result_says_so(
 ):
     """As the reference's max(0, timeout): the command runs, bounded by the default timeout
     (shortened here to see it end), never unbounded."""
-    from pytest_agent_skills.workspace import workspace as workspace_module
+    from pytest_agent_skills.workspace import requests as requests_module
 
-    monkeypatch.setattr(workspace_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
+    monkeypatch.setattr(requests_module, "DEFAULT_TIMEOUT_SECONDS", 1.0)
     outcome = call_ok(
         session,
         "skill_run",
