@@ -35,7 +35,7 @@ SKILLS = {
 @pytest.mark.parametrize("name", sorted(DOCUMENTS))
 def test_the_shipped_schema_is_the_one_the_model_generates(name: str) -> None:
     shipped = schema_file(name).read_text(encoding="utf-8")
-    assert shipped == schema_of(DOCUMENTS[name]), (
+    assert shipped == schema_of(DOCUMENTS[name], name), (
         f"schemas/{name}.schema.json is stale: run"
         " python -m pytest_agent_skills.evals.documents.catalog"
     )
@@ -69,7 +69,7 @@ def test_a_document_that_does_not_match_names_the_file_the_path_and_both_kinds(
     with pytest.raises(DocumentError) as raised:
         read_document(BenchmarkDocument, path)
     assert str(raised.value) == (
-        f"{path}: runs[0].result.pass_rate: expected a number, found a string \"high\""
+        f'{path}: runs[0].result.pass_rate: expected a number, found a string "high"'
         " (not a benchmark document)"
     )
     path.write_text('{"runs": [')
@@ -152,7 +152,7 @@ def test_upgrade_gives_old_documents_their_schema_and_changes_nothing_else(
     refused = agent_skills("schema", "--upgrade", "out", cwd=tmp_path)
     assert refused.returncode == 2
     assert (
-        "out/benchmark.json: runs: expected a list, found a string \"none\" (not a benchmark"
+        'out/benchmark.json: runs: expected a list, found a string "none" (not a benchmark'
         " document)" in refused.stderr
     )
     assert "Traceback" not in refused.stderr

@@ -12,12 +12,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.evals.suite.grader_check import (
-    SCHEMA_PATH,
-    GraderCheck,
-    load_gold,
-    schema_text,
-)
+from pytest_agent_skills.evals.documents.catalog import schema_file, schema_of
+from pytest_agent_skills.evals.suite.grader_check import GraderCheck, load_gold
 from tests.support.evals import fake_endpoint, run_eval_command, write_eval_skill
 from tests.support.graders import policy_grader
 
@@ -76,7 +72,7 @@ def test_a_credulous_grader_passes_every_must_fail_case_and_exits_1(tmp_path: Pa
     assert figures["false_fail_rate"] == 0.0
     assert figures["unsupported_rate"] == 0.0
     assert figures["accuracy"] == round(len(MUST_PASS) / len(GOLD.cases), 4)
-    Draft202012Validator(json.loads(schema_text())).validate(figures)
+    Draft202012Validator(json.loads(schema_of(GraderCheck, "grader-check"))).validate(figures)
     assert figures["$schema"].endswith("/grader-check.schema.json")
 
 
@@ -125,10 +121,11 @@ def test_the_text_report_names_each_wrong_verdict(tmp_path: Path) -> None:
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
-        "schemas/grader-check.schema.json is stale: write schema_text() into it"
+    schema = schema_of(GraderCheck, "grader-check")
+    assert schema_file("grader-check").read_text(encoding="utf-8") == schema, (
+        "schemas/grader-check.schema.json is stale: write schema_of(GraderCheck) into it"
     )
-    Draft202012Validator.check_schema(json.loads(schema_text()))
+    Draft202012Validator.check_schema(json.loads(schema))
 
 
 def test_a_gold_set_that_is_not_one_is_refused_with_the_file_and_the_path(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from ...harness.cassette_document import CassetteDocument
 from ...typed_documents import Document, schema_uri
 from .benchmark_model import BenchmarkDocument
@@ -43,11 +45,11 @@ DOCUMENTS: dict[str, type[Document]] = {
 }
 
 
-def schema_of(model: type[Document]) -> str:
-    """The JSON Schema of ``model``, as the package ships it."""
+def schema_of(model: type[BaseModel], name: str) -> str:
+    """The JSON Schema of ``model``, the document called ``name``, as the package ships it."""
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": schema_uri(model.NAME),
+        "$id": schema_uri(name),
         **model.model_json_schema(by_alias=True, mode="serialization"),
     }
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
@@ -63,7 +65,7 @@ def write_schemas() -> list[Path]:
     written = []
     for name, model in DOCUMENTS.items():
         path = schema_file(name)
-        path.write_text(schema_of(model), encoding="utf-8")
+        path.write_text(schema_of(model, name), encoding="utf-8")
         written.append(path)
     return written
 

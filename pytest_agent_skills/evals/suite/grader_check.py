@@ -28,11 +28,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from ...errors import AgentSkillsError
 from ...harness.errors import CassetteMissError, NoCassetteError
-from ...typed_documents import schema_field, schema_uri
+from ...typed_documents import Part, schema_field
 from ..run.grader import GradingError, GradingRequest, files_text
 from ..run.grader_runs import grade_times
 
@@ -42,21 +42,14 @@ if TYPE_CHECKING:
 
 #: The gold set shipped in the package.
 GOLD_SET = "grader_gold.json"
-#: The name of the figures' document and of its schema.
-DOCUMENT = "grader-check.json"
-SCHEMA_NAME = "grader-check"
-#: What every document names in ``$schema`` (the package's one convention).
-SCHEMA_URL = schema_uri(SCHEMA_NAME)
 
 
 class GoldSetError(AgentSkillsError):
     """The gold set is not the document it must be, or its gradings are not recorded."""
 
 
-class GoldCase(BaseModel):
+class GoldCase(Part):
     """One graded case: a run as the grader reads it and the verdict it must give."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: int
     #: What the case tests (``met``, ``claim without evidence``, ``partial completion``, ...).
@@ -76,22 +69,16 @@ class GoldCase(BaseModel):
         """The grading request of this case, as an eval run's would be."""
         outputs = {name: text.encode("utf-8") for name, text in self.outputs.items()}
         transcript = "\n".join([f"[user] {self.prompt}", *self.transcript])
-        return GradingRequest(
-            (self.expectation,), transcript, files_text(outputs, {}), cassette
-        )
+        return GradingRequest((self.expectation,), transcript, files_text(outputs, {}), cassette)
 
 
-class GoldSet(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class GoldSet(Part):
     description: str = ""
     cases: list[GoldCase] = Field(min_length=1)
 
 
-class CaseResult(BaseModel):
+class CaseResult(Part):
     """How the grader judged one case."""
-
-    model_config = ConfigDict(extra="forbid")
 
     id: int
     kind: str
@@ -110,12 +97,12 @@ class CaseResult(BaseModel):
     error: str | None = None
 
 
-class GraderCheck(BaseModel):
+class GraderCheck(Part):
     """grader-check.json: the grader's figures on the gold set, and each case."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    schema_url: str = schema_field(SCHEMA_NAME)
+    schema_url: str = schema_field("grader-check")
     grader_model: str
     grader_runs: int
     trust_grader: bool
@@ -139,18 +126,6 @@ class GraderCheck(BaseModel):
         return self.model_dump_json(by_alias=True, indent=2)
 
 
-#: The published JSON Schema of grader-check.json.
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / f"{SCHEMA_NAME}.schema.json"
-
-
-def schema_text() -> str:
-    """The JSON Schema of :class:`GraderCheck`, as the package ships it."""
-    schema = GraderCheck.model_json_schema(by_alias=True, mode="serialization")
-    draft = "https://json-schema.org/draft/2020-12/schema"
-    schema = {"$schema": draft, "$id": SCHEMA_URL, **schema}
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
-
-
 def load_gold(path: Path | None = None) -> GoldSet:
     """The gold set at ``path`` (the shipped one by default); a :class:`GoldSetError` naming
     the file and the JSON path of what is wrong."""
@@ -169,7 +144,7 @@ def load_gold(path: Path | None = None) -> GoldSet:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(the document)"
         raise GoldSetError(
-            f"{shown}: {where}: {first['msg']}; a gold set is {{\"cases\": [{{\"id\","
+            f'{shown}: {where}: {first["msg"]}; a gold set is {{"cases": [{{"id",'
             ' "kind", "prompt", "transcript", "outputs", "expectation", "truth"}]}'
         ) from None
 
@@ -288,7 +263,6 @@ def write_document(path: Path, check: GraderCheck) -> None:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json_file_bytes(json.loads(check.to_json())))
-
 
 
 def run_grader_check(

@@ -20,7 +20,7 @@ BETTER, WORSE, INCONCLUSIVE = "better", "worse", "inconclusive"
 
 def is_counted(run: EvalRunResult) -> bool:
     """Whether a run's pass rate is evidence: graded, neither errored nor skipped."""
-    return run.error is None and not getattr(run, "skipped", False)
+    return run.error is None and not run.skipped
 
 
 def graded_rates(runs: Sequence[EvalRunResult], configuration: str) -> list[float]:
@@ -42,8 +42,8 @@ def all_met(runs: Sequence[EvalRunResult]) -> tuple[float, float] | None:
 
 def excluded(runs: Sequence[EvalRunResult]) -> dict[str, int]:
     """How many runs the intervals leave out, and why."""
-    skipped = sum(1 for run in runs if getattr(run, "skipped", False))
-    errors = sum(1 for run in runs if run.error is not None and not getattr(run, "skipped", False))
+    skipped = sum(run.skipped for run in runs)
+    errors = sum(1 for run in runs if run.error is not None and not run.skipped)
     return {"errors": errors, "skipped": skipped}
 
 

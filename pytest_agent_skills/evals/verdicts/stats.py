@@ -149,50 +149,38 @@ def mean_interval(values: Sequence[float]) -> Interval | None:
 # -- the difference of two configurations ----------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sample:
-    """The runs of one configuration in one stratum (an eval): their pass rates."""
-
-    values: tuple[float, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.values)
-
-    @property
-    def mean(self) -> float:
-        return statistics.fmean(self.values)
-
-    @property
-    def variance(self) -> float:
-        return statistics.variance(self.values) if self.count > 1 else 0.0
-
-
 def welch(first: Sequence[float], second: Sequence[float]) -> Interval | None:
     """Welch's 95% t interval of mean(first) - mean(second); None when either has under two
     values or neither has any spread (the Welch–Satterthwaite degrees of freedom are 0/0)."""
-    return stratified_welch([(Sample(tuple(first)), Sample(tuple(second)))])
+    return stratified_welch([(first, second)])
 
 
-def stratified_welch(strata: Sequence[tuple[Sample, Sample]]) -> Interval | None:
+def stratified_welch(strata: Sequence[tuple[Sequence[float], Sequence[float]]]) -> Interval | None:
     """The 95% t interval of the difference of two pooled means, stratified: each stratum's
     difference weighted by its share of the runs, its variance added, the degrees of freedom
     by Welch–Satterthwaite over every stratum's two parts.  One stratum is Welch's interval."""
-    if not strata or any(a.count < 2 or b.count < 2 for a, b in strata):
+    if not strata or any(len(a) < 2 or len(b) < 2 for a, b in strata):
         return None
-    total = sum(a.count + b.count for a, b in strata)
+    total = sum(len(a) + len(b) for a, b in strata)
     estimate, parts = 0.0, []
     for a, b in strata:
-        weight = (a.count + b.count) / total
-        estimate += weight * (a.mean - b.mean)
-        parts += [(weight**2 * a.variance / a.count, a.count - 1)]
-        parts += [(weight**2 * b.variance / b.count, b.count - 1)]
+        weight = (len(a) + len(b)) / total
+        estimate += weight * (statistics.fmean(a) - statistics.fmean(b))
+        parts += [(weight**2 * statistics.variance(x) / len(x), len(x) - 1) for x in (a, b)]
+    half = _half_width(parts)
+    if half is None:
+        return None
+    return Interval(max(-1.0, estimate - half), min(1.0, estimate + half))
+
+
+def _half_width(parts: Sequence[tuple[float, int]]) -> float | None:
+    """Half the 95% t interval of a sum of variance parts, each with its degrees of freedom
+    (Welch–Satterthwaite); None when the parts add to no variance."""
     variance = sum(part for part, _ in parts)
     if variance <= 0.0:
         return None
     df = variance**2 / sum(part**2 / freedom for part, freedom in parts if part > 0)
-    half = t95(df) * math.sqrt(variance)
-    return Interval(max(-1.0, estimate - half), min(1.0, estimate + half))
+    return t95(df) * math.sqrt(variance)
 
 
 def newcombe(first: Sequence[float], second: Sequence[float]) -> Interval | None:
@@ -229,7 +217,7 @@ def pooled_difference(strata: Sequence[tuple[Sequence[float], Sequence[float]]])
         return difference_interval(*usable[0])
     if all(is_pass_fail(a) and is_pass_fail(b) for a, b in usable):
         return newcombe([v for a, _ in usable for v in a], [v for _, b in usable for v in b])
-    return stratified_welch([(Sample(tuple(a)), Sample(tuple(b))) for a, b in usable])
+    return stratified_welch(usable)
 
 
 def pooled_mean_interval(strata: Sequence[Sequence[float]]) -> Interval | None:
@@ -241,16 +229,18 @@ def pooled_mean_interval(strata: Sequence[Sequence[float]]) -> Interval | None:
     if len(usable) == 1 or is_pass_fail(everything):
         return mean_interval(everything)
     total = len(everything)
-    parts = [
-        ((len(values) / total) ** 2 * statistics.variance(values) / len(values), len(values) - 1)
-        for values in usable
-    ]
-    variance = sum(part for part, _ in parts)
-    mean = statistics.fmean(everything)
-    if variance <= 0.0:
+    half = _half_width(
+        [
+            (
+                (len(values) / total) ** 2 * statistics.variance(values) / len(values),
+                len(values) - 1,
+            )
+            for values in usable
+        ]
+    )
+    if half is None:
         return mean_interval(everything)
-    df = variance**2 / sum(part**2 / freedom for part, freedom in parts if part > 0)
-    half = t95(df) * math.sqrt(variance)
+    mean = statistics.fmean(everything)
     return Interval(max(0.0, mean - half), min(1.0, mean + half))
 
 
