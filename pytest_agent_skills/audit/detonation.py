@@ -15,7 +15,6 @@ from .isolation import (
     SCRATCH,
     TRACE_FOLDER,
     WORKSPACE,
-    DetonationUnavailableError,
     Isolation,
     SandboxIsolation,
 )
@@ -53,9 +52,7 @@ def open_isolation(runtime: str | None) -> Isolation:
     if runtime in (None, "sandbox"):
         try:
             return SandboxIsolation()
-        except DetonationUnavailableError as error:
-            reasons.append(f"sandbox: {error}")
-        except Exception as error:  # RuntimeUnavailableError of find_bwrap, and the like
+        except Exception as error:  # DetonationUnavailableError, find_bwrap's, and the like
             reasons.append(f"sandbox: {error}")
     if runtime in (None, "docker"):
         from .docker_isolation import DockerIsolation

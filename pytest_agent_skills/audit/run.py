@@ -80,14 +80,13 @@ def audit_folders(
             findings=[f for f, why in zip(findings, reasons, strict=True) if why is None],
             not_analyzed=not_analyzed,
         )
-        kept = skill.findings
         suppressed += [
             Silenced(skill, f, why.reason)
             for f, why in zip(findings, reasons, strict=True)
             if why is not None
         ]
         skills.append(skill)
-        if any(options.fails(finding.severity) for finding in kept):
+        if any(options.fails(finding.severity) for finding in skill.findings):
             failed.append(skill.path)
     summary = summarize(skills, runs, time.monotonic() - started)
     return AuditRun(AuditDocument(skills=skills, summary=summary), suppressed, failed)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..filenames import BASE_DIR_PLACEHOLDER
+from ..filenames import BASE_DIR_PLACEHOLDER, SKILL_FILE
 from ..skill import Skill
 
 #: Fence info strings of a block a shell runs (``console`` blocks hold ``$ `` prompts).
@@ -94,17 +94,16 @@ def linked_docs(skill: Skill) -> list[str]:
 def planned_runs(skill: Skill, inside: str) -> list[PlannedRun]:
     """The scripts and the shell blocks of ``skill`` (whose folder is ``inside`` in the run)."""
     runs = [PlannedRun(script_command(path), path, None, "script") for path in skill.scripts]
-    for line, block in shell_blocks(skill.body):
-        command = block.replace(BASE_DIR_PLACEHOLDER, inside).replace("{baseDir}", inside)
-        runs.append(PlannedRun(command, "SKILL.md", skill.body_line + line - 1, "shell block"))
+    texts = [(SKILL_FILE, skill.body, skill.body_line - 1)]
     for doc in linked_docs(skill):
         try:
-            text = skill.read_text(doc)
+            texts.append((doc, skill.read_text(doc), 0))
         except (OSError, UnicodeDecodeError, ValueError):
             continue  # the static half lists a doc it cannot read
+    for file, text, first in texts:
         for line, block in shell_blocks(text):
             command = block.replace(BASE_DIR_PLACEHOLDER, inside).replace("{baseDir}", inside)
-            runs.append(PlannedRun(command, doc, line, "shell block"))
+            runs.append(PlannedRun(command, file, first + line, "shell block"))
     return runs
 
 
