@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
-from ..documents.benchmark_model import BenchmarkDocument
+from ..documents.benchmark_model import BenchmarkDocument, GitVersion, Metadata
 from ..run.converse import ModelAccess, converse
 from ..run.grader_output import weakest
 from ..run.one_run import RunPlan, crashed, interrupted, run_eval, skipped
@@ -37,7 +37,6 @@ from ..verdicts.benchmark import (
     WITH_SKILL,
     WITH_SKILL_REPEAT,
     WITHOUT_SKILL,
-    BenchmarkInfo,
     benchmark_document,
 )
 from .grader_check import checked_grader
@@ -175,26 +174,27 @@ def run_benchmark(request: EvalRequest) -> BenchmarkOutcome:
             budget,
             runtime=runtime,
         )
-    info = BenchmarkInfo(
+    meta = Metadata(
         skill_name=skills.name,
         skill_path=_shown_path(skills.directory),
         executor_model=options.model,
         grader_model=options.grader,
+        grader_output=weakest(result.grader_output for result in results),
         timestamp=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        configurations=tuple(skills.repositories),
         runs_per_configuration=options.runs,
+        configurations=list(skills.repositories),
         min_pass_rate=options.min_pass_rate,
-        require="" if options.require == "none" else options.require,
+        require=None if options.require in ("", "none") else options.require,
         regraded=options.regrade,
         runtime=runtime.name,
-        grader_output=weakest(result.grader_output for result in results),
-        baseline_ref=request.baseline_ref,
-        baseline_commit=request.baseline_commit,
         trust_grader=options.trust_grader,
-        same_grader=same_grader(options.model, options.grader),
+        same_grader=same_grader(options.model, options.grader) or None,
         grader_check=figures,
     )
-    document = benchmark_document(info, results)
+    if request.baseline_ref:  # the field is there only with --baseline git:REF
+        baseline = GitVersion(ref=request.baseline_ref, commit=request.baseline_commit)
+        meta = meta.model_copy(update={"baseline": baseline})
+    document = benchmark_document(meta, results)
     return BenchmarkOutcome(document, results, stopped, evals, budget.spent)
 
 
@@ -211,7 +211,7 @@ def _eval_plans(request: EvalRequest) -> tuple[Skills, tuple[EvalCase, ...], lis
                 f"no eval with id {unknown} in {skills.directory}/evals/evals.json"
             )
         evals = tuple(case for case in evals if case.id in request.only)
-    cassettes = _cassettes(options, skills)
+    cassettes = skill_cassettes(options, skills.name, skills.directory)
     inputs = {case.id: read_inputs(skills.directory, case) for case in evals}
     plans = [
         RunPlan(
@@ -314,7 +314,7 @@ def _trigger_plans(
     skills = configure(request.skill_dir, None)
     check_offered(offered(skills), request.options.allow_invalid_skills, request.progress)
     queries = tuple(load_triggers(skills.directory))
-    cassettes = _cassettes(request.options, skills) / "triggers"
+    cassettes = skill_cassettes(request.options, skills.name, skills.directory) / "triggers"
     plans = [
         TriggerPlan(index, query.query, number)
         for index, query in enumerate(queries, 1)
@@ -544,10 +544,6 @@ class Progress:
             file=self.stream,
             flush=True,
         )
-
-
-def _cassettes(options: EvalOptions, skills: Skills) -> Path:
-    return skill_cassettes(options, skills.name, skills.directory)
 
 
 def skill_cassettes(options: EvalOptions, name: str, directory: Path) -> Path:

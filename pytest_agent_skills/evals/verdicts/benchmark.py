@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..documents.benchmark_model import (
@@ -13,7 +12,6 @@ from ..documents.benchmark_model import (
     ConfigurationSummary,
     Delta,
     EvalVerdict,
-    GitVersion,
     Metadata,
     Overall,
     RunEntry,
@@ -25,37 +23,6 @@ from .results_view import delta, results_view
 
 WITH_SKILL, WITHOUT_SKILL, BASELINE = "with_skill", "without_skill", "baseline"
 WITH_SKILL_REPEAT = "with_skill_repeat"
-
-
-@dataclass(frozen=True)
-class BenchmarkInfo:
-    """benchmark.json's ``metadata``, and the bars."""
-
-    skill_name: str
-    skill_path: str
-    executor_model: str
-    grader_model: str
-    timestamp: str
-    configurations: tuple[str, ...]
-    runs_per_configuration: int
-    min_pass_rate: float
-    #: ``better``: an eval passes only when its verdict is ``better`` ("": no such gate).
-    require: str = ""
-    #: The recorded conversations graded again (``--regrade``).
-    regraded: bool = False
-    #: Where the model's commands ran (``local``, ``sandbox``, ``docker``).
-    runtime: str = ""
-    #: The grader's structured output mode (see :mod:`.grader_output`); None: no grading asked.
-    grader_output: str | None = None
-    #: ``--baseline git:REF``: the ref and the commit the baseline skill was taken from.
-    baseline_ref: str = ""
-    baseline_commit: str = ""
-    #: The grader's passes taken without checking its quotes (``--trust-grader``).
-    trust_grader: bool = False
-    #: What ties the grader to the agent (see :mod:`.judges`); "" when nothing does.
-    same_grader: str = ""
-    #: The grader's figures on the gold set (``--grader-check``; see :mod:`.grader_check`).
-    grader_check: dict[str, Any] | None = None
 
 
 def stats(values: Sequence[float], digits: int | None = None, **evidence: Any) -> Stat:
@@ -89,16 +56,17 @@ def _summary(runs: Sequence[EvalRunResult], name: str) -> ConfigurationSummary:
     )
 
 
-def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[EvalVerdict]:
+def eval_verdicts(meta: Metadata, runs: Sequence[EvalRunResult]) -> list[EvalVerdict]:
     """Per eval: each configuration's pass rate (with its interval), the delta, the evidence
     fields (:mod:`.evidence`) and whether the eval meets its bar (the mean pass rate with the
     skill at least ``min_pass_rate``; with a baseline, a delta that is not negative; with
     ``require``, the verdict ``better``)."""
+    configurations, bar = meta.configurations or [], meta.min_pass_rate or 0.0
     verdicts = []
     for eval_id in dict.fromkeys(run.key.eval_id for run in runs):
         listed = [run for run in runs if run.key.eval_id == eval_id]
         mine = [run for run in listed if not run.skipped]
-        found = evidence.eval_evidence(mine, info.configurations)
+        found = evidence.eval_evidence(mine, configurations)
         intervals = found.pop("ci95")
         rates = {
             name: stats(
@@ -106,9 +74,9 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[Ev
                 4,
                 ci95=intervals[name],
             )
-            for name in info.configurations
+            for name in configurations
         }
-        first, second = info.configurations
+        first, second = configurations
         difference = rates[first].mean - rates[second].mean
         problems = []
         if not any(run.key.configuration == WITH_SKILL for run in mine):
@@ -116,15 +84,14 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[Ev
                 "no run with the skill was measured: the token budget (--max-tokens) was spent"
                 " first"
             )
-        elif rates[WITH_SKILL].mean < info.min_pass_rate:
+        elif rates[WITH_SKILL].mean < bar:
             problems.append(
-                f"the mean pass rate with the skill {rates[WITH_SKILL].mean:.2f} is below"
-                f" {info.min_pass_rate:.2f}"
+                f"the mean pass rate with the skill {rates[WITH_SKILL].mean:.2f} is below {bar:.2f}"
             )
         if second == BASELINE and difference < 0:
             problems.append(f"the skill does worse than the baseline ({difference:+.2f})")
-        if info.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
-            problems.append(evidence.gate_problem(found, info.configurations))
+        if meta.require == evidence.BETTER and found["verdict"] != evidence.BETTER:
+            problems.append(evidence.gate_problem(found, configurations))
         verdicts.append(
             EvalVerdict(
                 eval_id=eval_id,
@@ -135,7 +102,7 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[Ev
                 skipped=len(listed) - len(mine),
                 unsupported_passes={
                     name: sum(run.unsupported for run in mine if run.key.configuration == name)
-                    for name in info.configurations
+                    for name in configurations
                 },
                 meets_bar=not problems,
                 problems=problems,
@@ -145,42 +112,26 @@ def eval_verdicts(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> list[Ev
     return verdicts
 
 
-def benchmark_document(info: BenchmarkInfo, runs: Sequence[EvalRunResult]) -> BenchmarkDocument:
-    """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order."""
-    figures = {name: _summary(runs, name) for name in info.configurations}
+def benchmark_document(meta: Metadata, runs: Sequence[EvalRunResult]) -> BenchmarkDocument:
+    """benchmark.json: skill-creator's shape, the runs in eval, configuration, run order;
+    ``meta`` is its ``metadata`` but for what the runs say (the evals run, the runs skipped)."""
+    configurations = meta.configurations or []
+    figures = {name: _summary(runs, name) for name in configurations}
     first, second = figures.values()
     difference = {
         metric: delta(getattr(first, metric).mean, getattr(second, metric).mean, digits)
         for metric, digits in (("pass_rate", 2), ("time_seconds", 1), ("tokens", 0))
     }
     summary: dict[str, ConfigurationSummary | Delta] = {**figures, "delta": Delta(**difference)}
-    metadata = Metadata(
-        skill_name=info.skill_name,
-        skill_path=info.skill_path,
-        executor_model=info.executor_model,
-        grader_model=info.grader_model,
-        grader_output=info.grader_output,
-        timestamp=info.timestamp,
-        evals_run=list(dict.fromkeys(run.key.eval_id for run in runs)),
-        runs_per_configuration=info.runs_per_configuration,
-        configurations=list(info.configurations),
-        min_pass_rate=info.min_pass_rate,
-        require=info.require or None,
-        regraded=info.regraded,
-        runtime=info.runtime,
-        runs_skipped=sum(run.skipped for run in runs),
-        trust_grader=info.trust_grader,
-        same_grader=info.same_grader or None,
-        grader_check=info.grader_check,
-    )
-    if info.baseline_ref:
-        baseline = GitVersion(ref=info.baseline_ref, commit=info.baseline_commit)
-        metadata = metadata.model_copy(update={"baseline": baseline})
+    counted = {
+        "evals_run": list(dict.fromkeys(run.key.eval_id for run in runs)),
+        "runs_skipped": sum(run.skipped for run in runs),
+    }
     document = BenchmarkDocument(
-        metadata=metadata,
+        metadata=meta.model_copy(update=counted),
         runs=[RunEntry.model_validate(run.benchmark_entry()) for run in runs],
         run_summary=summary,
-        evals=eval_verdicts(info, runs),
-        overall=Overall(**evidence.overall_evidence(runs, info.configurations)),
+        evals=eval_verdicts(meta, runs),
+        overall=Overall(**evidence.overall_evidence(runs, configurations)),
     )
     return document.model_copy(update={"notes": results_view(document).notes}).stamped()
