@@ -14,7 +14,6 @@ value.
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import ConfigDict, Field
@@ -26,7 +25,6 @@ from .severity import SEVERITIES, Severity
 AUDIT_VERSION: Literal[1] = 1
 
 Analysis = Literal["static", "dynamic"]
-
 
 
 class AuditFinding(Part):
@@ -95,8 +93,3 @@ def summarize(skills: list[SkillAudit], dynamic_runs: int, seconds: float) -> Au
     return AuditSummary(
         skills=len(skills), findings=counts, dynamic_runs=dynamic_runs, seconds=round(seconds, 3)
     )
-
-
-def audit_schema() -> str:
-    """The JSON Schema of :class:`AuditDocument`, as the package ships it."""
-    return json.dumps(AuditDocument.model_json_schema(), indent=2, sort_keys=True) + "\n"

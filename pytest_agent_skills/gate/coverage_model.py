@@ -10,7 +10,6 @@ Schema ships in the package (``schemas/coverage.schema.json``).
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import ConfigDict, Field
@@ -70,8 +69,3 @@ class CoverageReport(Part):
     @property
     def passed(self) -> bool:
         return self.summary.coverage >= self.min_coverage
-
-
-def coverage_schema() -> str:
-    """The JSON Schema of :class:`CoverageReport`, as the package ships it."""
-    return json.dumps(CoverageReport.model_json_schema(), indent=2, sort_keys=True) + "\n"

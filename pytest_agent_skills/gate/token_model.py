@@ -11,7 +11,6 @@ ships in the package (``schemas/tokens.schema.json``).
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from pydantic import ConfigDict, Field
@@ -93,8 +92,3 @@ class TokenReport(Part):
     listing: int = Field(ge=0, description="every skill's name and description together")
     over: list[OverBudget]
     compare: Comparison | None = None
-
-
-def tokens_schema() -> str:
-    """The JSON Schema of :class:`TokenReport`, as the package ships it."""
-    return json.dumps(TokenReport.model_json_schema(), indent=2, sort_keys=True) + "\n"

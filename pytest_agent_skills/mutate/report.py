@@ -9,12 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..typed_documents import schema_field, schema_uri
+from ..typed_documents import schema_field
 from .operators import OPERATORS
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
-
-#: What every report names in ``$schema`` (the package's one convention).
-SCHEMA_URL = schema_uri("mutation")
 
 Status = Literal["killed", "survived", "error", "timeout"]
 
@@ -96,13 +93,6 @@ class MutationReport(BaseModel):
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(by_alias=True), indent=2) + "\n"
-
-
-def mutation_schema() -> dict[str, object]:
-    """The JSON Schema of :class:`MutationReport` (what ``schemas/mutation.schema.json``
-    holds)."""
-    schema = MutationReport.model_json_schema(by_alias=True, mode="serialization")
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_URL, **schema}
 
 
 def build_report(skill: str, run: MutationRun) -> MutationReport:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.audit.model import audit_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file
 from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
@@ -146,7 +146,7 @@ def test_json_is_the_documented_document(skills: Path, capsys: pytest.CaptureFix
     status, out, _err = cli(capsys, "audit", "skills", "--format", "json")
     assert status == 1
     data = json.loads(out)
-    Draft202012Validator(json.loads(audit_schema())).validate(data)
+    Draft202012Validator(json.loads(schema_file("audit").read_text())).validate(data)
     assert data["$schema"] == "pytest-agent-skills:schemas/audit.schema.json"
     fetcher = next(skill for skill in data["skills"] if skill["name"] == "fetcher")
     assert fetcher["path"] == "skills/fetcher"

@@ -13,7 +13,6 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pytest_agent_skills.audit.detonation import Detonator, start_dynamic
-from pytest_agent_skills.audit.model import audit_schema
 from pytest_agent_skills.audit.runs import PlannedRun
 from pytest_agent_skills.audit.seam import (
     DynamicOptions,
@@ -21,6 +20,7 @@ from pytest_agent_skills.audit.seam import (
     DynamicUnavailableError,
 )
 from pytest_agent_skills.audit.severity import rank
+from pytest_agent_skills.evals.documents.catalog import schema_file
 from tests.support.cli import cli
 from tests.support.detonation import corpus, expectation, runtime_only, started
 
@@ -164,7 +164,7 @@ def test_the_command_detonates_recorded_commands_into_the_json_document(
 
     assert (status, err) == (1, "")
     document = json.loads(out)
-    Draft202012Validator(json.loads(audit_schema())).validate(document)
+    Draft202012Validator(json.loads(schema_file("audit").read_text())).validate(document)
     assert document["summary"]["dynamic_runs"] == 1
     [notes] = document["skills"]
     assert {(f["rule"], f["analysis"], f["file"]) for f in notes["findings"]} == {

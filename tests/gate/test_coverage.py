@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.evals.documents.catalog import schema_file
-from pytest_agent_skills.gate.coverage_model import coverage_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file, schema_of
+from pytest_agent_skills.gate.coverage_model import CoverageReport
 from tests.support.cli import cli
 from tests.support.skill_files import write_skill
 
@@ -31,10 +31,11 @@ TRIGGERS = json.dumps([{"query": "sum this csv", "should_trigger": True}])
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert schema_file("coverage").read_text(encoding="utf-8") == coverage_schema(), (
-        "schemas/coverage.schema.json is stale: write coverage_schema() into it"
+    shipped = schema_file("coverage").read_text(encoding="utf-8")
+    assert shipped == schema_of(CoverageReport, "coverage"), (
+        "schemas/coverage.schema.json is stale: write schema_of(CoverageReport, 'coverage') into it"
     )
-    Draft202012Validator.check_schema(json.loads(coverage_schema()))
+    Draft202012Validator.check_schema(json.loads(shipped))
 
 
 def test_the_example_suite_skills_with_recorded_evals_and_a_trigger_matrix_are_covered(
@@ -48,7 +49,7 @@ def test_the_example_suite_skills_with_recorded_evals_and_a_trigger_matrix_are_c
 
     assert (status, err) == (0, "")
     document = json.loads(out)
-    Draft202012Validator(json.loads(coverage_schema())).validate(document)
+    Draft202012Validator(json.loads(schema_file("coverage").read_text())).validate(document)
     assert document["$schema"] == "pytest-agent-skills:schemas/coverage.schema.json"
     by_name = {skill["name"]: skill for skill in document["skills"]}
     invoice = by_name["invoice-totals"]

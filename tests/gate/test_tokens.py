@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_agent_skills.evals.documents.catalog import schema_file
-from pytest_agent_skills.gate.token_model import tokens_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file, schema_of
+from pytest_agent_skills.gate.token_model import TokenReport
 from pytest_agent_skills.tokens import estimate_tokens
 from tests.support.cli import cli
 from tests.support.git_repos import commit_all, git, skills_repository
@@ -22,10 +22,11 @@ LONG_BODY = "Read the invoice and add every line item to the running total.\n" *
 
 
 def test_the_shipped_schema_is_the_one_the_model_generates() -> None:
-    assert schema_file("tokens").read_text(encoding="utf-8") == tokens_schema(), (
-        "schemas/tokens.schema.json is stale: write tokens_schema() into it"
+    shipped = schema_file("tokens").read_text(encoding="utf-8")
+    assert shipped == schema_of(TokenReport, "tokens"), (
+        "schemas/tokens.schema.json is stale: write schema_of(TokenReport, 'tokens') into it"
     )
-    Draft202012Validator.check_schema(json.loads(tokens_schema()))
+    Draft202012Validator.check_schema(json.loads(shipped))
 
 
 def test_the_estimate_counts_words_symbols_and_other_scripts() -> None:
@@ -45,7 +46,7 @@ def test_each_part_of_a_skill_is_counted_and_the_json_report_meets_its_schema(
 
     assert (status, err) == (0, "")
     document = json.loads(out)
-    Draft202012Validator(json.loads(tokens_schema())).validate(document)
+    Draft202012Validator(json.loads(schema_file("tokens").read_text())).validate(document)
     assert document["$schema"] == "pytest-agent-skills:schemas/tokens.schema.json"
     (skill,) = document["skills"]
     assert skill["name"] == "csv-summary"

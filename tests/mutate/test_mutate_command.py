@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from pytest_agent_skills.evals.documents.catalog import schema_file
-from pytest_agent_skills.mutate.report import mutation_schema
+from pytest_agent_skills.evals.documents.catalog import schema_file, schema_of
+from pytest_agent_skills.mutate.report import MutationReport
 from tests.support.cli import cli
 from tests.support.mutation import SKILL, folder_bytes, mutation_project
 
@@ -81,7 +81,7 @@ def test_the_skill_folder_is_byte_identical_afterwards(runs: dict) -> None:
 
 def test_the_report_matches_its_published_schema(runs: dict) -> None:
     schema = json.loads(schema_file("mutation").read_text(encoding="utf-8"))
-    assert schema == mutation_schema()
+    assert schema == json.loads(schema_of(MutationReport, "mutation"))
     for _project, _before, report in runs.values():
         assert report["$schema"].endswith("/mutation.schema.json")
         jsonschema.validate(report, schema)
