@@ -10,6 +10,7 @@ run.  Nothing outlives the object: a new run lists again.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from enum import Enum
 
 from .files import user_ids
@@ -132,3 +133,12 @@ def is_folder(entry: os.DirEntry[str]) -> bool:
         return entry.is_dir()
     except OSError:
         return False
+
+
+def is_venv(folder: str, names: Collection[str]) -> bool:
+    """pytest's test for a virtual environment, which it does not collect, on the ``names`` a
+    listing of ``folder`` holds: a ``pyvenv.cfg`` file (a link to none does not count, as in
+    pytest) or a conda environment's ``conda-meta/history``."""
+    if "pyvenv.cfg" in names and os.path.isfile(os.path.join(folder, "pyvenv.cfg")):
+        return True
+    return "conda-meta" in names and os.path.isfile(os.path.join(folder, "conda-meta", "history"))

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..filenames import SKILL_FILE
 from ..links import SkippedLink
+from ..listings import is_venv
 from ..settings import ConfigFile
 
 #: pytest's default ``norecursedirs``.
@@ -85,7 +86,7 @@ class SkillWalk:
 
         top_name = os.fspath(top)
         for current, dirnames, filenames in walk_folders(top, skipped=self.skipped):
-            if current != top_name and self._environment(current, dirnames, filenames):
+            if current != top_name and is_venv(current, (*filenames, *dirnames)):
                 dirnames[:] = []
                 continue
             if SKILL_FILE in filenames and os.path.isfile(os.path.join(current, SKILL_FILE)):
@@ -101,14 +102,4 @@ class SkillWalk:
         return any(
             fnmatch.fnmatch(absolute, pattern if os.path.isabs(pattern) else f"*{os.sep}{pattern}")
             for pattern in self.by_path
-        )
-
-    @staticmethod
-    def _environment(current: str, dirnames: list[str], filenames: list[str]) -> bool:
-        """Whether ``current`` is a virtual environment (a ``pyvenv.cfg`` or a conda
-        environment's ``conda-meta/history``), told from its listing."""
-        if "pyvenv.cfg" in filenames:
-            return True
-        return "conda-meta" in dirnames and os.path.isfile(
-            os.path.join(current, "conda-meta", "history")
         )

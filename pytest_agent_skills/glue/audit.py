@@ -6,13 +6,14 @@ The work is :mod:`pytest_agent_skills.audit`'s; this module maps it onto items."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .. import settings
 from ..config.audit import AUDIT_SETTINGS, audit_options
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import ConfigurationError
+from . import FailureTextItem, ItemFailed
 from .roots import relative_path
 
 if TYPE_CHECKING:
@@ -23,14 +24,6 @@ if TYPE_CHECKING:
 AUDIT_ITEM_NAME = "audit"
 _OPTIONS_KEY = pytest.StashKey["AuditOptions"]()
 _DYNAMIC_KEY = pytest.StashKey["DynamicAnalysis"]()
-
-
-class AuditFailed(AgentSkillsError):
-    """A skill's audit found something at or above ``skills_audit_fail_on``."""
-
-    def __init__(self, report: str) -> None:
-        self.report = report
-        super().__init__(report)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,7 +66,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         analysis.close()
 
 
-class AuditItem(pytest.Item):
+class AuditItem(FailureTextItem):
     """The audit of one skill (the folder of the parent's SKILL.md)."""
 
     def runtest(self) -> None:
@@ -87,12 +80,8 @@ class AuditItem(pytest.Item):
             shown = relative_path(self.path.parent, self.config.rootpath)
             skills = [skill.model_copy(update={"path": shown}) for skill in run.document.skills]
             document = run.document.model_copy(update={"skills": skills})
-            raise AuditFailed(to_text(run._replace(document=document)))
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, (AuditFailed, AgentSkillsError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
+            # Found at or above skills_audit_fail_on.
+            raise ItemFailed(to_text(run._replace(document=document)))
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"audit of skill {self.parent.name if self.parent else ''}"

@@ -16,6 +16,7 @@ from .. import settings
 from ..errors import AgentSkillsError
 from ..evals.setup.eval_settings import EVAL_SETTINGS
 from ..filenames import SKILL_FILE
+from . import FailureTextItem, ItemFailed
 from .workspace_fixtures import missing, session_runtime
 
 if TYPE_CHECKING:
@@ -49,7 +50,9 @@ def pytest_collection_modifyitems(
     """The eval files of skills under the skill roots (dot-folders pytest does not walk)."""
     from .roots import root_files, selected_root_files
 
-    collected = {item.path.resolve() for item in items if isinstance(item, _EvalItem)}
+    collected = {
+        item.path.resolve() for item in items if isinstance(item, (EvalItem, TriggersItem))
+    }
     for path in selected_root_files(session, _root_eval_files(root_files(config).skills)):
         if path.resolve() not in collected:
             kind = EvalsFile if path.name == EVALS_NAME else TriggersFile
@@ -83,10 +86,6 @@ def _client(node: pytest.Item) -> EvalClient:
     return replace(client, options=replace(options, run=replace(options.settings, runtime=runtime)))
 
 
-class EvalFailed(AgentSkillsError):
-    """An eval below its bar; the message is the failure text."""
-
-
 class EvalsFile(pytest.File):
     """A skill's ``evals/evals.json``: one item per eval."""
 
@@ -111,17 +110,7 @@ class TriggersFile(pytest.File):
         return [TriggersItem.from_parent(self, name="triggers")]
 
 
-class _EvalItem(pytest.Item):
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, AgentSkillsError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, self.name
-
-
-class EvalItem(_EvalItem):
+class EvalItem(FailureTextItem):
     """One eval: its runs in every configuration, replayed; fails below the bars."""
 
     def __init__(self, *, eval_id: int, **kwargs: Any) -> None:
@@ -145,10 +134,10 @@ class EvalItem(_EvalItem):
             run_table(view.runs),
             view.first_error(),
         ]
-        raise EvalFailed("\n".join(line for line in lines if line))
+        raise ItemFailed("\n".join(line for line in lines if line))
 
 
-class TriggersItem(_EvalItem):
+class TriggersItem(FailureTextItem):
     """Every query of ``evals/triggers.json``: fails when one misses its bar."""
 
     def runtest(self) -> None:
@@ -156,4 +145,4 @@ class TriggersItem(_EvalItem):
 
         text = triggers_text(_client(self).triggers(self.path.parent.parent))
         if text.failed:
-            raise EvalFailed(text.failure())
+            raise ItemFailed(text.failure())

@@ -13,8 +13,9 @@ import pytest
 
 from .. import settings
 from ..config.mutation import MUTATION_SETTINGS
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import ConfigurationError
 from ..filenames import SKILL_FILE
+from . import FailureTextItem, ItemFailed
 
 ITEM_NAME = "mutation"
 
@@ -37,17 +38,16 @@ def pytest_collection_modifyitems(
         shown = os.path.relpath(skill_file, config.rootpath).replace(os.sep, "/")
         items.append(
             MutationItem.from_parent(
-                session, name=ITEM_NAME, nodeid=f"{shown}::{ITEM_NAME}", path=skill_file,
+                session,
+                name=ITEM_NAME,
+                nodeid=f"{shown}::{ITEM_NAME}",
+                path=skill_file,
                 skill_dir=folder,
             )
         )
 
 
-class MutationBelowScore(AgentSkillsError):
-    """A skill whose checks let too many mutants through; the message is the failure text."""
-
-
-class MutationItem(pytest.Item):
+class MutationItem(FailureTextItem):
     """A skill's mutation score: fails below ``skills_mutation_min_score``."""
 
     def __init__(self, *, skill_dir: Path, **kwargs: Any) -> None:
@@ -68,15 +68,10 @@ class MutationItem(pytest.Item):
         assert minimum is not None  # the item exists only with a least score
         if score is not None and score >= minimum:
             return
-        raise MutationBelowScore(
+        raise ItemFailed(
             f"mutation score below {settings.origin(self.config, 'skills_mutation_min_score')}"
             f" {minimum:g}:\n{text_report(outcome.report, outcome.run)}"
         )
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, AgentSkillsError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"mutation: {self.skill_dir.name}"

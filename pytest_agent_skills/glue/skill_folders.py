@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
-from ..listings import is_file, is_folder
+from ..listings import is_file, is_folder, is_venv
 from .evals import EVALS_NAME, TRIGGERS_NAME
 
 #: The files the evals glue collects, in a skill's ``evals/`` folder.
@@ -124,7 +124,7 @@ class CollectableFiles:
         entries = _entries(folder.path)
         if entries is None:
             return True  # entered: pytest's walk reports why it cannot be listed
-        if not self.in_venvs and _is_venv(entries):
+        if not self.in_venvs and is_venv(folder.path, [entry.name for entry in entries]):
             return False
         for entry in entries:
             if self.in_folder(entry) if is_folder(entry) else self.file(entry.name, entry.path):
@@ -160,13 +160,3 @@ def _entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]] | None:
             return list(listing)
     except OSError:
         return None
-
-
-def _is_venv(entries: list[os.DirEntry[str]]) -> bool:
-    """pytest's test for a virtual environment (which it does not collect), on a listing."""
-    for entry in entries:
-        if entry.name == "pyvenv.cfg" and os.path.isfile(entry.path):
-            return True
-        if entry.name == "conda-meta" and os.path.isfile(os.path.join(entry.path, "history")):
-            return True
-    return False

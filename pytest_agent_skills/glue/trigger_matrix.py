@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from .. import settings
-from ..errors import AgentSkillsError
 from ..evals.triggers.trigger_settings import TRIGGER_SETTINGS
-from .evals import _EvalItem  # the eval items' failure text and report line
+from . import FailureTextItem, ItemFailed
 
 ITEM_NAME = "skills trigger matrix"
 
@@ -39,11 +38,7 @@ def pytest_collection_modifyitems(
         items.append(item)
 
 
-class MatrixFailed(AgentSkillsError):
-    """A skill below a bar of the trigger matrix; the message is the failure text."""
-
-
-class TriggerMatrixItem(_EvalItem):
+class TriggerMatrixItem(FailureTextItem):
     """The trigger matrix of the collected skills: fails when a skill misses a bar."""
 
     def __init__(self, *, skill_dirs: list[Path], **kwargs: Any) -> None:
@@ -54,8 +49,8 @@ class TriggerMatrixItem(_EvalItem):
         from ..evals.client.eval_client import EvalClient
         from ..evals.verdicts.matrix_text import matrix_text
 
-        # A bad setting's ConfigurationError fails the item with its message (_EvalItem).
+        # A bad setting's ConfigurationError fails the item with its message (FailureTextItem).
         client = EvalClient.from_settings(settings.PluginSettings(self.config))
         text = matrix_text(client.matrix(self.skill_dirs))
         if text.failed:
-            raise MatrixFailed(text.failure())
+            raise ItemFailed(text.failure())

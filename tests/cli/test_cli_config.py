@@ -273,6 +273,20 @@ def test_with_no_path_the_cli_checks_what_pytest_collects(
     assert checked_by_the_cli(capsys) == expected
 
 
+def test_a_pyvenv_cfg_link_to_nothing_makes_no_environment_for_either(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest asks whether pyvenv.cfg is a file: a dangling link is none, so the folder is walked.
+    write_skill(pytester.path / "skills" / "venv-like", "inside")
+    (pytester.path / "skills" / "venv-like" / "pyvenv.cfg").symlink_to("missing.cfg")
+    config = '[tool.pytest.ini_options]\ntestpaths = ["skills"]\n'
+    (pytester.path / "pyproject.toml").write_text(config, encoding="utf-8")
+    expected = collected_by_pytest(pytester)
+    assert expected == {"skills/venv-like/inside/SKILL.md"}
+    monkeypatch.chdir(pytester.path)
+    assert checked_by_the_cli(capsys) == expected
+
+
 def test_below_the_rootdir_both_take_the_current_folder(
     pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
