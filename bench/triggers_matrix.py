@@ -64,10 +64,10 @@ def _recorded(folder: Path, count: int) -> int:
     skills = write_repository(folder, many_skills(count))
     with word_overlap_endpoint() as (_model, url):
         outcome = run_matrix(MatrixRequest((skills,), recording(url, folder, runs=RUNS, jobs=4)))
-    failed = [query for query in outcome.document["queries"] if query["errors"]]
+    failed = [query for query in outcome.document.queries if query.errors]
     if failed:
-        sys.exit(f"the recording failed: {failed[0]['query']!r}: {failed[0]['error_messages'][0]}")
-    return int(outcome.document["summary"]["runs"])
+        sys.exit(f"the recording failed: {failed[0].query!r}: {failed[0].error_messages[0]}")
+    return sum(query.runs for query in outcome.document.queries)
 
 
 def main() -> None:

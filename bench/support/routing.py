@@ -26,11 +26,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.support.skill_files import write_skill
 from pytest_agent_skills.harness import LoopbackServer, Reply
 from pytest_agent_skills.harness.turns import ModelTurn, ToolCall, completion_body
+
+if TYPE_CHECKING:
+    from pytest_agent_skills.evals.documents.triggers import MatrixDocument
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -130,10 +133,12 @@ def word_overlap_endpoint(seed: int = 3) -> Iterator[tuple[WordOverlapModel, str
         yield model, server.base_url
 
 
-def timeless(document: dict[str, Any]) -> dict[str, Any]:
+def timeless(document: MatrixDocument) -> MatrixDocument:
     """A triggers-matrix.json without the wall time the matrix took (the one field a replay
     changes)."""
-    return {**document, "summary": {**document["summary"], "time_seconds": None}}
+    assert document.summary is not None
+    summary = document.summary.model_copy(update={"time_seconds": None})
+    return document.model_copy(update={"summary": summary})
 
 
 def write_repository(root: Path, skills: dict[str, tuple[str, list[tuple[str, bool]]]]) -> Path:
@@ -188,7 +193,7 @@ def planned_counts(
 ) -> list[Any]:
     """The counts the word-overlap model gives ``runs`` runs of each query of ``skills``
     (with every skill offered), without a server: for the report's tests."""
-    from pytest_agent_skills.evals.triggers.matrix_scores import QueryCounts
+    from pytest_agent_skills.evals.documents.triggers import MatrixQuery
 
     offered = {name: description for name, (description, _queries) in skills.items()}
     counts = []
@@ -197,7 +202,15 @@ def planned_counts(
             tied = choice(query, offered)
             random.Random(f"{seed}:{query}").shuffle(tied)
             loaded = Counter(tied[turn % len(tied)] if tied else "none" for turn in range(runs))
-            counts.append(QueryCounts(query, owner, should, runs, loaded))
+            counts.append(
+                MatrixQuery(
+                    query=query,
+                    owner=owner,
+                    should_trigger=should,
+                    runs=runs,
+                    loaded=dict(sorted(loaded.items())),
+                )
+            )
     return counts
 
 

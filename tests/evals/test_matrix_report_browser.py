@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 
 from bench.support.routing import many_skills, planned_counts
-from pytest_agent_skills.evals.documents.document_io import write_data
-from pytest_agent_skills.evals.documents.triggers import MatrixDocument
+from pytest_agent_skills.evals.documents.document_io import write_document
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, matrix_document
 from tests.support.browser import browser, open_report  # noqa: F401
 from tests.support.evals import replaying
@@ -38,7 +37,7 @@ def fifty(tmp_path: Path) -> Path:
         sorted(skills), planned_counts(skills, 3), replaying(tmp_path, runs=3), MatrixBars()
     )
     out_dir = tmp_path / "triggers-out"
-    write_data(out_dir / "triggers-matrix.json", MatrixDocument, document)
+    write_document(out_dir / "triggers-matrix.json", document)
     return out_dir
 
 

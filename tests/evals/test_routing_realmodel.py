@@ -22,7 +22,7 @@ from bench.support.routing import timeless, write_repository
 from pytest_agent_skills.evals.triggers.improve import ImproveRequest, improve_description
 from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
 from pytest_agent_skills.harness import RunSettings, Upstream
-from tests.support.evals import replaying
+from tests.support.evals import replaying, written
 from tests.support.harness import only_loopback
 from tests.support.realmodel import real_model  # noqa: F401
 
@@ -63,7 +63,7 @@ def test_a_recorded_matrix_and_loop_replay_offline(
     skills = write_repository(tmp_path, SKILLS)
     online = _options(tmp_path, real_model.model, real_model.base_url)
     recorded = run_matrix(MatrixRequest((skills,), online, MatrixBars()))
-    document = recorded.document
+    document = written(recorded.document)
     assert document["summary"]["errors"] == 0, document["queries"]
     for query in document["queries"]:
         assert sum(query["loaded"].values()) == query["runs"] == 1
@@ -83,5 +83,5 @@ def test_a_recorded_matrix_and_loop_replay_offline(
             ImproveRequest(skills / "csv-stats", offline, iterations=1)
         )
     assert off_loopback == []
-    assert timeless(again.document) == timeless(document)
+    assert timeless(again.document) == timeless(recorded.document)
     assert improved_again.document == improved.document

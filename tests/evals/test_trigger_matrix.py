@@ -13,9 +13,14 @@ import pytest
 
 from bench.support.routing import agent_skills, timeless, word_overlap_endpoint, write_repository
 from pytest_agent_skills.evals.suite.suite_runner import EvalSetupError
-from pytest_agent_skills.evals.triggers.matrix import MatrixBars, MatrixRequest, run_matrix
+from pytest_agent_skills.evals.triggers.matrix import (
+    MatrixBars,
+    MatrixOutcome,
+    MatrixRequest,
+    run_matrix,
+)
 from pytest_agent_skills.evals.verdicts.matrix_text import matrix_text
-from tests.support.evals import recording, replaying
+from tests.support.evals import recording, replaying, written
 from tests.support.harness import only_loopback
 
 pytest_plugins = ["pytester"]
@@ -94,7 +99,7 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
     skills: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model, outcome = _record(skills)
-    document = outcome.document
+    document = written(outcome.document)
     assert len(model.bodies) == 9 * 4  # one request a run: it ends at the first load
     assert document["skills"] == ["csv-tools", "notes", "pdf-tools", "sheet-tools"]
     assert [query["loaded"] for query in document["queries"]] == LOADED
@@ -117,11 +122,11 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
         {"a": "csv-tools", "b": "sheet-tools", "count": 6, "a_took_b": 4, "b_took_a": 2},
         {"a": "notes", "b": "pdf-tools", "count": 4, "a_took_b": 4, "b_took_a": 0},
     ]
-    assert outcome.short == {
+    assert document["summary"]["below_bar"] == {
         "notes": ["precision 0.00 < 0.5"],
         "sheet-tools": ["precision 0.40 < 0.5"],
     }
-    text = matrix_text(document)  # the command prints it, the pytest item fails with it
+    text = matrix_text(outcome.document)  # the command prints it, the pytest item fails with it
     assert text.skills == (
         "ok    csv-tools: recall 0.75 (6/8), precision 0.60; false triggers: sheet-tools 2",
         "FAIL  notes: recall - (0/0), precision 0.00",
@@ -143,19 +148,25 @@ def test_counts_scores_and_collisions_match_a_hand_computation(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
     assert off_loopback == []
-    assert timeless(replayed.document) == timeless(document)
+    assert timeless(replayed.document) == timeless(outcome.document)
     cassette = skills.parent / "eval-cassettes" / "sheet-tools" / "triggers-matrix" / "query-2"
     assert sorted(path.name for path in cassette.iterdir()) == [
         f"run-{number}.json" for number in range(1, 5)
     ]
 
 
+def below_bar(outcome: MatrixOutcome) -> dict[str, list[str]]:
+    """The skills below a bar in the matrix document, with what falls short."""
+    below: dict[str, list[str]] = written(outcome.document)["summary"]["below_bar"]
+    return below
+
+
 def test_bars_decide_who_falls_short(skills: Path) -> None:
     _record(skills)
     strict = MatrixRequest((skills,), replaying(skills.parent, runs=4), MatrixBars(0.8, 0.8))
-    assert set(run_matrix(strict).short) == {"csv-tools", "sheet-tools", "pdf-tools", "notes"}
+    assert set(below_bar(run_matrix(strict))) == {"csv-tools", "sheet-tools", "pdf-tools", "notes"}
     lax = MatrixRequest((skills,), replaying(skills.parent, runs=4), MatrixBars(0.0, 0.0))
-    assert run_matrix(lax).short == {}
+    assert below_bar(run_matrix(lax)) == {}
 
 
 def test_a_description_changed_since_the_recording_is_an_error_of_every_run(
@@ -165,9 +176,9 @@ def test_a_description_changed_since_the_recording_is_an_error_of_every_run(
     skill_file = skills / "notes" / "SKILL.md"
     skill_file.write_text(skill_file.read_text().replace("Keeps meeting", "Keeps team"))
     outcome = run_matrix(MatrixRequest((skills,), replaying(skills.parent, runs=4)))
-    summary = outcome.document["summary"]
+    summary = written(outcome.document)["summary"]
     assert summary["errors"] == summary["runs"] == 36
-    first = outcome.document["queries"][0]
+    first = written(outcome.document)["queries"][0]
     assert first["loaded"] == {} and "cassette" in first["error_messages"][0].lower()
     errors = matrix_text(outcome.document).errors
     assert errors == (
@@ -294,7 +305,8 @@ def test_pytest_runs_the_matrix_as_one_item_when_asked(pytester: pytest.Pytester
 def test_runs_past_the_token_budget_are_skipped_apart_from_errors(skills: Path) -> None:
     _record(skills)
     options = replaying(skills.parent, runs=4, jobs=1, max_tokens=1)
-    document = run_matrix(MatrixRequest((skills,), options)).document
+    matrix = run_matrix(MatrixRequest((skills,), options)).document
+    document = written(matrix)
     summary = document["summary"]
     # One run is made, and its tokens spend the budget: the 35 others never start.
     assert (summary["runs"], summary["errors"], summary["runs_skipped"]) == (1, 0, 35)

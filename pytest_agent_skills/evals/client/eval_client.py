@@ -165,7 +165,7 @@ class EvalClient:
         from ..triggers.matrix import run_matrix
 
         outcome = run_matrix(self._matrix_request(paths))
-        document = typed(MatrixDocument, outcome.document)
+        document = outcome.document
         if out is not None:
             write_document(out / MATRIX_FILE, document)
             write_report(out)

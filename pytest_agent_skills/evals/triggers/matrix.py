@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...settings import SettingValues
+from ..documents.triggers import MatrixDocument, MatrixQuery, MatrixSummary
 from ..setup.budget import PlannedConversation, dry_run_text
 from ..setup.eval_files import TRIGGERS_FILE, load_triggers
 from ..setup.eval_options import EvalOptions, rates
 from ..setup.offered import check_offered
 from ..suite.suite_runner import EvalSetupError, dry_run_notes, query_run_cassette, skill_cassettes
-from .matrix_scores import QueryCounts, below_bars, collisions, per_skill
+from .matrix_scores import below_bars, collisions, per_skill
 from .trigger_runs import RoutingBatch, RoutingRun, route_all
 
 #: The folder of a skill's cassettes holding its matrix runs.
@@ -81,9 +82,7 @@ class RepositorySkills:
 
 @dataclass
 class MatrixOutcome:
-    document: dict[str, Any]
-    #: The skills below a bar, with what falls short.
-    short: dict[str, list[str]]
+    document: MatrixDocument
     interrupted: bool
 
 
@@ -188,52 +187,51 @@ def run_matrix(request: MatrixRequest) -> MatrixOutcome:
         mine = routed[number * options.runs : (number + 1) * options.runs]
         made = [each for each in mine if not each.skipped]
         failed = [each.error for each in made if each.error]
+        loaded = Counter(each.loaded for each in made if not each.error)
         counts.append(
-            QueryCounts(
-                query.query,
-                query.owner,
-                query.should_trigger,
-                len(made),
-                Counter(each.loaded for each in made if not each.error),
-                len(failed),
-                tuple(failed[:ERROR_MESSAGES_KEPT]),
-                len(mine) - len(made),
+            MatrixQuery(
+                query=query.query,
+                owner=query.owner,
+                should_trigger=query.should_trigger,
+                runs=len(made),  # those that failed included, those skipped not
+                loaded=dict(sorted(loaded.items())),  # failed runs loaded nothing
+                errors=len(failed),
+                error_messages=failed[:ERROR_MESSAGES_KEPT],
+                skipped=len(mine) - len(made),  # never started: the token budget was spent
             )
         )
     names = [skill.name for skill in skills]
     wall = time.perf_counter() - clock
-    document = matrix_document(names, counts, options, request.bars, wall)
-    return MatrixOutcome(document, document["summary"]["below_bar"], stopped)
+    return MatrixOutcome(matrix_document(names, counts, options, request.bars, wall), stopped)
 
 
 def matrix_document(
     names: Sequence[str],
-    counts: Sequence[QueryCounts],
+    counts: Sequence[MatrixQuery],
     options: EvalOptions,
     bars: MatrixBars,
     time_seconds: float | None = None,
-) -> dict[str, Any]:
+) -> MatrixDocument:
     """triggers-matrix.json (docs/evals.md names every field); ``time_seconds`` is the wall
     time the matrix took (None for counts not measured by :func:`run_matrix`)."""
     scores = per_skill(names, counts)
-    short = below_bars(scores, bars.min_recall, bars.min_precision)
-    errors = sum(each.errors for each in counts)
-    return {
-        "skills": list(names),
-        "model": options.model,
-        "runs_per_query": options.runs,
-        "min_recall": bars.min_recall,
-        "min_precision": bars.min_precision,
-        "queries": [each.to_json() for each in counts],
-        "per_skill": scores,
-        "collisions": collisions(counts),
-        "summary": {
-            "skills": len(names),
-            "queries": len(counts),
-            "runs": sum(each.runs for each in counts),
-            "errors": errors,
-            "runs_skipped": sum(each.skipped for each in counts),
-            "below_bar": short,
-            "time_seconds": None if time_seconds is None else round(time_seconds, 3),
-        },
-    }
+    summary = MatrixSummary(
+        skills=len(names),
+        queries=len(counts),
+        runs=sum(each.runs for each in counts),
+        errors=sum(each.errors for each in counts),
+        runs_skipped=sum(each.skipped for each in counts),
+        below_bar=below_bars(scores, bars.min_recall, bars.min_precision),
+        time_seconds=None if time_seconds is None else round(time_seconds, 3),
+    )
+    return MatrixDocument(
+        skills=list(names),
+        model=options.model,
+        runs_per_query=options.runs,
+        min_recall=bars.min_recall,
+        min_precision=bars.min_precision,
+        queries=list(counts),
+        per_skill=scores,
+        collisions=collisions(counts),
+        summary=summary,
+    ).stamped()

@@ -23,32 +23,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
+from ..documents.triggers import Collision, MatrixQuery, SkillScore
 from .trigger_runs import NONE
-
-
-@dataclass(frozen=True)
-class QueryCounts:
-    """One query of the matrix and what its runs loaded."""
-
-    query: str
-    owner: str
-    should_trigger: bool
-    #: Runs made (those that failed included, those skipped not).
-    runs: int
-    #: Runs that loaded each skill, or ``none``; failed runs are not here.
-    loaded: Mapping[str, int]
-    errors: int = 0
-    error_messages: tuple[str, ...] = ()
-    #: Runs never started: the token budget (``--max-tokens``) was spent.
-    skipped: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """Its ``queries[]`` entry: the fields in order, the skills loaded by name."""
-        loaded = dict(sorted(self.loaded.items()))
-        return {**asdict(self), "loaded": loaded, "error_messages": list(self.error_messages)}
 
 
 @dataclass
@@ -69,7 +47,7 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def per_skill(skills: Sequence[str], queries: Sequence[QueryCounts]) -> dict[str, Any]:
+def per_skill(skills: Sequence[str], queries: Sequence[MatrixQuery]) -> dict[str, SkillScore]:
     """``per_skill`` of triggers-matrix.json: for each skill, ``precision``, ``recall``,
     ``false_triggers`` (the runs of its should-trigger queries that loaded another skill, by
     the skill they went to), ``own_false_triggers`` (the runs of its should-not queries that
@@ -93,22 +71,22 @@ def per_skill(skills: Sequence[str], queries: Sequence[QueryCounts]) -> dict[str
                 owner.own_false += number
                 owner.wrong_loads += number
     return {
-        name: {
-            "precision": _ratio(tally.hits, tally.hits + tally.wrong_loads),
-            "recall": _ratio(tally.hits, tally.positives),
-            "false_triggers": dict(sorted(tally.went_to.items())),
-            "own_false_triggers": tally.own_false,
-            "hits": tally.hits,
-            "should_trigger_runs": tally.positives,
-            "missed_to_none": tally.misses_none,
-            "wrong_loads": tally.wrong_loads,
-            "took_from": dict(sorted(tally.took_from.items())),
-        }
+        name: SkillScore(
+            precision=_ratio(tally.hits, tally.hits + tally.wrong_loads),
+            recall=_ratio(tally.hits, tally.positives),
+            false_triggers=dict(sorted(tally.went_to.items())),
+            own_false_triggers=tally.own_false,
+            hits=tally.hits,
+            should_trigger_runs=tally.positives,
+            missed_to_none=tally.misses_none,
+            wrong_loads=tally.wrong_loads,
+            took_from=dict(sorted(tally.took_from.items())),
+        )
         for name, tally in tallies.items()
     }
 
 
-def collisions(queries: Sequence[QueryCounts]) -> list[dict[str, Any]]:
+def collisions(queries: Sequence[MatrixQuery]) -> list[Collision]:
     """Pairs of skills where one took the other's should-trigger queries, worst first: the
     most runs taken either way, then the pairs that take from each other most evenly, then
     by name.  ``a_took_b`` counts the runs of ``b``'s queries that loaded ``a``."""
@@ -129,29 +107,29 @@ def collisions(queries: Sequence[QueryCounts]) -> list[dict[str, Any]]:
         ),
     )
     return [
-        {
-            "a": a,
-            "b": b,
-            "count": took[(a, b)] + took[(b, a)],
-            "a_took_b": took[(a, b)],
-            "b_took_a": took[(b, a)],
-        }
+        Collision(
+            a=a,
+            b=b,
+            count=took[(a, b)] + took[(b, a)],
+            a_took_b=took[(a, b)],
+            b_took_a=took[(b, a)],
+        )
         for a, b in ranked
     ]
 
 
 def below_bars(
-    scores: Mapping[str, Mapping[str, Any]], min_recall: float, min_precision: float
+    scores: Mapping[str, SkillScore], min_recall: float, min_precision: float
 ) -> dict[str, list[str]]:
     """The skills whose recall or precision is below its bar, each with what falls short
     (a score that is ``None`` has nothing to fall short of)."""
     short: dict[str, list[str]] = {}
     for name, score in scores.items():
         problems = []
-        if score["recall"] is not None and score["recall"] < min_recall:
-            problems.append(f"recall {score['recall']:.2f} < {min_recall:g}")
-        if score["precision"] is not None and score["precision"] < min_precision:
-            problems.append(f"precision {score['precision']:.2f} < {min_precision:g}")
+        if score.recall is not None and score.recall < min_recall:
+            problems.append(f"recall {score.recall:.2f} < {min_recall:g}")
+        if score.precision is not None and score.precision < min_precision:
+            problems.append(f"precision {score.precision:.2f} < {min_precision:g}")
         if problems:
             short[name] = problems
     return short
