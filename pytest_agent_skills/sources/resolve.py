@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,26 +31,17 @@ def resolve_root(
     root = parse_root(spec, base_dir)
     options = options or current_options()
     if root.kind == "http":
-        entry = _cache(options).get(
-            root.key,
-            lambda staging: _fetch_and_unpack(root, staging, options),
-            shown=root.shown,
-            refresh=refresh,
-        )
-        return _holding_a_skill(entry, root)
-    assert root.path is not None
-    path = root.path
-    if not path.is_file():
-        return path
-    fmt = _local_format(root, path)
-    stat = path.stat()
-    entry = _cache(options).get(
-        root.key,
-        lambda staging: _unpack(root, path, fmt, staging, options),
-        shown=root.shown,
-        stamp=f"{stat.st_size}:{stat.st_mtime_ns}",
-        refresh=refresh,
-    )
+        fill, stamp = partial(_fetch_and_unpack, root, options=options), ""
+    else:
+        assert root.path is not None
+        path = root.path
+        if not path.is_file():
+            return path
+        fmt = _local_format(root, path)
+        stat = path.stat()
+        fill = partial(_unpack, root, path, fmt, options=options)
+        stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
+    entry = _cache(options).get(root.key, fill, shown=root.shown, stamp=stamp, refresh=refresh)
     return _holding_a_skill(entry, root)
 
 
