@@ -103,16 +103,15 @@ def validate_expect(expect: Mapping[str, Any], root: tuple[Any, ...] = ("expect"
         raise HarnessError(f"{dotted((*root, *doc_path))}: {problem}")
 
 
-def invalid_patterns(expect: Mapping[str, Any]) -> Iterator[tuple[tuple[Any, ...], str]]:
-    """``(key path, problem)`` of each ``matches`` in ``expect`` that is no regular expression.
+def invalid_patterns(
+    node: Any, doc_path: tuple[Any, ...] = ()
+) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """``(key path, problem)`` of each ``matches`` in the ``expect`` block ``node`` (at
+    ``doc_path`` in it) that is no regular expression.
 
     Checked when the expectations are read (a scenario file at collection), so a bad
     pattern is an error at its line, not a crash after the conversation ran.
     """
-    yield from _patterns((), expect)
-
-
-def _patterns(doc_path: tuple[Any, ...], node: Any) -> Iterator[tuple[tuple[Any, ...], str]]:
     if isinstance(node, Mapping):
         in_files = len(doc_path) >= 2 and doc_path[-2] == "files"  # items: path + an operator
         operator = {k: v for k, v in node.items() if k != "path"} if in_files else node
@@ -127,10 +126,10 @@ def _patterns(doc_path: tuple[Any, ...], node: Any) -> Iterator[tuple[tuple[Any,
                     " re syntax), or use 'contains' for plain text",
                 )
         for key, value in node.items():
-            yield from _patterns((*doc_path, key), value)
+            yield from invalid_patterns(value, (*doc_path, key))
     elif isinstance(node, list):
         for index, item in enumerate(node):
-            yield from _patterns((*doc_path, index), item)
+            yield from invalid_patterns(item, (*doc_path, index))
 
 
 def check(trajectory: Trajectory, expect: Mapping[str, Any]) -> list[Failure]:

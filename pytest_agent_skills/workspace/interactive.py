@@ -171,10 +171,6 @@ class OutputStream:
         self._pending_cr: dict[str, bool] = {"stdout": False, "stderr": False}
         self._last_output = self.started
 
-    def sink(self, stream: str) -> _StreamSink:
-        """A :class:`~pytest_agent_skills.workspace.process.Sink` for ``stdout`` or ``stderr``."""
-        return _StreamSink(self, stream)
-
     def feed(self, stream: str, data: bytes) -> None:
         with self._changed:
             (self.stdout if stream == "stdout" else self.stderr).feed(data)
@@ -269,15 +265,6 @@ class OutputStream:
             return Taken(
                 piece.decode("utf-8", "replace"), offset, self._offset, dropped, self.finished
             )
-
-
-class _StreamSink:
-    def __init__(self, stream: OutputStream, name: str) -> None:
-        self._stream = stream
-        self._name = name
-
-    def feed(self, data: bytes) -> None:
-        self._stream.feed(self._name, data)
 
 
 # --- the process behind a session -------------------------------------------------------------

@@ -61,7 +61,7 @@ class HostProcess(InteractiveProcess):
                 os.close(slave)
             self._input: int | None = master
             self._owned_fd: int | None = master
-            sinks = {master: stream.sink("stdout")}
+            sinks = {master: partial(stream.feed, "stdout")}
         else:
             self._tree = start(stdin=subprocess.PIPE, output=subprocess.PIPE)
             process = self._tree.popen
@@ -70,7 +70,10 @@ class HostProcess(InteractiveProcess):
             self._files = [stdin, stdout, stderr]
             self._input = stdin.fileno()
             self._owned_fd = None
-            sinks = {stdout.fileno(): stream.sink("stdout"), stderr.fileno(): stream.sink("stderr")}
+            sinks = {
+                stdout.fileno(): partial(stream.feed, "stdout"),
+                stderr.fileno(): partial(stream.feed, "stderr"),
+            }
         os.set_blocking(self._input, False)
         self.reader = threading.Thread(
             target=self._supervise, args=(sinks, spec.timeout), name="skills-exec", daemon=True

@@ -44,10 +44,9 @@ SWEEP_PASSES = 50
 _READ_SIZE = 256 * 1024
 
 
-class Sink(Protocol):
-    """Where the bytes read from one pipe go (a :class:`BoundedCapture`, an output stream)."""
-
-    def feed(self, data: bytes) -> None: ...
+#: Where the bytes read from one pipe go (a :class:`BoundedCapture`'s ``feed``, an output
+#: stream's).
+Sink = Callable[[bytes], None]
 
 
 class Killable(Protocol):
@@ -150,7 +149,7 @@ class HostProcessTree:
         stdout, stderr = BoundedCapture(cap), BoundedCapture(cap)
         exit_code, timed_out = supervise(
             process,
-            {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr},
+            {process.stdout.fileno(): stdout.feed, process.stderr.fileno(): stderr.feed},
             timeout,
             kill=self.kill,
         )
@@ -268,7 +267,7 @@ def _read_pipes(
                         continue
                     chunk = _read_chunk(key.fd)
                     if chunk:
-                        sinks[key.fd].feed(chunk)
+                        sinks[key.fd](chunk)
                     elif chunk is not None:
                         selector.unregister(key.fd)
                         open_fds.discard(key.fd)

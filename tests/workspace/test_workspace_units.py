@@ -345,7 +345,8 @@ def test_a_commands_group_is_killed_before_its_shell_is_reaped() -> None:
             seen.append("reaped")
 
     capture = BoundedCapture(1024)
-    exit_code, timed_out = supervise(process, {process.stdout.fileno(): capture}, 60, kill=kill)
+    sinks = {process.stdout.fileno(): capture.feed}
+    exit_code, timed_out = supervise(process, sinks, 60, kill=kill)
     process.stdout.close()
 
     assert (exit_code, timed_out, capture.data()) == (0, False, b"done\n")
