@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from .filenames import printable
@@ -89,15 +89,14 @@ def _workflow_escape(text: str, *, property_value: bool = False) -> str:
     return text
 
 
-class Annotation:
+class Annotation(NamedTuple):
     """One GitHub workflow annotation (``::error file=...,line=...,title=...::message``)."""
 
-    def __init__(self, level: str, path: Path, line: int | None, title: str, message: str) -> None:
-        self.level = level
-        self.path = path
-        self.line = line
-        self.title = title
-        self.message = message
+    level: str
+    path: Path
+    line: int | None
+    title: str
+    message: str
 
     def command(self, base: Path) -> str:
         absolute = Path(os.path.abspath(self.path))

@@ -265,9 +265,7 @@ class SkillFile(pytest.File):
         except (OSError, FileReadError):  # Skill.load reports why
             skill = Skill.load(path.parent)
             name = skill.name
-        node = cls.from_parent(
-            parent, path=path, name=name, nodeid=printable_node_id(parent, path)
-        )
+        node = cls.from_parent(parent, path=path, name=name, nodeid=printable_node_id(parent, path))
         node._skill = skill
         try:
             status = os.stat(path.parent)
@@ -316,7 +314,6 @@ def relative_to_root(config: pytest.Config, path: Path) -> str:
     if name.startswith(root) and name[len(root) : len(root) + 1] == os.sep:
         return name[len(root) + 1 :]  # pytest's path arithmetic, without Path objects
     return relative_path(path, config.rootpath)
-
 
 
 class SkillItem(pytest.Item):

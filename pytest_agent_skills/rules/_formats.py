@@ -7,6 +7,7 @@ in SARIF's URIs.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,14 +33,9 @@ def summary(reports: Sequence[SkillReport]) -> dict[str, int]:
 def rule_statistics(reports: Sequence[SkillReport]) -> list[str]:
     """Counts per rule and severity, as ruff's ``--statistics`` gives them: errors first, each
     severity's most frequent rule first, with the number of skills it is found in."""
-    findings: dict[tuple[Severity, str], int] = {}
-    skills: dict[tuple[Severity, str], int] = {}
-    for report in reports:
-        for key in {(finding.severity, finding.rule) for finding in report.findings}:
-            skills[key] = skills.get(key, 0) + 1
-        for finding in report.findings:
-            key = (finding.severity, finding.rule)
-            findings[key] = findings.get(key, 0) + 1
+    keys = [[(finding.severity, finding.rule) for finding in report.findings] for report in reports]
+    findings = Counter(key for skill_keys in keys for key in skill_keys)
+    skills = Counter(key for skill_keys in keys for key in set(skill_keys))  # once a skill
     if not findings:
         return []
     order = sorted(findings, key=lambda key: (key[0] is not Severity.ERROR, -findings[key], key))
@@ -149,8 +145,11 @@ def to_github(reports: Sequence[SkillReport], base: Path | None = None) -> str:
     base = absolute_base(base)
     lines = [
         Annotation(
-            str(finding.severity), finding.path, finding.line,
-            f"{finding.rule} ({report.skill.name})", finding.message,
+            str(finding.severity),
+            finding.path,
+            finding.line,
+            f"{finding.rule} ({report.skill.name})",
+            finding.message,
         ).command(base)
         for report in reports
         for finding in sorted(report.findings, key=lambda finding: finding.line or 0)
