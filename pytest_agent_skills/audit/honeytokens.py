@@ -60,13 +60,10 @@ class Bait:
         }
         variables = {name: _canary(name.lower().replace("_", "")) for name in TOKEN_VARIABLES}
         planted = {
-            ssh: "~/.ssh/id_ed25519",
-            rsa: "~/.ssh/id_rsa",
-            aws_id: "~/.aws/credentials",
-            aws_secret: "~/.aws/credentials",
-            netrc: "~/.netrc",
-            git: "~/.git-credentials",
-            gh: "~/.config/gh/hosts.yml",
+            canary: f"~/{path}"
+            for path, content in files.items()
+            for canary in (ssh, rsa, aws_id, aws_secret, netrc, git, gh)
+            if canary in content
         }
         planted.update({value: f"${name}" for name, value in variables.items()})
         return cls(files, variables, planted)
