@@ -11,14 +11,15 @@ the socket underneath and never sees them (an ``echo`` ran with exit status 0 an
 from __future__ import annotations
 
 import struct
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 _STREAMS = {1: "stdout", 2: "stderr"}
 _HEADER = struct.Struct(">BxxxL")
 
 
-class FrameSink(Protocol):
-    def feed(self, stream: str, data: bytes) -> None: ...
+#: Where a frame's bytes go: ``feed(stream, data)``, ``stream`` ``"stdout"`` or ``"stderr"``.
+FrameSink = Callable[[str, bytes], None]
 
 
 class ExecAttachment:
@@ -65,7 +66,7 @@ class Demultiplexer:
 
     def feed(self, data: bytes) -> None:
         if self._tty:
-            self._sink.feed("stdout", data)
+            self._sink("stdout", data)
             return
         self._buffer += data
         while len(self._buffer) >= _HEADER.size:
@@ -74,4 +75,4 @@ class Demultiplexer:
                 return
             payload = bytes(self._buffer[_HEADER.size : _HEADER.size + size])
             del self._buffer[: _HEADER.size + size]
-            self._sink.feed(_STREAMS.get(kind, "stdout"), payload)
+            self._sink(_STREAMS.get(kind, "stdout"), payload)

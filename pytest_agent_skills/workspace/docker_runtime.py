@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 LABEL = "pytest-agent-skills.workspace"
 KEEPALIVE = "trap 'exit 0' TERM; while :; do sleep 86400 & wait $!; done"
+
+
 class _RunningExec:
     """A run's exec, as ``workspace.processes`` holds it: ``kill()`` ends all its processes."""
 
@@ -59,16 +61,6 @@ class _RunningExec:
         # run's reader fails and says so.
         with contextlib.suppress(DockerException, OSError):
             self.container.exec_run(KILL_ALL, user=self.user)
-
-
-class _Captures:
-    """A run's stdout and stderr captures, fed by the exec's demultiplexed stream."""
-
-    def __init__(self, stdout: BoundedCapture, stderr: BoundedCapture) -> None:
-        self._captures = {"stdout": stdout, "stderr": stderr}
-
-    def feed(self, stream: str, data: bytes) -> None:
-        self._captures[stream].feed(data)
 
 
 class DockerRuntime(Runtime):
@@ -227,7 +219,8 @@ class DockerRuntime(Runtime):
             try:
                 attachment = ExecAttachment(api, exec_id, tty=False)
                 try:
-                    frames = Demultiplexer(_Captures(stdout, stderr), tty=False)
+                    captures = {"stdout": stdout, "stderr": stderr}
+                    frames = Demultiplexer(lambda name, data: captures[name].feed(data), tty=False)
                     frames.feed(attachment.buffered())
                     attachment.socket.settimeout(None)  # a quiet command is not an error
                     while data := attachment.socket.recv(65536):

@@ -80,7 +80,7 @@ class DockerProcess(InteractiveProcess):
                 f" {runtime.image!r}: {error}"
             ) from error
         self._socket: Any = self._attachment.socket
-        self._frames = Demultiplexer(stream, tty)
+        self._frames = Demultiplexer(stream.feed, tty)
         self._frames.feed(self._attachment.buffered())
         # Reads and writes wait in _pump and write_within, never in the socket: with the Docker
         # client's timeout (120 s) a write to a command that does not read blocked for that

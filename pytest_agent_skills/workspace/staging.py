@@ -134,26 +134,21 @@ def stage_skill(
         for entry in sorted(os.listdir(source)):
             os.symlink(source / entry, target / entry)
     else:
-        left_out = copy_tree(source, target)
+        _copy_folder(str(source), str(target), str(source), str(target), left_out)
     for link, destination in WORKSPACE_LINKS.items():
         os.symlink(destination, target / link)
     _drop_write(str(target))
     return StagedSkill(name, source, target, mode, digest, tuple(left_out))
 
 
-def copy_tree(source: Path, target: Path) -> list[str]:
-    """Copy the real folder ``source`` into the existing folder ``target`` (see the module doc);
-    the links left out (they lead outside ``source``), as paths from it.
+def _copy_folder(folder: str, into: str, root: str, target_root: str, left_out: list[str]) -> None:
+    """Copy the folder ``folder`` of the real folder ``root`` into the existing folder ``into``
+    of the copy ``target_root`` (see the module doc); the links left out (they lead outside
+    ``root``) are added to ``left_out``, as paths from it.
 
-    Files and sub-folders of the copy are read-only (``chmod a-w``); ``target`` itself is left
+    Files and sub-folders of the copy are read-only (``chmod a-w``); ``into`` itself is left
     writable for the caller to finish.
     """
-    left_out: list[str] = []
-    _copy_folder(str(source), str(target), str(source), str(target), left_out)
-    return left_out
-
-
-def _copy_folder(folder: str, into: str, root: str, target_root: str, left_out: list[str]) -> None:
     with os.scandir(folder) as iterator:
         entries = sorted(iterator, key=lambda entry: entry.name)
     for entry in entries:
