@@ -139,10 +139,6 @@ def _run_validate(args: argparse.Namespace) -> int:
 # --- rules and rule ID ---------------------------------------------------------------------------
 
 
-def _configure_rules(parser: argparse.ArgumentParser) -> None:
-    del parser  # no arguments
-
-
 def _run_rules(args: argparse.Namespace) -> int:
     from .audit.catalogue import AUDIT_RULES
     from .rules import RULES
@@ -289,7 +285,7 @@ COMMANDS: tuple[Command, ...] = (
         " loads them; --dynamic detonates them in the sandbox",
         "audit_command",
     ),
-    Command("rules", "list every validation rule", _configure_rules, _run_rules),
+    Command("rules", "list every validation rule", lambda parser: None, _run_rules),
     Command("rule", "show the documentation of one rule", _configure_rule, _run_rule),
     Command(
         "docker-image",

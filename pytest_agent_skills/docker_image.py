@@ -59,7 +59,9 @@ def cache_dir_from_env(environ: dict[str, str] | None = None) -> Path:
 
 def ensure_image(request: ImageRequest, log: Callable[[str], None] = print) -> str:
     """Make ``request.image`` carry the current recipe; returns what was done."""
-    client = _client()
+    from .workspace.docker_runtime import _connect
+
+    client = _connect()
     current = _image(client, request.image)
     if current is not None:
         label = (current.labels or {}).get(RECIPE_LABEL)
@@ -74,8 +76,8 @@ def ensure_image(request: ImageRequest, log: Callable[[str], None] = print) -> s
     if not (request.tarball.is_file() and request.tarball.stat().st_size > 0):
         build_tarball(request, log)
     log(f"importing {request.tarball} as {request.image}")
-    repository, _, tag = request.image.rpartition(":") if _has_tag(request.image) else (
-        request.image, "", "latest"
+    repository, _, tag = (
+        request.image.rpartition(":") if _has_tag(request.image) else (request.image, "", "latest")
     )
     client.api.import_image_from_file(
         str(request.tarball),
@@ -182,12 +184,6 @@ def _apt_source_files() -> list[Path]:
         elif place.is_file():
             files.append(place)
     return files
-
-
-def _client() -> Any:
-    from .workspace.docker_runtime import _connect
-
-    return _connect()
 
 
 def _image(client: Any, name: str) -> Any:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..errors import AgentSkillsError
+from ..errors import AgentSkillsError, ConfigurationError
 
 
 class ItemFailed(AgentSkillsError):
@@ -25,3 +27,13 @@ class FailureTextItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, self.name
+
+
+@contextlib.contextmanager
+def usage_errors(kind: type[AgentSkillsError] = ConfigurationError) -> Iterator[None]:
+    """An error of ``kind`` (a bad setting) as a pytest usage error: its message alone, the
+    run ended before any test runs."""
+    try:
+        yield
+    except kind as error:
+        raise pytest.UsageError(str(error)) from None

@@ -12,8 +12,7 @@ import pytest
 
 from .. import settings
 from ..config.audit import AUDIT_SETTINGS, audit_options
-from ..errors import ConfigurationError
-from . import FailureTextItem, ItemFailed
+from . import FailureTextItem, ItemFailed, usage_errors
 from .roots import relative_path
 
 if TYPE_CHECKING:
@@ -36,10 +35,8 @@ def enabled(config: pytest.Config) -> bool:
 
 def _options(config: pytest.Config) -> AuditOptions:
     if _OPTIONS_KEY not in config.stash:
-        try:
+        with usage_errors():
             config.stash[_OPTIONS_KEY] = audit_options(settings.PluginSettings(config))
-        except ConfigurationError as error:
-            raise pytest.UsageError(str(error)) from None
     return config.stash[_OPTIONS_KEY]
 
 

@@ -13,9 +13,8 @@ import pytest
 
 from .. import settings
 from ..config.mutation import MUTATION_SETTINGS
-from ..errors import ConfigurationError
 from ..filenames import SKILL_FILE
-from . import FailureTextItem, ItemFailed
+from . import FailureTextItem, ItemFailed, usage_errors
 
 ITEM_NAME = "mutation"
 
@@ -59,10 +58,8 @@ class MutationItem(FailureTextItem):
         from ..mutate.report import text_report
 
         values = settings.PluginSettings(self.config)
-        try:
+        with usage_errors():
             plan = MutationPlan.from_settings(self.skill_dir, values)
-        except ConfigurationError as error:
-            raise pytest.UsageError(str(error)) from None
         outcome = run_plan(plan)
         score, minimum = outcome.report.summary.score, plan.min_score
         assert minimum is not None  # the item exists only with a least score

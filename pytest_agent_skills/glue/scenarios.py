@@ -19,9 +19,10 @@ import pytest
 
 from .. import settings
 from ..config.runs import RUN_SETTINGS
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import AgentSkillsError
 from ..filenames import SCENARIO_SUFFIX, SKILL_FILE
 from ..settings import Setting
+from . import usage_errors
 from .junit import printable_node_id, with_testcase_properties
 from .roots import relative_path, root_files, selected_root_files, skill_roots
 from .run_settings import redacted, run_settings
@@ -82,13 +83,10 @@ class SessionTally:
 
     def merge(self, data: Mapping[str, Any]) -> None:
         self.conversations += data["conversations"]
-        for path in set(data["recorded"]) | set(data["replayed"]) | set(data["unused"]):
-            self.add_cassette(
-                path,
-                data["recorded"].get(path, 0),
-                data["replayed"].get(path, 0),
-                data["unused"].get(path, 0),
-            )
+        for name in ("recorded", "replayed", "unused"):
+            table = getattr(self, name)
+            for path, count in data[name].items():
+                table[path] = table.get(path, 0) + count
 
 
 _TALLY_KEY = pytest.StashKey[SessionTally]()
@@ -101,11 +99,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if settings.value(config, "skills_upstream_url"):
-        try:
+        with usage_errors():
             # Refuses credentials in the upstream URL and bad limits before any test runs.
             run_settings(config)
-        except ConfigurationError as error:
-            raise pytest.UsageError(str(error)) from None
     config.stash[_TALLY_KEY] = SessionTally()
 
 
@@ -371,9 +367,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     target = settings.value(config, "skills_coverage_json")
     if target:
         path = Path(target)
-        coverage(config).write(
-            path if path.is_absolute() else config.invocation_params.dir / path
-        )
+        coverage(config).write(path if path.is_absolute() else config.invocation_params.dir / path)
 
 
 @pytest.hookimpl(optionalhook=True)

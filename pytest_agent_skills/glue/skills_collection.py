@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +27,10 @@ import pytest
 
 from .. import settings
 from ..config.validation import VALIDATION_SETTINGS, validation_options
-from ..errors import AgentSkillsError, ConfigurationError
+from ..errors import AgentSkillsError
 from ..filenames import SKILL_FILE
 from ..settings import Setting
+from . import usage_errors
 from .junit import printable_node_id, with_testcase_properties
 from .roots import relative_path, root_files, selected_root_files
 
@@ -99,10 +101,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _options(config: pytest.Config) -> ValidationOptions:
     if _OPTIONS_KEY not in config.stash:
-        try:
+        with usage_errors():
             config.stash[_OPTIONS_KEY] = validation_options(settings.PluginSettings(config))
-        except ConfigurationError as error:
-            raise pytest.UsageError(str(error)) from None
     return config.stash[_OPTIONS_KEY]
 
 
@@ -173,12 +173,7 @@ def pytest_collection_modifyitems(
     if len(set(identities)) < len(identities):  # a skill folder reached a second way
         left_out = _links(config).left_out([(node.path, node.identity) for node in files])
     if left_out:  # a skill folder reached through links: one node for it, the others deselected
-        kept: list[pytest.Item] = []
-        dropped: list[pytest.Item] = []
-        for item in items:
-            (dropped if getattr(item.parent, "path", None) in left_out else kept).append(item)
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+        _deselect(config, items, lambda item: getattr(item.parent, "path", None) in left_out)
         files = [node for node in files if node.path not in left_out]
     config.stash[_SKILL_FILES_KEY] = files  # all of them: a name taken by a skill left out counts
     ref = settings.value(config, "skills_changed_since")
@@ -194,20 +189,23 @@ def _keep_changed(
     from ..changes import changed_skills
 
     where = folders[0] if folders else config.rootpath
-    try:
+    with usage_errors(AgentSkillsError):
         split = changed_skills(folders, ref, where, f"--skills-changed-since {ref}")
-    except AgentSkillsError as error:
-        raise pytest.UsageError(str(error)) from None
     unchanged = set(split.unchanged)
-    kept: list[pytest.Item] = []
-    dropped: list[pytest.Item] = []
-    for item in items:
-        skill_item = isinstance(item, SkillItem) and item.path.parent in unchanged
-        (dropped if skill_item else kept).append(item)
+    _deselect(
+        config, items, lambda item: isinstance(item, SkillItem) and item.path.parent in unchanged
+    )
+    config.stash[_CHANGED_KEY] = f"agent-skills: {split.summary()}"
+
+
+def _deselect(
+    config: pytest.Config, items: list[pytest.Item], left_out: Callable[[pytest.Item], bool]
+) -> None:
+    """Deselect the ``items`` that ``left_out`` says (told to ``pytest_deselected``)."""
+    dropped = [item for item in items if left_out(item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
-    config.stash[_CHANGED_KEY] = f"agent-skills: {split.summary()}"
+        items[:] = [item for item in items if not left_out(item)]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

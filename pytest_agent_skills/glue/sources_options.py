@@ -14,8 +14,8 @@ import pytest
 from .. import settings
 from ..config import sources
 from ..config.sources import SOURCE_SETTINGS
-from ..errors import ConfigurationError
 from ..sources.options import SourceOptions, use_options
+from . import usage_errors
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -24,12 +24,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def source_options(config: pytest.Config) -> SourceOptions:
     """The :class:`SourceOptions` chosen by flags, environment and ini options."""
-    try:
-        return sources.source_options(
-            settings.PluginSettings(config), config.invocation_params.dir
-        )
-    except ConfigurationError as error:
-        raise pytest.UsageError(str(error)) from None
+    with usage_errors():
+        return sources.source_options(settings.PluginSettings(config), config.invocation_params.dir)
 
 
 def pytest_configure(config: pytest.Config) -> None:
