@@ -245,15 +245,15 @@ def test_a_grader_that_never_answers_the_object_makes_a_grading_error_not_a_pass
 def test_trigger_rates_are_measured_and_replayed(skill: Path) -> None:
     with fake_endpoint() as (_endpoint, url):
         options = recording(url, skill.parent.parent, runs=5)
-        recorded = run_triggers(EvalRequest(skill, options)).document
+        recorded = written(run_triggers(EvalRequest(skill, options)).document)
     should, should_not = recorded["results"]
     assert should["should_trigger"] and 0 < should["trigger_rate"] <= 1
     assert should["runs"] == 5 and should["triggers"] == round(should["trigger_rate"] * 5)
     assert should_not["trigger_rate"] == 0 and should_not["pass"]
     assert recorded["summary"]["total"] == 2
     assert recorded["description"].startswith("Computes statistics")
-    replayed = run_triggers(EvalRequest(skill, replaying(skill.parent.parent, runs=5))).document
-    assert replayed == recorded
+    replayed = run_triggers(EvalRequest(skill, replaying(skill.parent.parent, runs=5)))
+    assert written(replayed.document) == recorded
 
 
 def test_a_baseline_is_another_version_of_the_same_skill(skill: Path, tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_allowed_the_run_goes_on_and_says_what_the_model_sees(tmp_path: Path) ->
         outcome = run_triggers(EvalRequest(skill_dir, options, progress=progress))
 
     assert endpoint.requests > 0
-    assert outcome.document["summary"]["total"] == 2
+    assert outcome.document.summary is not None and outcome.document.summary.total == 2
     assert (
         f"warning: {tmp_path / 'skills' / 'broken' / 'SKILL.md'} has invalid front matter;"
         " offered anyway (--allow-invalid-skills): the model sees the name 'broken' and the"

@@ -317,7 +317,7 @@ def test_runs_past_the_token_budget_are_skipped_apart_from_errors(skills: Path) 
     assert first["error_messages"] == []
     assert all((query["runs"], query["skipped"]) == (0, 4) for query in others)
     assert document["per_skill"]["csv-tools"]["should_trigger_runs"] == 1
-    text = matrix_text(document)
+    text = matrix_text(matrix)
     assert text.failed and not text.errors
     assert text.skipped == (
         "35 of 36 runs were never started: the token budget (--max-tokens) was spent; neither"

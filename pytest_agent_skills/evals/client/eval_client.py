@@ -141,14 +141,14 @@ class EvalClient:
     def triggers(self, skill: Path | str, *, out: Path | None = None) -> TriggerResultsDocument:
         """The trigger rate of each query of ``skill``'s ``evals/triggers.json``: how many of
         its ``options.runs`` runs loaded the skill, against ``options.threshold``."""
-        from ..suite.output_folder import write_report, write_triggers
+        from ..suite.output_folder import write_report
         from ..suite.suite_runner import run_triggers
 
         outcome = run_triggers(self._request(skill))
         if out is not None:
-            write_triggers(out, outcome.document)
+            write_document(out / "triggers.json", outcome.document)
             write_report(out)
-        return _finished(typed(TriggerResultsDocument, outcome.document), outcome.interrupted)
+        return _finished(outcome.document, outcome.interrupted)
 
     def plan_triggers(self, skill: Path | str) -> str:
         """What :meth:`triggers` would do, no request made."""

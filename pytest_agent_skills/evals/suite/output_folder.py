@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...files import write_atomic
 from ..documents.benchmark_model import BenchmarkDocument
@@ -23,7 +23,6 @@ from ..documents.run_files import (
     TimingDocument,
     TranscriptDocument,
 )
-from ..documents.triggers import TriggerResultsDocument
 from ..run.run_result import EvalRunResult
 from ..verdicts.benchmark_md import benchmark_markdown
 
@@ -78,10 +77,6 @@ def write_run(folder: Path, run: EvalRunResult) -> None:
             continue  # never outside the run's folder (captured files have plain names)
         (outputs / relative).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(outputs / relative, content)
-
-
-def write_triggers(out_dir: Path, document: dict[str, Any]) -> None:
-    write_data(out_dir / "triggers.json", TriggerResultsDocument, document)
 
 
 def write_report(out_dir: Path) -> Path:

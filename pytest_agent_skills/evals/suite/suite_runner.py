@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 from ...errors import AgentSkillsError
 from ...harness.conversation import Conversation
 from ..documents.benchmark_model import BenchmarkDocument, GitVersion, Metadata
+from ..documents.triggers import Totals, TriggerResult, TriggerResultsDocument
 from ..run.converse import ModelAccess, converse
 from ..run.grader_output import weakest
 from ..run.one_run import RunPlan, crashed, interrupted, run_eval, skipped
@@ -96,7 +97,7 @@ class BenchmarkOutcome:
 
 @dataclass
 class TriggerOutcome:
-    document: dict[str, Any]
+    document: TriggerResultsDocument
     interrupted: bool
 
 
@@ -381,17 +382,17 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
             }
         )
     passed = sum(1 for result in results if result["pass"])
-    document = {
-        "skill_name": skills.name,
-        "description": skills.description,
-        "model": options.model,
-        "threshold": options.threshold,
-        "runs_per_query": options.runs,
-        "runtime": runtime.name,
-        "results": results,
-        "summary": {"total": len(results), "passed": passed, "failed": len(results) - passed},
-    }
-    return TriggerOutcome(document, stopped)
+    document = TriggerResultsDocument(
+        skill_name=skills.name,
+        description=skills.description,
+        model=options.model,
+        threshold=options.threshold,
+        runs_per_query=options.runs,
+        runtime=runtime.name,
+        results=[TriggerResult.model_validate(result) for result in results],
+        summary=Totals(total=len(results), passed=passed, failed=len(results) - passed),
+    )
+    return TriggerOutcome(document.stamped(), stopped)
 
 
 @dataclass(frozen=True)

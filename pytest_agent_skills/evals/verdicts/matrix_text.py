@@ -4,9 +4,7 @@ skill's false triggers and a collision as the report says them too, written once
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..documents.triggers import Collision, MatrixDocument, MatrixQuery, MatrixSummary, SkillScore
 from ..setup.budget import UNJUDGED, never_started
@@ -46,10 +44,8 @@ def unmeasured(document: MatrixDocument) -> list[MatrixQuery]:
     return [query for query in document.queries if query.skipped and not query.runs]
 
 
-def matrix_text(document: MatrixDocument | Mapping[str, Any]) -> MatrixText:
+def matrix_text(document: MatrixDocument) -> MatrixText:
     """The lines of a ``triggers-matrix.json`` document."""
-    if not isinstance(document, MatrixDocument):
-        document = MatrixDocument.model_validate(document)
     summary = document.summary or MatrixSummary()
     short = summary.below_bar
     skills = {
