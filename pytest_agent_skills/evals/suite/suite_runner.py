@@ -237,32 +237,30 @@ def dry_run(request: EvalRequest, triggers: bool = False) -> str:
     text, without a request: every conversation, the most requests it may make, the tokens
     its recording used where there is one, and the budgets."""
     options = request.options
-    planned: list[PlannedConversation] = []
     if triggers:
         skills, _queries, cassettes, trigger_plans = _trigger_plans(request)
         title = f"trigger queries of {skills.name}"
-        for plan in trigger_plans:
-            planned.append(
-                PlannedConversation(
-                    f"query {plan.index} run {plan.run_number}",
-                    plan.query,
-                    options.max_turns,
-                    (query_run_cassette(cassettes, plan.index, plan.run_number),),
-                )
+        planned = [
+            PlannedConversation(
+                f"query {plan.index} run {plan.run_number}",
+                plan.query,
+                options.max_turns,
+                (query_run_cassette(cassettes, plan.index, plan.run_number),),
             )
+            for plan in trigger_plans
+        ]
     else:
         skills, _evals, plans = _eval_plans(request)
         title = f"evals of {skills.name}"
-        for run in plans:
-            grading = GRADER_REQUESTS if run.case.graded else 0
-            planned.append(
-                PlannedConversation(
-                    f"eval {run.key.eval_id} {run.key.configuration} run {run.key.run_number}",
-                    run.case.prompt,
-                    options.max_turns + grading,
-                    (run.cassette(".json"), run.cassette(".grader.json")),
-                )
+        planned = [
+            PlannedConversation(
+                f"eval {run.key.eval_id} {run.key.configuration} run {run.key.run_number}",
+                run.case.prompt,
+                options.max_turns + (GRADER_REQUESTS if run.case.graded else 0),
+                (run.cassette(".json"), run.cassette(".grader.json")),
             )
+            for run in plans
+        ]
     notes = dry_run_notes(options, graded=not triggers)
     return dry_run_text(title, planned, notes)
 
@@ -341,14 +339,11 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
             conversed.triggered, "" if conversed.error is None else str(conversed.error)
         )
 
-    def broke(plan: TriggerPlan, error: Exception) -> TriggerRun:
-        return TriggerRun(False, f"{type(error).__name__}: {error}")
-
     progress = Progress(request.progress, len(plans), f"trigger queries of {skills.name}")
-    failures = Failures(
-        lambda plan: TriggerRun(False, "interrupted"),
-        broke,
-        lambda plan: TriggerRun(False, skipped=True),
+    failures: Failures[TriggerPlan, TriggerRun] = Failures(
+        stopped_before=lambda plan: TriggerRun(False, "interrupted"),
+        crashed=lambda plan, error: TriggerRun(False, f"{type(error).__name__}: {error}"),
+        skipped=lambda plan: TriggerRun(False, skipped=True),
     )
     with eval_runtime(options) as runtime:
         outcomes, stopped = run_all(
@@ -368,20 +363,19 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
         errors = [outcome.error for outcome in mine if outcome.error]
         rate = triggers / len(mine) if mine else 0.0
         meets = rate >= options.threshold if query.should_trigger else rate < options.threshold
-        results.append(
-            {
-                "query": query.query,
-                "should_trigger": query.should_trigger,
-                "trigger_rate": round(rate, 4),
-                "triggers": triggers,
-                "runs": len(mine),
-                "errors": len(errors),
-                "error_messages": errors,
-                "skipped": left_out,
-                "pass": meets and not errors and bool(mine),
-            }
-        )
-    passed = sum(1 for result in results if result["pass"])
+        result = {
+            "query": query.query,
+            "should_trigger": query.should_trigger,
+            "trigger_rate": round(rate, 4),
+            "triggers": triggers,
+            "runs": len(mine),
+            "errors": len(errors),
+            "error_messages": errors,
+            "skipped": left_out,
+            "pass": meets and not errors and bool(mine),  # the field's name, a keyword
+        }
+        results.append(TriggerResult.model_validate(result))
+    passed = sum(result.passed for result in results)
     document = TriggerResultsDocument(
         skill_name=skills.name,
         description=skills.description,
@@ -389,7 +383,7 @@ def run_triggers(request: EvalRequest) -> TriggerOutcome:
         threshold=options.threshold,
         runs_per_query=options.runs,
         runtime=runtime.name,
-        results=[TriggerResult.model_validate(result) for result in results],
+        results=results,
         summary=Totals(total=len(results), passed=passed, failed=len(results) - passed),
     )
     return TriggerOutcome(document.stamped(), stopped)
