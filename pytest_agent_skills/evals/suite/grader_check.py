@@ -24,7 +24,7 @@ import concurrent.futures
 import importlib.resources
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -37,7 +37,6 @@ from ..run.grader import GradingError, GradingRequest, files_text
 from ..run.grader_runs import grade_times
 
 if TYPE_CHECKING:
-    from ..run.converse import ModelAccess
     from ..setup.eval_options import EvalOptions
 
 #: The gold set shipped in the package.
@@ -155,46 +154,6 @@ def cassette_folder(options: EvalOptions) -> Path:
     return options.base_dir / options.cassettes / "grader-check" / safe
 
 
-def check_grader(
-    access: ModelAccess,
-    gold: GoldSet,
-    done: Callable[[CaseResult], None] | None = None,
-) -> GraderCheck:
-    """The grader of ``access`` on every case of ``gold``, ``--grader-runs`` times each."""
-    options = access.options
-    folder = cassette_folder(options)
-
-    def judged(case: GoldCase) -> CaseResult:
-        request = case.request(folder / f"case-{case.id}.grader.json")
-        try:
-            grading = grade_times(access, request, options.grader_runs)
-        except (CassetteMissError, NoCassetteError) as failure:
-            raise GoldSetError(
-                f"{failure}\nThe gradings of the gold set by {options.grader!r} are not"
-                " recorded as asked: record them with --record new and --upstream-url"
-            ) from None
-        except GradingError as failure:
-            return CaseResult(
-                id=case.id, kind=case.kind, expectation=case.expectation, truth=case.truth,
-                passed=False, supported=True, quotes=[], evidence="", correct=not case.truth,
-                error=str(failure),
-            )  # fmt: skip
-        (graded,) = grading.graded
-        agreement = graded.grader_agreement["agreement"] if graded.grader_agreement else None
-        result = CaseResult(
-            id=case.id, kind=case.kind, expectation=case.expectation, truth=case.truth,
-            passed=graded.passed, supported=graded.supported, quotes=list(graded.quotes),
-            evidence=graded.evidence, correct=graded.passed == case.truth, agreement=agreement,
-        )  # fmt: skip
-        if done is not None:
-            done(result)
-        return result
-
-    with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as pool:
-        results = list(pool.map(judged, gold.cases))
-    return figures(results, options)
-
-
 def figures(results: Sequence[CaseResult], options: EvalOptions) -> GraderCheck:
     """The figures of the judged cases (see the module's text)."""
     must_fail = [item for item in results if not item.truth]
@@ -268,25 +227,51 @@ def write_document(path: Path, check: GraderCheck) -> None:
 def run_grader_check(
     options: EvalOptions, gold: GoldSet | None = None, progress: TextIO | None = None
 ) -> GraderCheck:
-    """The grader of ``options`` on the gold set (the shipped one by default), its requests
-    recorded or replayed as the options say."""
+    """The grader of ``options`` on every case of the gold set (the shipped one by default),
+    ``--grader-runs`` times each, its requests recorded or replayed as the options say."""
     from ..run.converse import ModelAccess
     from ..run.transport import UpstreamPool
 
     cases = gold or load_gold()
+    folder = cassette_folder(options)
     pool = UpstreamPool(options.upstream, jobs=options.jobs, retry=options.retry)
+    access = ModelAccess(options, pool)
     count = [0]
 
-    def done(result: CaseResult) -> None:
+    def judged(case: GoldCase) -> CaseResult:
+        request = case.request(folder / f"case-{case.id}.grader.json")
+        try:
+            grading = grade_times(access, request, options.grader_runs)
+        except (CassetteMissError, NoCassetteError) as failure:
+            raise GoldSetError(
+                f"{failure}\nThe gradings of the gold set by {options.grader!r} are not"
+                " recorded as asked: record them with --record new and --upstream-url"
+            ) from None
+        except GradingError as failure:
+            return CaseResult(
+                id=case.id, kind=case.kind, expectation=case.expectation, truth=case.truth,
+                passed=False, supported=True, quotes=[], evidence="", correct=not case.truth,
+                error=str(failure),
+            )  # fmt: skip
+        (graded,) = grading.graded
+        agreement = graded.grader_agreement["agreement"] if graded.grader_agreement else None
+        result = CaseResult(
+            id=case.id, kind=case.kind, expectation=case.expectation, truth=case.truth,
+            passed=graded.passed, supported=graded.supported, quotes=list(graded.quotes),
+            evidence=graded.evidence, correct=graded.passed == case.truth, agreement=agreement,
+        )  # fmt: skip
         count[0] += 1
         if progress is not None:
             mark = "ok" if result.correct else "WRONG"
             progress.write(f"grader-check {count[0]}/{len(cases.cases)}: case {result.id} {mark}\n")
+        return result
 
     try:
-        return check_grader(ModelAccess(options, pool), cases, done)
+        with concurrent.futures.ThreadPoolExecutor(max(1, options.jobs)) as workers:
+            results = list(workers.map(judged, cases.cases))
     finally:
         pool.close()
+    return figures(results, options)
 
 
 def checked_grader(options: EvalOptions, progress: TextIO | None) -> dict[str, Any] | None:
