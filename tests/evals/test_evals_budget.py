@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from pytest_agent_skills.evals.report.write import write_report
 from pytest_agent_skills.evals.setup.budget import TokenBudget
-from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark, run_triggers
 from pytest_agent_skills.evals.verdicts.benchmark_md import benchmark_markdown
 from tests.support.evals import (

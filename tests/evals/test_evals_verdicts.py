@@ -274,7 +274,8 @@ def test_grader_runs_report_the_graders_agreement_and_never_average_a_split(
         EvalRequest(skill, replaying(tmp_path, runs=3, grader_runs=3), only=(1,))
     )
     assert {**written(replayed.document), "metadata": None} == {**document, "metadata": None}
-    from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+    from pytest_agent_skills.evals.report.write import write_report
+    from pytest_agent_skills.evals.suite.output_folder import write_benchmark
 
     write_benchmark(tmp_path / "out", outcome.document, outcome.runs)
     page = write_report(tmp_path / "out").read_text()

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from pytest_agent_skills.evals.documents.benchmark_model import BenchmarkDocument
+from pytest_agent_skills.evals.report.write import write_report
 from pytest_agent_skills.evals.run.grader import json_object_in, parse_grading
 from pytest_agent_skills.evals.run.grader_output import NEGOTIATED
 from pytest_agent_skills.evals.run.transport import final_rejection
-from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from pytest_agent_skills.harness import Upstream
 from tests.support.evals import (

@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
+from pytest_agent_skills.evals.report.write import write_report
 from pytest_agent_skills.evals.run.grader import judged
 from pytest_agent_skills.evals.run.quotes import checked, found, normalised, quotable
 from pytest_agent_skills.evals.setup.judges import family, same_grader
-from pytest_agent_skills.evals.suite.output_folder import write_benchmark, write_report
+from pytest_agent_skills.evals.suite.output_folder import write_benchmark
 from pytest_agent_skills.evals.suite.suite_runner import EvalRequest, run_benchmark
 from pytest_agent_skills.evals.verdicts.benchmark_md import benchmark_markdown
 from tests.support.evals import (

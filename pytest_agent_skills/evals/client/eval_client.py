@@ -118,7 +118,7 @@ class EvalClient:
         """:meth:`benchmark` on each model of ``options.models``, one after the other (each
         in ``out/<model>/``, then ``each`` of its document), and the overview (models.json);
         Ctrl-C stops the models after the one it stopped."""
-        from ..suite.output_folder import write_report
+        from ..report.write import write_report
         from ..suite.per_model import MODELS_NAME, run_models
 
         def done(folder: Path, outcome: BenchmarkOutcome) -> BenchmarkDocument:
@@ -141,7 +141,7 @@ class EvalClient:
     def triggers(self, skill: Path | str, *, out: Path | None = None) -> TriggerResultsDocument:
         """The trigger rate of each query of ``skill``'s ``evals/triggers.json``: how many of
         its ``options.runs`` runs loaded the skill, against ``options.threshold``."""
-        from ..suite.output_folder import write_report
+        from ..report.write import write_report
         from ..suite.suite_runner import run_triggers
 
         outcome = run_triggers(self._request(skill))
@@ -161,7 +161,7 @@ class EvalClient:
         roots of many), each asked with all of them offered: which skill each run loaded,
         every skill's recall and precision against :attr:`bars`, the collisions."""
         from ..report.folder import MATRIX_FILE
-        from ..suite.output_folder import write_report
+        from ..report.write import write_report
         from ..triggers.matrix import run_matrix
 
         outcome = run_matrix(self._matrix_request(paths))
@@ -193,7 +193,7 @@ class EvalClient:
         original."""
         from ...files import write_atomic
         from ..report.folder import CANDIDATES_FILE
-        from ..suite.output_folder import write_report
+        from ..report.write import write_report
         from ..triggers.description_edit import replace_description
         from ..triggers.improve import improve_description
 
@@ -313,8 +313,9 @@ def write_benchmark_folder(
     """One benchmark's folder: calibration.json (an A/A run) or the noise floor of an earlier
     one put into the document, benchmark.json and .md, the runs' folders, report.html; the
     document written."""
+    from ..report.write import write_report
     from ..suite.calibration import attach_calibration, write_calibration
-    from ..suite.output_folder import write_benchmark, write_report
+    from ..suite.output_folder import write_benchmark
 
     if calibrate:
         document = write_calibration(out, outcome.document, outcome.runs)

@@ -1,6 +1,6 @@
-"""The eval output folder: benchmark.json, benchmark.md, triggers.json, each eval's
-eval_metadata.json, and each run's grading.json, timing.json, metrics.json, transcript.json
-and outputs/ (then report.html).
+"""The eval output folder: benchmark.json, benchmark.md, each eval's eval_metadata.json, and
+each run's grading.json, timing.json, metrics.json, transcript.json and outputs/ (then
+report.html, :mod:`..report.write`'s).
 
 Each file is written whole or not at all (a temporary file renamed over it); a run's
 folder is replaced as a whole, so no file of an earlier run survives in it.
@@ -77,10 +77,3 @@ def write_run(folder: Path, run: EvalRunResult) -> None:
             continue  # never outside the run's folder (captured files have plain names)
         (outputs / relative).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(outputs / relative, content)
-
-
-def write_report(out_dir: Path) -> Path:
-    """report.html of the folder (see :mod:`..report.write`)."""
-    from ..report.write import write_report as write_page
-
-    return write_page(out_dir)
