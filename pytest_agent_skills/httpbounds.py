@@ -138,7 +138,8 @@ class Deadline:
         self._seconds = seconds
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
-        self._over = False
+        #: Whether the exchange ended (its ``with`` block left).
+        self.over = False
 
     def __enter__(self) -> Deadline:
         _WATCHDOG.watch(self, self._seconds)
@@ -146,7 +147,7 @@ class Deadline:
 
     def __exit__(self, *exc_info: object) -> None:
         with self._lock:
-            self._over = True
+            self.over = True
         _WATCHDOG.forget()
 
     def trace(self, event: str, info: dict[str, Any]) -> None:
@@ -161,15 +162,10 @@ class Deadline:
             if self.expired:  # connected after the deadline (a slow name lookup)
                 _shut(connection)
 
-    @property
-    def over(self) -> bool:
-        """Whether the exchange ended (its ``with`` block left)."""
-        return self._over
-
     def _expire(self) -> None:
         """The time is up: shut the exchange's connections (none once it ended)."""
         with self._lock:
-            if self._over:
+            if self.over:
                 return
             self.expired = True
             for connection in self._sockets:

@@ -14,7 +14,7 @@ import base64
 import binascii
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,26 +86,12 @@ class Scenario:
     def conversation(self, repository: SkillRepository, title: str = "") -> Conversation:
         """The conversation this scenario runs on ``repository`` (its ``skills:`` resolved);
         an unmet expectation is shown at its line of the file, under ``title``."""
+        # Every field of the scenario that a Conversation has too (user, turns, script,
+        # tools, expect...) means the same there: it is handed on as it is.
+        names = {each.name for each in fields(Conversation)}
+        shared = {name: value for name, value in vars(self).items() if name in names}
         return Conversation(
-            repository,
-            self.user,
-            turns=self.turns,
-            script=self.script,
-            cassette=self.cassette,
-            tools=self.tools,
-            dynamic_tools=self.dynamic_tools,
-            exec_tools=self.exec_tools,
-            inputs=self.inputs,
-            env=self.env,
-            load_mode=self.load_mode,
-            transport=self.transport,
-            model_name=self.model_name,
-            max_turns=self.max_turns,
-            allow_unused=self.allow_unused,
-            match_ignore=self.match_ignore,
-            expect=self.expect,
-            where=lambda doc_path: f"line {self.line_of(*doc_path)}",
-            title=title,
+            repository, **shared, where=lambda path: f"line {self.line_of(*path)}", title=title
         )
 
 
@@ -324,12 +310,10 @@ def _build(
         if isinstance(skills, str)
         else (tuple(skills) if skills is not None else None),
         runtime=data.get("runtime"),
-        inputs={
-            _input_name(name, path, lines.get(("inputs", name), start)): _input_content(
-                value, path, lines.get(("inputs", name), start)
-            )
+        inputs=dict(
+            _input(name, value, path, lines.get(("inputs", name), start))
             for name, value in (data.get("inputs") or {}).items()
-        },
+        ),
         env={name: _env_value(value) for name, value in (data.get("env") or {}).items()},
         tools=dict(data.get("tools") or {}),
         dynamic_tools=bool(data.get("dynamic_tools", False)),
@@ -417,23 +401,21 @@ def _model(
     return model
 
 
-def _input_name(name: Any, path: Path, line: int) -> str:
-    """Refused at collection, as the workspace would refuse it at the first run (where the
-    error would only reach the model as a failed tool call)."""
+def _input(name: Any, value: Any, path: Path, line: int) -> tuple[str, str | bytes]:
+    """An input's name and content.  A bad name is refused at collection, as the workspace
+    would refuse it at the first run (where the error would only reach the model as a failed
+    tool call)."""
     from .workspace.errors import WorkspaceError
     from .workspace.requests import input_name
 
     try:
-        return input_name(name)
+        name = input_name(name)
     except WorkspaceError as error:
         raise ScenarioError(path, line, f"inputs: {error}") from None
-
-
-def _input_content(value: Any, path: Path, line: int) -> str | bytes:
     if isinstance(value, str):
-        return value
+        return name, value
     try:
-        return base64.b64decode(value["base64"], validate=True)
+        return name, base64.b64decode(value["base64"], validate=True)
     except (binascii.Error, ValueError):
         raise ScenarioError(path, line, "inputs: the base64 content does not decode") from None
 

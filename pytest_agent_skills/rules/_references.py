@@ -27,6 +27,7 @@ from ..files import (
     read_skill_file,
     resolve_inside,
 )
+from ..links import RealPaths
 from ..listings import FolderListings, Kind
 from ..skill import Skill
 from ._base import Hit
@@ -78,7 +79,7 @@ class _Files:
         self._inside = root + os.sep
         self._targets: dict[tuple[str, str], _Target] = {}
         self._contents: dict[str, str] = {}
-        self._real_paths: dict[str, str] = {}
+        self._real_path = RealPaths()
 
     def target(self, base: str, relative: str) -> _Target:
         key = (base, relative)
@@ -147,12 +148,6 @@ class _Files:
             return False
         real = self._real_path(path)
         return any(self._real_path(other) == real for other in known)
-
-    def _real_path(self, path: str) -> str:
-        found = self._real_paths.get(path)
-        if found is None:
-            found = self._real_paths[path] = os.path.realpath(path)
-        return found
 
     def all_markdown_known(self, known: set[str]) -> bool:
         """Whether every Markdown file of the skill is in ``known`` (paths): then no doc can
