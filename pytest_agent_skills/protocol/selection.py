@@ -30,9 +30,5 @@ def apply_selection(
         if previous is not None and previous.include_all:
             return previous
         before = previous.names if previous is not None else ()
-        return Selection(names=_unique((*before, *names)))
+        return Selection(names=tuple(dict.fromkeys((*before, *names))))  # once each, in order
     return Selection(names=tuple(names))
-
-
-def _unique(names: Sequence[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(names))
