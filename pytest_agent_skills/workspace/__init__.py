@@ -16,30 +16,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._lazy import lazy_exports
-from .errors import RuntimeUnavailableError, StagingError, WorkspaceError, WorkspacePathError
-from .names import DEFAULT_DOCKER_IMAGE, RUNTIME_NAMES, STAGE_MODES
+from .errors import RuntimeUnavailableError as RuntimeUnavailableError
+from .errors import StagingError as StagingError
+from .errors import WorkspaceError as WorkspaceError
+from .errors import WorkspacePathError as WorkspacePathError
+from .names import DEFAULT_DOCKER_IMAGE as DEFAULT_DOCKER_IMAGE
+from .names import RUNTIME_NAMES as RUNTIME_NAMES
+from .names import STAGE_MODES as STAGE_MODES
 
-if TYPE_CHECKING:
-    from .interactive import ExecChunk, ExecSession, Interaction, UnknownSessionError
-    from .removal import RemovalError
-    from .requests import ExecRequest, RunRequest
-    from .result import (
-        ARTIFACT_CAP_BYTES,
-        DEFAULT_TIMEOUT_SECONDS,
-        INLINE_FILE_CAP_BYTES,
-        INLINE_TOTAL_CAP_BYTES,
-        MAX_OUTPUT_FILES,
-        STREAM_CAP_BYTES,
-        ArtifactFile,
-        OutputFile,
-        RunResult,
-    )
-    from .runtime import Runtime
-    from .spec import ExecSpec
-    from .staging import StagedSkill
-    from .workspace import Workspace
+if TYPE_CHECKING:  # the lazy names' own types, for type checkers
+    from .interactive import ExecChunk as ExecChunk
+    from .interactive import ExecSession as ExecSession
+    from .interactive import Interaction as Interaction
+    from .interactive import UnknownSessionError as UnknownSessionError
+    from .removal import RemovalError as RemovalError
+    from .requests import ExecRequest as ExecRequest
+    from .requests import RunRequest as RunRequest
+    from .result import ARTIFACT_CAP_BYTES as ARTIFACT_CAP_BYTES
+    from .result import DEFAULT_TIMEOUT_SECONDS as DEFAULT_TIMEOUT_SECONDS
+    from .result import INLINE_FILE_CAP_BYTES as INLINE_FILE_CAP_BYTES
+    from .result import INLINE_TOTAL_CAP_BYTES as INLINE_TOTAL_CAP_BYTES
+    from .result import MAX_OUTPUT_FILES as MAX_OUTPUT_FILES
+    from .result import STREAM_CAP_BYTES as STREAM_CAP_BYTES
+    from .result import ArtifactFile as ArtifactFile
+    from .result import OutputFile as OutputFile
+    from .result import RunResult as RunResult
+    from .runtime import Runtime as Runtime
+    from .spec import ExecSpec as ExecSpec
+    from .staging import StagedSkill as StagedSkill
+    from .workspace import Workspace as Workspace
 
-
+#: Public name -> submodule defining it, imported on first use.
 _LAZY = {
     "ExecChunk": "interactive",
     "ExecSession": "interactive",
@@ -63,37 +70,19 @@ _LAZY = {
     "StagedSkill": "staging",
 }
 
-__all__ = [
-    "ARTIFACT_CAP_BYTES",
-    "DEFAULT_DOCKER_IMAGE",
-    "DEFAULT_TIMEOUT_SECONDS",
-    "INLINE_FILE_CAP_BYTES",
-    "INLINE_TOTAL_CAP_BYTES",
-    "MAX_OUTPUT_FILES",
-    "RUNTIME_NAMES",
-    "STAGE_MODES",
-    "STREAM_CAP_BYTES",
-    "ArtifactFile",
-    "ExecChunk",
-    "ExecRequest",
-    "ExecSession",
-    "ExecSpec",
-    "Interaction",
-    "OutputFile",
-    "RemovalError",
-    "RunRequest",
-    "RunResult",
-    "Runtime",
-    "RuntimeUnavailableError",
-    "StagedSkill",
-    "StagingError",
-    "UnknownSessionError",
-    "Workspace",
-    "WorkspaceError",
-    "WorkspacePathError",
-    "create_runtime",
-]
-
+__all__ = sorted(
+    [
+        *_LAZY,
+        "DEFAULT_DOCKER_IMAGE",
+        "RUNTIME_NAMES",
+        "STAGE_MODES",
+        "RuntimeUnavailableError",
+        "StagingError",
+        "WorkspaceError",
+        "WorkspacePathError",
+        "create_runtime",
+    ]
+)
 
 __getattr__, __dir__ = lazy_exports(__name__, globals(), _LAZY)
 
