@@ -84,9 +84,7 @@ class ConfigLocator:
         found = self._folder(start)
         if found.config is not None:
             return found.config
-        if found.pyproject is not None:
-            return self._without_values(found.pyproject)
-        return self._without_values("")
+        return self._without_values(found.pyproject or "")  # "": no file at all
 
     def _without_values(self, path: str) -> ConfigFile:
         config = self._no_values.get(path)

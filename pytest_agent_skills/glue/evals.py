@@ -15,8 +15,8 @@ import pytest
 from .. import settings
 from ..errors import AgentSkillsError
 from ..evals.setup.eval_settings import EVAL_SETTINGS
-from ..filenames import SKILL_FILE
 from . import FailureTextItem, ItemFailed
+from .roots import skill_dir_of
 from .workspace_fixtures import missing, session_runtime
 
 if TYPE_CHECKING:
@@ -29,16 +29,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     settings.add_to_parser(parser, EVAL_SETTINGS)
 
 
-def _is_eval_file(path: Path) -> bool:
-    return (
-        path.name in (EVALS_NAME, TRIGGERS_NAME)
-        and path.parent.name == "evals"
-        and (path.parent.parent / SKILL_FILE).is_file()
-    )
-
-
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
-    if not _is_eval_file(file_path):
+    # An evals.json or a triggers.json in the evals/ folder of a skill.
+    if file_path.name not in (EVALS_NAME, TRIGGERS_NAME) or skill_dir_of(file_path) is None:
         return None
     kind = EvalsFile if file_path.name == EVALS_NAME else TriggersFile
     return kind.from_parent(parent, path=file_path)

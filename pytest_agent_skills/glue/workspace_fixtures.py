@@ -386,8 +386,6 @@ def _describe(handle: SkillWorkspace) -> str:
         f" duration_ms={last.duration_ms}"
     )
     for stream, text in (("stdout", last.stdout), ("stderr", last.stderr)):
-        lines.append(f"--- {stream} ---")
-        lines.append(text.rstrip("\n") if text else "(empty)")
-    for warning in last.warnings:
-        lines.append(f"warning: {warning}")
+        lines += [f"--- {stream} ---", text.rstrip("\n") if text else "(empty)"]
+    lines += [f"warning: {warning}" for warning in last.warnings]
     return "\n".join(lines)
