@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from ..documents.benchmark_model import (
     Stat,
 )
 from ..documents.overview import EvalAcrossModels, ModelFigures, ModelsDocument
-from ..verdicts.benchmark import WITH_SKILL
+from ..verdicts.benchmark import WITH_SKILL, stats
 from .suite_runner import BenchmarkOutcome, EvalRequest, EvalSetupError, run_benchmark
 
 MODELS_NAME = "models.json"
@@ -41,10 +40,6 @@ def request_for(request: EvalRequest, model: str) -> EvalRequest:
         request,
         options=dataclasses.replace(options, run=run, model_folder=model_folder(model)),
     )
-
-
-def _mean(values: Sequence[float], digits: int) -> float:
-    return round(statistics.fmean(values), digits) if values else 0.0
 
 
 def _figures(document: BenchmarkDocument, eval_id: int | None) -> ModelFigures:
@@ -70,8 +65,8 @@ def _figures(document: BenchmarkDocument, eval_id: int | None) -> ModelFigures:
         delta=shown or "",
         delta_ci95=found.delta_ci95 if found else None,
         verdict=found.verdict if found else "",
-        tokens=_mean([float(result.tokens) for result in runs], 1),
-        time_seconds=_mean([result.time_seconds for result in runs], 3),
+        tokens=stats([float(result.tokens) for result in runs], 1).mean,
+        time_seconds=stats([result.time_seconds for result in runs], 3).mean,
     )
 
 
