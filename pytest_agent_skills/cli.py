@@ -131,9 +131,7 @@ def _run_validate(args: argparse.Namespace) -> int:
     else:
         text = FORMATTERS[args.format](reports)
     write_report(args.output, text)
-    if args.exit_zero:
-        return EXIT_OK
-    return EXIT_OK if all(report.ok for report in reports) else EXIT_FINDINGS
+    return EXIT_OK if args.exit_zero or all(report.ok for report in reports) else EXIT_FINDINGS
 
 
 # --- rules and rule ID ---------------------------------------------------------------------------

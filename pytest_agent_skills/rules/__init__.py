@@ -18,37 +18,35 @@ from .._lazy import lazy_exports
 #: settings' choices without loading the rule tables.
 PROFILE_NAMES = ("spec", "claude-code", "trpc")
 
-#: Public name -> module of this package defining it.
-_EXPORTS = {
-    "CHECKS": "_catalogue",
-    "FRONT_MATTER_CHECKS": "_catalogue",
-    "RULES": "_catalogue",
-    "Rule": "_catalogue",
-    "FORMATTERS": "_formats",
-    "profile_rule_table": "_options",
-    "summary": "_formats",
-    "to_json": "_formats",
-    "to_sarif": "_formats",
-    "to_text": "_formats",
-    "PathIgnore": "_options",
-    "Suppressed": "_ignores",
-    "parse_per_path_ignores": "_options",
-    "PROFILES": "_options",
-    "Profile": "_options",
-    "ValidationOptions": "_options",
-    "parse_severities": "_options",
-    "SkillReport": "_validate",
-    "report_skill": "_validate",
-    "check_findings": "_validate",
-    "duplicate_name_findings": "_validate",
-    "duplicate_name_findings_by_file": "_validate",
-    "skill_dirs": "_validate",
-    "validate": "_validate",
-    "validate_check": "_validate",
-    "validate_paths": "_validate",
-    "WorkerFailed": "_split",
-    "default_jobs": "_split",
+#: Each module of this package and the public names it defines.
+_MODULES = {
+    "_catalogue": ("CHECKS", "FRONT_MATTER_CHECKS", "RULES", "Rule"),
+    "_formats": ("FORMATTERS", "summary", "to_json", "to_sarif", "to_text"),
+    "_ignores": ("Suppressed",),
+    "_options": (
+        "PROFILES",
+        "PathIgnore",
+        "Profile",
+        "ValidationOptions",
+        "parse_per_path_ignores",
+        "parse_severities",
+        "profile_rule_table",
+    ),
+    "_split": ("WorkerFailed", "default_jobs"),
+    "_validate": (
+        "SkillReport",
+        "check_findings",
+        "duplicate_name_findings",
+        "duplicate_name_findings_by_file",
+        "report_skill",
+        "skill_dirs",
+        "validate",
+        "validate_check",
+        "validate_paths",
+    ),
 }
+#: Public name -> module defining it.
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = sorted(_EXPORTS)
 

@@ -296,7 +296,8 @@ def test_the_lazy_names_and_their_type_checking_imports_are_one_list() -> None:
     import ast
     import importlib
 
-    for package in ("pytest_agent_skills", "pytest_agent_skills.harness"):
+    packages = ("pytest_agent_skills", "pytest_agent_skills.harness", "pytest_agent_skills.rules")
+    for package in packages:
         module = importlib.import_module(package)
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         checked = {
