@@ -32,6 +32,7 @@ from .errors import AgentSkillsError
 from .targets import changed_targets, repository_root, targets
 
 if TYPE_CHECKING:
+    from .audit.catalogue import AuditRule
     from .links import SkippedLink
 
 EXIT_OK = 0
@@ -168,7 +169,7 @@ def _run_rule(args: argparse.Namespace) -> int:
     from .rules.docs import rule_doc
 
     if args.rule_id in AUDIT_RULES:
-        return _audit_rule(args.rule_id)
+        return _audit_rule(AUDIT_RULES[args.rule_id])
     rule = RULES.get(args.rule_id)
     if rule is None:
         close = difflib.get_close_matches(args.rule_id, [*RULES, *AUDIT_RULES], n=1)
@@ -190,10 +191,7 @@ def _run_rule(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _audit_rule(rule_id: str) -> int:
-    from .audit.catalogue import AUDIT_RULES
-
-    rule = AUDIT_RULES[rule_id]
+def _audit_rule(rule: AuditRule) -> int:
     print(f"{rule.id}: audit rule, {rule.severity} where it shows intent, family '{rule.family}'")
     print(f"  {rule.summary}")
     print()

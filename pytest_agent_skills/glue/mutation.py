@@ -31,8 +31,7 @@ def pytest_collection_modifyitems(
         return
     from .roots import selected_skill_dirs
 
-    folders = selected_skill_dirs(session, items)
-    for folder in folders:
+    for folder in selected_skill_dirs(session, items):
         skill_file = folder / SKILL_FILE
         shown = os.path.relpath(skill_file, config.rootpath).replace(os.sep, "/")
         items.append(

@@ -34,8 +34,7 @@ def pytest_collection_modifyitems(
 
     folders = selected_skill_dirs(session, items)
     if folders:
-        item = TriggerMatrixItem.from_parent(session, name=ITEM_NAME, skill_dirs=folders)
-        items.append(item)
+        items.append(TriggerMatrixItem.from_parent(session, name=ITEM_NAME, skill_dirs=folders))
 
 
 class TriggerMatrixItem(FailureTextItem):

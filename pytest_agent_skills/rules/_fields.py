@@ -48,36 +48,34 @@ def check_fields(skill: Skill, options: ValidationOptions) -> Iterator[Hit]:
             f"unknown top-level field {key!r}: the {profile.name} profile allows only"
             f" {', '.join(sorted(profile.fields))}; {fix}.",
         )
-    yield from _license(front)
-    yield from _compatibility(front)
-    yield from _metadata(front)
-    yield from _allowed_tools(front, profile.allowed_tools_list)
+    if "license" in front.values:
+        yield from _license(front.values["license"], front.line_of("license"))
+    if "compatibility" in front.values:
+        yield from _compatibility(front.values["compatibility"], front.line_of("compatibility"))
+    if "metadata" in front.values:
+        yield from _metadata(front.values["metadata"], front.line_of("metadata"))
+    if "allowed-tools" in front.values:
+        tools = front.values["allowed-tools"]
+        yield from _allowed_tools(tools, front.line_of("allowed-tools"), profile.allowed_tools_list)
 
 
-def _license(front: FrontMatter) -> Iterator[Hit]:
-    if "license" not in front.values:
-        return
-    value = front.values["license"]
+def _license(value: Any, line: int) -> Iterator[Hit]:
     if not isinstance(value, str) or not value.strip():
         yield Hit(
             "license-type",
-            front.line_of("license"),
+            line,
             f"'license' must be a licence name or the name of a bundled licence file, found"
             f" {_kind(value)}. Write e.g. 'license: Apache-2.0' or remove the field.",
         )
 
 
-def _compatibility(front: FrontMatter) -> Iterator[Hit]:
-    if "compatibility" not in front.values:
-        return
-    value = front.values["compatibility"]
-    line = front.line_of("compatibility")
+def _compatibility(value: Any, line: int) -> Iterator[Hit]:
     if not isinstance(value, str):
         yield Hit(
             "compatibility-type",
             line,
             f"'compatibility' must be a string, found {_kind(value)}. Write the environment"
-            " needs as one sentence, e.g. compatibility: \"Needs Python 3.11 and network access\".",
+            ' needs as one sentence, e.g. compatibility: "Needs Python 3.11 and network access".',
         )
     elif not value.strip() or len(value) > MAX_COMPATIBILITY:
         found = "an empty string" if not value.strip() else f"{len(value)} characters"
@@ -89,11 +87,7 @@ def _compatibility(front: FrontMatter) -> Iterator[Hit]:
         )
 
 
-def _metadata(front: FrontMatter) -> Iterator[Hit]:
-    if "metadata" not in front.values:
-        return
-    value = front.values["metadata"]
-    line = front.line_of("metadata")
+def _metadata(value: Any, line: int) -> Iterator[Hit]:
     if not isinstance(value, dict):
         yield Hit(
             "metadata-type",
@@ -107,7 +101,7 @@ def _metadata(front: FrontMatter) -> Iterator[Hit]:
             yield Hit(
                 "metadata-type",
                 line,
-                f"metadata key {key!r} is {_kind(key)}, not a string. Quote it: \"{key}\": ...",
+                f'metadata key {key!r} is {_kind(key)}, not a string. Quote it: "{key}": ...',
             )
         if isinstance(item, (dict, list)):
             yield Hit(
@@ -122,21 +116,18 @@ def _metadata(front: FrontMatter) -> Iterator[Hit]:
                 "metadata-value-scalar",
                 line,
                 f"metadata[{str(key)!r}] is {_kind(item)}, not a string; clients that stringify"
-                f" it may show a different text (1.50 becomes 1.5). Quote it: {key}: \"{item}\".",
+                f' it may show a different text (1.50 becomes 1.5). Quote it: {key}: "{item}".',
             )
 
 
-def _allowed_tools(front: FrontMatter, list_allowed: bool) -> Iterator[Hit]:
-    if "allowed-tools" not in front.values:
-        return
-    value = front.values["allowed-tools"]
+def _allowed_tools(value: Any, line: int, list_allowed: bool) -> Iterator[Hit]:
     if isinstance(value, str):
         return
     if list_allowed and isinstance(value, list) and all(isinstance(item, str) for item in value):
         return
     yield Hit(
         "allowed-tools-type",
-        front.line_of("allowed-tools"),
+        line,
         f"'allowed-tools' must be one space-separated string, found {_kind(value)}."
         " Write it as e.g. 'allowed-tools: Bash(git:*) Read'"
         + (" (or use the claude-code profile, which accepts a list)." if not list_allowed else "."),
