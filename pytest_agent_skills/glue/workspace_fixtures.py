@@ -263,10 +263,8 @@ def runtime_name(item: pytest.Item, explicit: str | None) -> str:
 def _find_skill(config: pytest.Config, name: str, skills_dir: Path | str | None) -> Skill:
     from ..repository import SkillRepository
 
-    roots: list[Path] = []
-    if skills_dir is not None:
-        roots.append(Path(skills_dir))
-    roots.extend(skill_roots(config))
+    roots = [Path(skills_dir)] if skills_dir is not None else []
+    roots += skill_roots(config)
     if not roots:
         pytest.fail(
             f"skill_workspace({name!r}): no skill roots to look in; configure --skills-root /"

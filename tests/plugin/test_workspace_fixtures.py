@@ -429,3 +429,36 @@ def test_a_refused_command_is_reported_at_the_test_not_in_the_plugin(
         ]
     )
     assert "workspace_fixtures.py" not in result.stdout.str()
+
+
+def test_skills_dir_adds_a_folder_to_look_in(project: pytest.Pytester) -> None:
+    make_skill(project.path / "elsewhere", "other")
+    project.makepyfile(
+        """
+        import pytest
+
+        def test_other(skill_workspace):
+            ws = skill_workspace("other", skills_dir="elsewhere")
+            assert ws.skill.name == "other"
+
+        def test_not_in_the_roots(skill_workspace):
+            skill_workspace("other")
+        """
+    )
+
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*skill_workspace('other'): * (roots: *skills)"])
+
+
+def test_a_name_without_skill_roots_fails_saying_where_to_look(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_it(skill_workspace):\n    skill_workspace('demo')\n")
+
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*skill_workspace('demo'): no skill roots to look in; configure --skills-root /"
+            " the skills_roots ini option, or pass skills_dir=... or a Skill"
+        ]
+    )
