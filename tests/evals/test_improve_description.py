@@ -11,15 +11,17 @@ from typing import Any
 import pytest
 
 from bench.support.routing import agent_skills, word_overlap_endpoint, write_repository
+from pytest_agent_skills.evals.documents.triggers import Passed
 from pytest_agent_skills.evals.setup.eval_files import TriggerQuery
 from pytest_agent_skills.evals.triggers.improve import (
+    Candidate,
     ImproveError,
     ImproveRequest,
     Numbered,
     improve_description,
     split,
 )
-from tests.support.evals import recording, replaying
+from tests.support.evals import recording, replaying, written
 from tests.support.harness import only_loopback
 
 PLANTED = "Helps with data."
@@ -62,7 +64,7 @@ def test_a_planted_bad_description_improves_on_held_out_queries_it_never_showed(
     skills = write_repository(tmp_path, SKILLS)
     with word_overlap_endpoint() as (model, url):
         outcome = _improve(skills, recording(url, tmp_path, runs=2))
-    document = outcome.document
+    document = written(outcome.document)
     original, *later = document["candidates"]
     assert original["iteration"] == 0 and original["description"] == PLANTED
     assert original["test"]["passed"] / original["test"]["total"] < 0.5
@@ -89,7 +91,7 @@ def test_a_planted_bad_description_improves_on_held_out_queries_it_never_showed(
     with only_loopback(monkeypatch) as off_loopback:
         replayed = _improve(skills, replaying(tmp_path, runs=2))
     assert off_loopback == []
-    assert replayed.document == document
+    assert written(replayed.document) == document
 
 
 def test_the_split_is_stratified_and_seeded() -> None:
@@ -100,6 +102,19 @@ def test_the_split_is_stratified_and_seeded() -> None:
     assert {item.index for item in train} | {item.index for item in test} == set(range(1, 11))
     assert split(queries, 0.4, seed=1) == (train, test)
     assert split(queries, 0.4, seed=2) != (train, test)
+
+
+def test_a_candidate_lists_refused_only_when_it_was_refused() -> None:
+    scored = Candidate(1, "Computes csv statistics.", Passed(passed=5, total=6), None)
+    refused = Candidate(2, "Computes csv statistics.", refused="the same as candidate 1")
+    assert "refused" not in scored.entry().model_dump(exclude_unset=True)
+    assert refused.entry().model_dump(exclude_unset=True) == {
+        "iteration": 2,
+        "description": "Computes csv statistics.",
+        "train": None,
+        "test": None,
+        "refused": "the same as candidate 1",
+    }
 
 
 def test_bad_settings_are_refused(tmp_path: Path) -> None:
@@ -134,12 +149,13 @@ def test_the_command_prints_the_best_and_writes_only_the_description(tmp_path: P
 def test_the_token_budget_counts_every_exchange_of_the_loop(tmp_path: Path) -> None:
     skills = write_repository(tmp_path, SKILLS)
     with word_overlap_endpoint() as (_model, url):
-        whole = _improve(skills, recording(url, tmp_path, runs=2)).document
+        whole = written(_improve(skills, recording(url, tmp_path, runs=2)).document)
     assert whole["tokens"] > 0 and whole["max_tokens"] is None
     # Replayed answers count too: one token stops it after the first run.
     with pytest.raises(ImproveError, match=r"the token budget \(\d+ of 1 tokens, --max-tokens\)"):
         _improve(skills, replaying(tmp_path, runs=2, jobs=1, max_tokens=1))
-    assert _improve(skills, replaying(tmp_path, runs=2, max_tokens=whole["tokens"])).document == {
+    replayed = _improve(skills, replaying(tmp_path, runs=2, max_tokens=whole["tokens"]))
+    assert written(replayed.document) == {
         **whole,
         "max_tokens": whole["tokens"],
     }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
-from ...typed_documents import Document, schema_uri
+from ...typed_documents import Document
 from ..documents.benchmark_model import BenchmarkDocument
 from ..documents.document_io import write_document
 from ..documents.overview import ModelsDocument
@@ -199,7 +199,7 @@ class EvalClient:
 
         with self._improve_request(skill, loop, baseline) as request:
             outcome = improve_description(request)
-        document = typed(CandidatesDocument, outcome.document)
+        document = outcome.document
         if out is not None:
             write_document(out / CANDIDATES_FILE, document)
             write_report(out)
@@ -270,12 +270,6 @@ class EvalClient:
                 start_ref=ref,
                 start_commit=commit,
             )
-
-
-def typed(model: type[D], data: dict[str, Any]) -> D:
-    """``data``, built by a job as plain values, as the document ``model`` it writes (its
-    ``$schema`` too: the document equals the file read back)."""
-    return model.model_validate({"$schema": schema_uri(model.NAME), **data})
 
 
 def _finished(document: D, interrupted: bool) -> D:

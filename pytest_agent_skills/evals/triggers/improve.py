@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...errors import AgentSkillsError
+from ..documents.benchmark_model import GitVersion
+from ..documents.triggers import Candidate as CandidateEntry
+from ..documents.triggers import CandidatesDocument, Passed
 from ..setup.budget import PlannedConversation, TokenBudget, dry_run_text
 from ..setup.eval_files import TriggerQuery, load_triggers
 from ..setup.eval_options import EvalOptions
@@ -105,27 +108,27 @@ class Numbered:
 class Candidate:
     iteration: int
     description: str
-    train: dict[str, int] | None = None
-    test: dict[str, int] | None = None
+    train: Passed | None = None
+    test: Passed | None = None
     refused: str = ""
     #: The train queries it fails: (query, should_trigger).
     failures: list[tuple[str, bool]] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        document: dict[str, Any] = {
-            "iteration": self.iteration,
-            "description": self.description,
-            "train": self.train,
-            "test": self.test,
-        }
-        if self.refused:
-            document["refused"] = self.refused
-        return document
+    def entry(self) -> CandidateEntry:
+        """The candidate as description-candidates.json lists it (``refused`` when it was)."""
+        refused = {"refused": self.refused} if self.refused else {}
+        return CandidateEntry(
+            iteration=self.iteration,
+            description=self.description,
+            train=self.train,
+            test=self.test,
+            **refused,
+        )
 
     def rank(self) -> tuple[float, int, int]:
         """Sorts best first: the held-out share, then the shorter, then the earlier."""
         assert self.test is not None
-        share = self.test["passed"] / self.test["total"] if self.test["total"] else 0.0
+        share = self.test.passed / self.test.total if self.test.total else 0.0
         return (-share, len(self.description), self.iteration)
 
 
@@ -153,15 +156,15 @@ def improvement_prompt(name: str, body: str, others: str, history: list[Candidat
     wrong = [query for query, should in current.failures if not should]
     tried = "\n".join(
         f"- {item.description!r}: "
-        + (f"train {item.train['passed']}/{item.train['total']}" if item.train else item.refused)
+        + (f"train {item.train.passed}/{item.train.total}" if item.train else item.refused)
         for item in history
     )
     return (
         f"Skill name: {name}\n\n<current-description>\n{current.description}\n"
         f"</current-description>\n\n<skill-body>\n{body[:BODY_SHOWN]}\n</skill-body>\n\n"
         f"The other skills offered beside it:\n{others or '(none)'}\n\n"
-        f"On the training queries the current description passes {current.train['passed']}"
-        f" of {current.train['total']}.\nQueries that should load the skill but did not:\n"
+        f"On the training queries the current description passes {current.train.passed}"
+        f" of {current.train.total}.\nQueries that should load the skill but did not:\n"
         f"<should-load-but-did-not>\n{_listed(missed)}\n</should-load-but-did-not>\n"
         f"Queries that should not load the skill but did:\n<should-not-load-but-did>\n"
         f"{_listed(wrong)}\n</should-not-load-but-did>\n\n"
@@ -263,8 +266,8 @@ class _Loop:
             passed[part] += meets
             if part == "train" and not meets:
                 candidate.failures.append((item.query.query, should))
-        candidate.train = {"passed": passed["train"], "total": len(self.train)}
-        candidate.test = {"passed": passed["test"], "total": len(self.test)}
+        candidate.train = Passed(passed=passed["train"], total=len(self.train))
+        candidate.test = Passed(passed=passed["test"], total=len(self.test))
 
     def ask(self, number: int, body: str) -> str:
         """Round ``number``'s request to the model: a new description."""
@@ -315,7 +318,7 @@ def _errors(folder: Path) -> set[str]:
 
 @dataclass
 class ImproveOutcome:
-    document: dict[str, Any]
+    document: CandidatesDocument
     interrupted: bool
 
 
@@ -447,25 +450,23 @@ def improve_description(request: ImproveRequest) -> ImproveOutcome:
             " original description was scored; give more tokens"
         )
     best = min(scored, key=Candidate.rank)
-    document = {
-        "skill_name": skills.name,
-        "original": first.description,
-        **(
-            {"start": {"ref": request.start_ref, "commit": request.start_commit}}
-            if request.start_ref
-            else {}
-        ),
-        "holdout": request.holdout,
-        "seed": request.seed,
-        "model": request.options.model,
-        "runs_per_query": request.options.runs,
-        "threshold": request.options.threshold,
-        "train_queries": [item.query.query for item in loop.train],
-        "test_queries": [item.query.query for item in loop.test],
-        "candidates": [item.to_json() for item in loop.candidates],
-        "best": best.description,
-        "best_iteration": best.iteration,
-        "tokens": loop.budget.spent,
-        "max_tokens": request.options.max_tokens,
-    }
-    return ImproveOutcome(document, loop.interrupted)
+    document = CandidatesDocument(
+        skill_name=skills.name,
+        original=first.description,
+        holdout=request.holdout,
+        seed=request.seed,
+        model=request.options.model,
+        runs_per_query=request.options.runs,
+        threshold=request.options.threshold,
+        train_queries=[item.query.query for item in loop.train],
+        test_queries=[item.query.query for item in loop.test],
+        candidates=[item.entry() for item in loop.candidates],
+        best=best.description,
+        best_iteration=best.iteration,
+        tokens=loop.budget.spent,
+        max_tokens=request.options.max_tokens,
+    )
+    if request.start_ref:  # set only then: the file has no "start" otherwise
+        start_version = GitVersion(ref=request.start_ref, commit=request.start_commit)
+        document = document.model_copy(update={"start": start_version})
+    return ImproveOutcome(document.stamped(), loop.interrupted)
