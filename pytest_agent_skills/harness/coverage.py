@@ -85,8 +85,17 @@ class CoverageCollector:
         }
 
     def write(self, path: Path) -> None:
+        """The report written to ``path`` whole or not at all, checked against its model and
+        naming its schema."""
+        # pydantic is loaded here, at the end of the run, not at plugin start.
+        from ..files import write_atomic
+        from ..typed_documents import schema_uri
+        from .coverage_document import SkillCoverageDocument
+
+        SkillCoverageDocument.model_validate(self.to_json())
+        document = {"$schema": schema_uri(SkillCoverageDocument.NAME), **self.to_json()}
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
 
     def lines(self) -> list[str]:
         lines = []

@@ -124,7 +124,9 @@ def test_every_json_file_the_commands_write_validates_against_its_schema(tmp_pat
         problems = [error.message for error in Draft202012Validator(schema).iter_errors(document)]
         assert problems == [], f"{path}: {problems[:3]}"
         names.add(name)
-    assert set(DOCUMENTS) <= names
+    # The skill coverage report is written by a pytest run of scenarios: checked against its
+    # schema in tests/harness/test_coverage_report.py.
+    assert set(DOCUMENTS) - {"skill-coverage"} <= names
 
 
 def test_upgrade_gives_old_documents_their_schema_and_changes_nothing_else(

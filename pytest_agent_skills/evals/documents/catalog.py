@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from ...harness.cassette_document import CassetteDocument
+from ...harness.coverage_document import SkillCoverageDocument
 from ...typed_documents import Document, schema_uri
 from .benchmark_model import BenchmarkDocument
 from .overview import CalibrationDocument, ModelsDocument
@@ -41,6 +42,7 @@ DOCUMENTS: dict[str, type[Document]] = {
         ModelsDocument,
         CalibrationDocument,
         CassetteDocument,
+        SkillCoverageDocument,
     )
 }
 
