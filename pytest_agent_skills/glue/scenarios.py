@@ -365,9 +365,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         )
         return
     target = settings.value(config, "skills_coverage_json")
-    if target:
-        path = Path(target)
-        coverage(config).write(path if path.is_absolute() else config.invocation_params.dir / path)
+    if target:  # relative to the invocation folder (an absolute path stays as it is)
+        coverage(config).write(config.invocation_params.dir / target)
 
 
 @pytest.hookimpl(optionalhook=True)
