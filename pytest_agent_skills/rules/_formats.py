@@ -186,10 +186,7 @@ def to_junit(reports: Sequence[SkillReport]) -> str:
             if warned:
                 output = ElementTree.SubElement(case, "system-out")
                 output.text = "\n".join(finding.format() for finding in warned)
-    suite.set("tests", str(cases))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", "0")
+    suite.attrib.update(tests=str(cases), failures=str(failures), errors="0", skipped="0")
     root = ElementTree.Element("testsuites")
     root.append(suite)
     return printable(ElementTree.tostring(root, encoding="unicode", xml_declaration=True)) + "\n"
