@@ -11,6 +11,16 @@ from typing import Any
 #: A path into a document: mapping keys and sequence indexes.
 DocPath = tuple[Any, ...]
 
+#: Where a document's ``$schema`` points: the schemas ship in the package (``schemas/``) and
+#: ``agent-skills schema NAME`` prints one; the value ends in ``/<name>.schema.json``.
+SCHEMA_BASE = "pytest-agent-skills:schemas/"
+
+
+def schema_uri(name: str) -> str:
+    """The ``$schema`` value of the document called ``name`` (here, not beside the models, so
+    that a report printed without pydantic names its schema too)."""
+    return f"{SCHEMA_BASE}{name}.schema.json"
+
 
 def dotted(doc_path: DocPath) -> str:
     """``expect.calls.items[0]``: a path into the document as the messages show it."""

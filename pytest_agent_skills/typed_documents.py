@@ -8,19 +8,12 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: Where a document's ``$schema`` points: the schemas ship in the package (``schemas/``) and
-#: ``agent-skills schema NAME`` prints one; the value ends in ``/<name>.schema.json``.
-SCHEMA_BASE = "pytest-agent-skills:schemas/"
+from .docpath import schema_uri as schema_uri  # where a document's $schema points
 
 D = TypeVar("D", bound="Document")
 
 #: Versions of the interval fields: ``[low, high]``.
 Interval = tuple[float, float]
-
-
-def schema_uri(name: str) -> str:
-    """The ``$schema`` value of the document called ``name``."""
-    return f"{SCHEMA_BASE}{name}.schema.json"
 
 
 def schema_field(name: str) -> Any:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codescan import Annotation, absolute_base, json_text, sarif_location, sarif_log
+from ..docpath import schema_uri
 from ..filenames import printable
 from ..findings import Finding, Severity
 from ._catalogue import RULES
@@ -80,7 +81,9 @@ def _suppressed_by(suppressed: Suppressed) -> dict[str, Any]:
 
 
 def to_json(reports: Sequence[SkillReport]) -> str:
+    """The report as :class:`._report_model.ValidationDocument` describes it."""
     document = {
+        "$schema": schema_uri("validate"),
         "skills": [
             {
                 "path": str(report.skill.directory),

@@ -15,7 +15,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from pytest_agent_skills.cli import main
-from tests.support.cli import cli
+from tests.support.cli import cli, named_document
 from tests.support.skill_files import write_skill
 
 # The parts of the SARIF 2.1.0 schema (OASIS sarif-schema-2.1.0.json) our output uses, with
@@ -157,7 +157,7 @@ def test_exit_zero_when_only_warnings(tree: Path, capsys: pytest.CaptureFixture[
 def test_json_report(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = cli(capsys, "validate", "--format", "json", "skills")
     assert status == 1
-    document = json.loads(out)
+    document = named_document(out, "validate")
     assert document["summary"] == {"skills": 3, "errors": 3, "warnings": 1, "suppressed": 0}
     assert [(s["path"], s["name"], s["ok"]) for s in document["skills"]] == [
         ("skills/bad", "Bad", False),

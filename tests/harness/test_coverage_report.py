@@ -4,12 +4,9 @@ under pytest-xdist."""
 
 from __future__ import annotations
 
-import json
-
-import jsonschema
 import pytest
 
-from pytest_agent_skills.evals.documents.catalog import schema_file
+from tests.support.cli import named_document
 from tests.support.pytester_runs import run_scenarios
 
 NOTES = """\
@@ -115,15 +112,9 @@ def report(pytester: pytest.Pytester, *args: str) -> tuple[dict, pytest.RunResul
     result = run_scenarios(pytester, "--skills-coverage-json", "out/coverage.json", *args)
     result.assert_outcomes(passed=2)
     text = (pytester.path / "out" / "coverage.json").read_text()
-    document = json.loads(text)
-    # It names its schema, and is what that schema describes.
-    assert document["$schema"] == "pytest-agent-skills:schemas/skill-coverage.schema.json"
-    jsonschema.validate(document, json.loads(schema_file("skill-coverage").read_text()))
     for root in (str(pytester.path.resolve()), str(pytester.path)):
         text = text.replace(root, "<root>")
-    written = json.loads(text)
-    del written["$schema"]
-    return written, result
+    return named_document(text, "skill-coverage"), result  # named, and what its schema says
 
 
 def test_the_report_is_written_as_json(project) -> None:

@@ -16,7 +16,7 @@ from pytest_agent_skills.rules import (
     validate_paths,
 )
 from pytest_agent_skills.skill import Skill
-from tests.support.cli import cli
+from tests.support.cli import cli, named_document
 from tests.support.pytester_runs import run
 from tests.support.skill_files import write_skill
 
@@ -172,7 +172,7 @@ def test_the_command_reports_suppressed_findings(
     assert status == 0
     assert out == "1 skill(s) checked: 0 error(s), 0 warning(s), 2 suppressed; 0 skill(s) failed\n"
     status, out, _ = cli(capsys, *args, "--format", "json")
-    document = json.loads(out)
+    document = named_document(out, "validate")
     assert document["summary"] == {"skills": 1, "errors": 0, "warnings": 0, "suppressed": 2}
     assert document["skills"][0]["suppressed"] == [
         {

@@ -3,15 +3,19 @@ a process of its own, as a user or a pre-commit hook starts it."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
 from pytest_agent_skills.cli import main
+from pytest_agent_skills.docpath import schema_uri
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -41,3 +45,15 @@ def failing_report(*arguments: str, cwd: Path) -> bytes:
     assert done.returncode == 1, done.stderr.decode(errors="replace")
     assert done.stderr == b""
     return done.stdout
+
+
+def named_document(text: str, name: str) -> dict[str, Any]:
+    """The JSON document ``text``, checked to name the schema ``name`` in its ``$schema`` and to
+    be what the shipped schema describes; returned without ``$schema``."""
+    from pytest_agent_skills.evals.documents.catalog import schema_file
+
+    document: dict[str, Any] = json.loads(text)
+    assert document.pop("$schema") == f"pytest-agent-skills:schemas/{name}.schema.json"
+    schema = json.loads(schema_file(name).read_text(encoding="utf-8"))
+    jsonschema.validate({"$schema": schema_uri(name), **document}, schema)
+    return document

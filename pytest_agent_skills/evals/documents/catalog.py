@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from ...harness.cassette_document import CassetteDocument
 from ...harness.coverage_document import SkillCoverageDocument
+from ...rules._report_model import ValidationDocument
 from ...typed_documents import Document, schema_uri
 from .benchmark_model import BenchmarkDocument
 from .overview import CalibrationDocument, ModelsDocument
@@ -43,6 +44,7 @@ DOCUMENTS: dict[str, type[Document]] = {
         CalibrationDocument,
         CassetteDocument,
         SkillCoverageDocument,
+        ValidationDocument,
     )
 }
 
