@@ -91,14 +91,17 @@ def test_a_replay_that_was_never_recorded_says_how_to_record(tmp_path: Path) -> 
     assert "agent-skills eval SKILL_DIR --record new" in done.stderr
 
 
-def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
-    skill = write_eval_skill(tmp_path)
+def _interrupted(skill: Path, *flags: str) -> tuple[int, str, float]:
+    """``agent-skills eval SKILL FLAGS`` against a slow endpoint, stopped by Ctrl-C once its
+    fourth run has started: the exit status, what it printed on stderr, and how long it took
+    to stop."""
+    cwd = skill.parents[1]
     with fake_endpoint(Behaviour(delay=0.1)) as (_endpoint, url):
         process = subprocess.Popen(
-            [sys.executable, "-m", "pytest_agent_skills.cli", "eval", str(skill),
+            [sys.executable, "-m", "pytest_agent_skills.cli", "eval", str(skill), *flags,
              "--record", "all", "--upstream-url", url, "--runs", "10", "--jobs", "2",
              "--out", "out", "--model", "fake-agent", "--runtime", "local"],
-            cwd=tmp_path,
+            cwd=cwd,
             env={**os.environ, "PYTHONPATH": str(REPO)},
             stderr=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -108,16 +111,30 @@ def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
         seen = []
         for line in process.stderr:
             seen.append(line)
-            if line.startswith("[4/40]"):
+            if line.startswith("[4/"):
                 break
         started = time.monotonic()
         process.send_signal(signal.SIGINT)
         _out, rest = process.communicate(timeout=60)
-        stopped_in = time.monotonic() - started
-    assert process.returncode == 130, "".join(seen) + rest
+    return process.returncode, "".join(seen) + rest, time.monotonic() - started
+
+
+def test_ctrl_c_stops_the_trigger_runs_and_says_what_is_written(tmp_path: Path) -> None:
+    skill = write_eval_skill(tmp_path)
+    status, stderr, _stopped_in = _interrupted(skill, "--triggers")
+    assert status == 130, stderr
+    assert "interrupted: the runs that finished are written" in stderr
+    document = json.loads((skill.parents[1] / "out" / "triggers.json").read_text())
+    assert document["$schema"].endswith("/trigger-results.schema.json")
+
+
+def test_ctrl_c_stops_the_runs_and_keeps_what_finished(tmp_path: Path) -> None:
+    skill = write_eval_skill(tmp_path)
+    status, stderr, stopped_in = _interrupted(skill)
+    assert status == 130, stderr
     assert stopped_in < 15
-    assert "interrupted: the runs that finished are written" in rest
-    document = json.loads((tmp_path / "out" / "benchmark.json").read_text())
+    assert "interrupted: the runs that finished are written" in stderr
+    document = json.loads((skill.parents[1] / "out" / "benchmark.json").read_text())
     runs = document["runs"]
     assert len(runs) == 40
     finished = [run for run in runs if run["error"] is None]

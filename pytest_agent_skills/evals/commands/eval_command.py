@@ -130,7 +130,7 @@ def _triggers(client: EvalClient, skill_dir: Path, out: Path) -> int:
         print(text.skipped)
     print(f"{text.summary}; wrote {out}")
     if stopped:
-        return EXIT_INTERRUPTED
+        return interrupted_status()
     return EXIT_SHORT if text.failed else EXIT_OK
 
 

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .eval_command import EXIT_INTERRUPTED, EXIT_OK, add_dry_run, interruptible
+from .eval_command import EXIT_OK, add_dry_run, interrupted_status, interruptible
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -87,4 +87,4 @@ def run(args: argparse.Namespace) -> int:
     elif args.write:
         print("the original description is the best: SKILL.md is unchanged")
     print(f"wrote {out / CANDIDATES_FILE}")
-    return EXIT_INTERRUPTED if stopped else EXIT_OK
+    return interrupted_status() if stopped else EXIT_OK
