@@ -416,7 +416,18 @@ def _getini(config: Any, setting: Setting) -> Any:
         text = str(error)
         if setting.ini not in text:  # e.g. pytest's "invalid truth value 'maybe'"
             text = f"{config.inipath or 'ini'}: option {setting.ini}: {text}"
-        raise ConfigurationError(text) from None
+        takes = _TAKES.get(setting.kind, "a text")
+        raise ConfigurationError(f"{text}; {setting.ini} takes {takes}") from None
+
+
+#: What a setting of each kind takes, as the message for a value pytest could not read says.
+_TAKES = {
+    "bool": "true or false",
+    "int": "a whole number, such as 3",
+    "float": "a number, such as 0.5",
+    "list": "a list of values",
+    "params": "a list of NAME=VALUE",
+}
 
 
 def active(config: Any) -> list[tuple[Setting, Any]]:

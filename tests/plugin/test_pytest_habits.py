@@ -247,7 +247,10 @@ def test_a_wrongly_typed_native_value_is_a_usage_error(pytester: pytest.Pytester
     result = run(pytester, "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: *pyproject.toml: config option 'skills_coverage' expects a bool, got str: 'maybe'"]
+        [
+            "ERROR: *pyproject.toml: config option 'skills_coverage' expects a bool, got str:"
+            " 'maybe'; skills_coverage takes true or false"
+        ]
     )
 
 
@@ -255,7 +258,23 @@ def test_a_bad_ini_boolean_names_the_file_and_the_option(pytester: pytest.Pytest
     pytester.makeini("[pytest]\nskills_coverage = maybe\n")
     result = run(pytester, "--co")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: *tox.ini: option skills_coverage: *'maybe'*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: *tox.ini: option skills_coverage: *'maybe'*; skills_coverage takes true or false"]
+    )
+
+
+def test_a_bad_ini_number_names_the_file_the_option_and_what_it_takes(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nskills_eval_runs = "abc"\n')
+    result = run(pytester, "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: *pyproject.toml: option skills_eval_runs: *'abc'; skills_eval_runs takes a"
+            " whole number, such as 3"
+        ]
+    )
 
 
 # --- 5. JUnit XML valid under the default junit_family=xunit2 -------------------------------------
