@@ -224,6 +224,21 @@ def test_the_command_reads_the_environment_when_no_flag_is_given(
     )
 
 
+def test_a_folder_with_a_space_is_matched_by_a_glob_with_a_question_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    body = "<!-- agent-skills: ignore name-directory -->\nRun scripts/a.py.\n"
+    legacy(tmp_path / "my skills", body)
+    monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "my?skills/legacy-*:reference-missing")
+    assert cli(capsys, "validate", "my skills")[0] == 0
+    # A space separates entries: "my" is none.
+    monkeypatch.setenv("SKILLS_PER_PATH_IGNORES", "my skills/legacy-*:reference-missing")
+    status, _, err = cli(capsys, "validate", "my skills")
+    assert status == 2
+    assert "environment variable SKILLS_PER_PATH_IGNORES: 'my' is not GLOB:RULE" in err
+
+
 def test_pytest_per_path_ignores_from_ini_flag_and_environment(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
