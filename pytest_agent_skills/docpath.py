@@ -3,9 +3,10 @@ them: ``expect.calls.items[0]``."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: A path into a document: mapping keys and sequence indexes.
@@ -42,6 +43,24 @@ def nearest_line(
         if line:
             return line
     return None
+
+
+def unknown_key(key: Any, known: Sequence[str], where: str) -> str:
+    """The one wording of a mapping key at ``where`` that is none of ``known``: the nearest
+    known key, when one is close, and all of them."""
+    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"unknown key {key!r} in {where}.{hint} Known keys: {', '.join(known)}."
+
+
+def unknown_schema_key(error: Any, lines: Mapping[DocPath, int], where: str) -> tuple[DocPath, str]:
+    """A schema's ``additionalProperties`` error: the path of its first unknown key (by line)
+    and :func:`unknown_key`'s message for it."""
+    doc_path = tuple(error.absolute_path)
+    known = sorted(error.schema.get("properties", {}))
+    unknown = [key for key in error.instance if key not in known]
+    key = min(unknown, key=lambda k: lines.get((*doc_path, k), 0))
+    return (*doc_path, key), unknown_key(key, known, where)
 
 
 def kind_of(value: Any, *, yaml: bool = False) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import yamlguard
-from .docpath import DocPath, dotted, nearest_line, type_mismatch
+from .docpath import DocPath, dotted, nearest_line, type_mismatch, unknown_schema_key
 from .errors import LocatedError
 from .filenames import SCENARIO_SUFFIX
 from .files import MIB, FileReadError, read_limited
@@ -202,16 +201,8 @@ def _validate(data: dict[str, Any], lines: dict[DocPath, int], path: Path) -> No
     where = dotted(doc_path) or "the scenario"
     instance = error.instance
     if error.validator == "additionalProperties" and isinstance(instance, dict):
-        known = sorted(error.schema.get("properties", {}))
-        unknown = [key for key in instance if key not in known]
-        key = min(unknown, key=lambda k: lines.get((*doc_path, k), 0))
-        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ScenarioError(
-            path,
-            lines.get((*doc_path, key)),
-            f"unknown key {key!r} in {where}.{hint} Known keys: {', '.join(known)}.",
-        )
+        key_path, message = unknown_schema_key(error, lines, where)
+        raise ScenarioError(path, lines.get(key_path), message)
     line = lines.get(doc_path) or 1
     if error.validator == "required":
         message = f"{where}: {error.message.replace('is a required property', 'is required')}"

@@ -16,13 +16,12 @@ fixture's arguments, or by hand) and passed whole to
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..docpath import DocPath
+from ..docpath import DocPath, unknown_key
 from .errors import HarnessError
 from .turns import DEFAULT_MAX_TURNS, ScriptedTurn, ScriptFunction, scripted_turn
 
@@ -169,11 +168,7 @@ def _user_turn(turn: Any, index: int) -> UserTurn:
         raise HarnessError(f"turns[{index}]: a user turn is a message or a mapping, got {turn!r}")
     for key in turn:
         if key not in TURN_KEYS:
-            close = difflib.get_close_matches(str(key), TURN_KEYS, n=1, cutoff=0.6)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
-            raise HarnessError(
-                f"unknown key {key!r} in turns[{index}].{hint} Known keys: {', '.join(TURN_KEYS)}."
-            )
+            raise HarnessError(unknown_key(key, TURN_KEYS, f"turns[{index}]"))
     if not isinstance(turn.get("user"), str):
         raise HarnessError(f"turns[{index}]: 'user' (the user message, a string) is required")
     script = turn.get("script")

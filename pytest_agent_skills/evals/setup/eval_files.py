@@ -9,7 +9,6 @@ problem is an :class:`EvalFileError` naming the file, the line and the fix.
 from __future__ import annotations
 
 import bisect
-import difflib
 import functools
 import json
 import os
@@ -253,7 +252,7 @@ def _read(path: Path, schema_name: str) -> tuple[Any, dict[DocPath, int]]:
 def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str) -> None:
     from jsonschema.exceptions import best_match
 
-    from ...docpath import dotted, nearest_line, type_mismatch
+    from ...docpath import dotted, nearest_line, type_mismatch, unknown_schema_key
 
     error = best_match(_validator(schema_name).iter_errors(data))
     if error is None:
@@ -270,16 +269,8 @@ def _validate(data: Any, lines: dict[DocPath, int], path: Path, schema_name: str
     instance = error.instance
     line = nearest_line(lines, doc_path, root=True)
     if error.validator == "additionalProperties" and isinstance(instance, dict):
-        known = sorted(error.schema.get("properties", {}))
-        unknown = [k for k in instance if k not in known]
-        key = min(unknown, key=lambda k: lines.get((*doc_path, k), 0))
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise EvalFileError(
-            path,
-            lines.get((*doc_path, key), line),
-            f"unknown key {key!r} in {where}.{hint} Known keys: {', '.join(known)}.",
-        )
+        key_path, message = unknown_schema_key(error, lines, where)
+        raise EvalFileError(path, lines.get(key_path, line), message)
     if error.validator == "required":
         message = error.message.replace("is a required property", "is required")
     elif error.validator == "type":
