@@ -12,11 +12,12 @@ folder it looked at, so that thousands of paths in one tree cost one look per fo
 
 This is pytest 9's search.  pytest 8.4 reads no ``pytest.toml``, ``.pytest.toml`` nor
 ``[tool.pytest]`` table, and an ``.pytest.ini`` only with a ``[pytest]`` section: under pytest
-8.4, a configuration in those is read by the command and not by pytest.
+8.4 they are passed over here too, so that the command reads what pytest reads.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Mapping
@@ -38,6 +39,10 @@ CONFIG_NAMES = (
     "setup.cfg",
 )
 _CONFIG_NAMES = frozenset(CONFIG_NAMES)
+
+#: The files only pytest 9 reads (besides a ``[tool.pytest]`` table and an ``.pytest.ini``
+#: without ``[pytest]``).
+_PYTEST_9_NAMES = frozenset({"pytest.toml", ".pytest.toml"})
 
 #: pytest's words for a setup.cfg whose section is ``[pytest]``.
 _CFG_PYTEST_SECTION = (
@@ -140,7 +145,22 @@ def _config_names(folder: str, listings: FolderListings) -> list[str]:
         return []
     if _CONFIG_NAMES.isdisjoint(entries):  # most folders (a skill's, thousands of them)
         return []
-    return [name for name in CONFIG_NAMES if name in entries and is_file(entries[name])]
+    return [
+        name
+        for name in CONFIG_NAMES
+        if name in entries
+        and is_file(entries[name])
+        and (name not in _PYTEST_9_NAMES or reads_pytest_9_files())
+    ]
+
+
+@functools.cache
+def reads_pytest_9_files() -> bool:
+    """Whether the installed pytest reads pytest 9's configuration files; asked only when a
+    folder holds one (reading a distribution's version costs tens of milliseconds)."""
+    from importlib.metadata import version
+
+    return int(version("pytest").split(".")[0]) >= 9
 
 
 def load_config_values(path: Path) -> dict[str, Any] | None:
@@ -152,6 +172,8 @@ def load_config_values(path: Path) -> dict[str, Any] | None:
         sections = _ini_sections(path)
         if "pytest" in sections:
             return dict(sections["pytest"])
+        if path.name == ".pytest.ini" and not reads_pytest_9_files():
+            return None  # pytest 8.4 reads it only with a [pytest] section
         return {} if path.name in ("pytest.ini", ".pytest.ini") else None
     if path.suffix == ".cfg":
         sections = _ini_sections(path)
@@ -191,6 +213,8 @@ def _toml_values(path: Path) -> dict[str, Any] | None:
         return dict(table)  # always the configuration, even empty
     tool_pytest: dict[str, Any] = document.get("tool", {}).get("pytest", {})
     native = {name: value for name, value in tool_pytest.items() if name != "ini_options"}
+    if native and not reads_pytest_9_files():
+        native = {}  # pytest 8.4 reads [tool.pytest.ini_options] only
     ini_options: dict[str, Any] | None = tool_pytest.get("ini_options")
     if native and ini_options:
         raise ConfigurationError(

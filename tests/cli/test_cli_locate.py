@@ -6,7 +6,7 @@ The answer is held to pytest's internal ``locate_config``, whose shape changed i
 (a fourth value, the files it ignored; each value wrapped with its origin), as did what it
 reads: ``pytest.toml``, ``.pytest.toml``, ``pyproject.toml``'s ``[tool.pytest]`` table and an
 ``.pytest.ini`` without a ``[pytest]`` section are pytest's files from pytest 9 on.  The command
-reads them as pytest 9 does; the layouts use them only where the installed pytest reads them.
+reads them as the installed pytest does: the layouts hold them under pytest 8.4 too.
 These tests are ``pytest_facing`` (tests/conftest.py): the nox sessions run them on the oldest
 and the newest pytest.
 """
@@ -48,12 +48,12 @@ CONTENTS = {
     "tox.ini": ["[pytest]\nskills_profile = trpc\n", "[tox]\nenvlist = py\n"],
     "setup.cfg": ["[tool:pytest]\nskills_profile = spec\n", "[metadata]\nname = x\n"],
 }
-if READS_PYTEST_9_FILES:
-    CONTENTS["pytest.toml"] = ['[pytest]\nskills_profile = "trpc"\n', "", "[other]\nx = 1\n"]
-    CONTENTS[".pytest.toml"] = ["[pytest]\nskills_refresh = true\n", ""]
-    CONTENTS[".pytest.ini"].append("")  # empty, it is pytest's file from pytest 9 on
-    native = '[tool.pytest]\nskills_profile = "trpc"\nskills_refresh = true\n'
-    CONTENTS["pyproject.toml"].insert(1, native)  # where it stood: the same layouts per seed
+# pytest 9's files, in every layout: under pytest 8.4 both pass over them.
+CONTENTS["pytest.toml"] = ['[pytest]\nskills_profile = "trpc"\n', "", "[other]\nx = 1\n"]
+CONTENTS[".pytest.toml"] = ["[pytest]\nskills_refresh = true\n", ""]
+CONTENTS[".pytest.ini"].append("")  # empty, it is pytest's file from pytest 9 on
+native = '[tool.pytest]\nskills_profile = "trpc"\nskills_refresh = true\n'
+CONTENTS["pyproject.toml"].insert(1, native)
 LEVELS = ("", "a", "a/b", "a/b/c")
 
 
