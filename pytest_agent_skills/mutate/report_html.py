@@ -4,11 +4,7 @@ nothing the page asks for beyond itself."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-from importlib import resources
-
-from ..evals.report.markup import Markup, column_heads, el
+from ..evals.report.markup import Markup, column_heads, el, html_page
 from .report import HINTS, MutationReport, score_text
 from .runner import ERROR, KILLED, SURVIVED, TIMEOUT, MutationRun
 
@@ -17,26 +13,9 @@ _BADGES = {KILLED: "pass", SURVIVED: "fail", ERROR: "error", TIMEOUT: "error"}
 
 
 def html_report(report: MutationReport, run: MutationRun) -> str:
-    style = resources.files("pytest_agent_skills.evals.report").joinpath("report.css").read_text(
-        encoding="utf-8"
-    )
-    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
-    policy = (
-        f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'none'; base-uri 'none';"
-        " form-action 'none'"
-    )
     title = f"{report.skill}: mutation report"
-    head = el(
-        "head",
-        Markup('<meta charset="utf-8">'),
-        el("meta", http_equiv="Content-Security-Policy", content=policy),
-        el("meta", name="viewport", content="width=device-width, initial-scale=1"),
-        el("title", title),
-        Markup(f"<style>{style}</style>"),
-    )
-    body = el("body", _header(report, title), el("main", _summary(report, run),
-                                                 _survivors(report), _table(report, run)))
-    return "<!DOCTYPE html>\n" + el("html", head, body, lang="en") + "\n"
+    main = el("main", _summary(report, run), _survivors(report), _table(report, run))
+    return html_page(title, [_header(report, title), main])
 
 
 def _header(report: MutationReport, title: str) -> Markup:

@@ -7,8 +7,11 @@ expectation texts, names) goes in as ``str`` and comes out escaped, so a transcr
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from collections.abc import Iterable
+from importlib import resources
 from typing import TypeAlias
 
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr"})
@@ -57,3 +60,28 @@ def el(tag: str, *children: Child, **attributes: AttributeValue) -> Markup:
 def column_heads(labels: Iterable[str]) -> Markup:
     """A table's heading row: one ``<th scope="col">`` per label."""
     return el("tr", [el("th", label, scope="col") for label in labels])
+
+
+def html_page(title: str, body: Child, *, script: str = "") -> str:
+    """A self-contained page in the report's style: its style sheet (and ``script``) inline,
+    allowed by their hashes alone, nothing asked for beyond itself."""
+    style = resources.files(__package__).joinpath("report.css").read_text(encoding="utf-8")
+    scripts = f"script-src {_csp_hash(script)}; " if script else ""
+    policy = (
+        f"default-src 'none'; style-src {_csp_hash(style)}; {scripts}img-src 'none';"
+        " base-uri 'none'; form-action 'none'"
+    )
+    head = el(
+        "head",
+        Markup('<meta charset="utf-8">'),
+        el("meta", http_equiv="Content-Security-Policy", content=policy),
+        el("meta", name="viewport", content="width=device-width, initial-scale=1"),
+        el("title", title),
+        Markup(f"<style>{style}</style>"),
+    )
+    scripted = Markup(f"<script>{script}</script>") if script else None
+    return "<!DOCTYPE html>\n" + el("html", head, el("body", body, scripted), lang="en") + "\n"
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"

@@ -8,8 +8,6 @@ some content were to slip past the escaping.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Iterable
 from importlib import resources
 
@@ -27,7 +25,7 @@ from .evidence_section import (
     models_section,
     overall_lines,
 )
-from .markup import Child, Markup, column_heads, el
+from .markup import Child, Markup, column_heads, el, html_page
 from .runs_section import count, errors_section, failing_section, runs_section
 from .triggers_section import candidates_section, matrix_section
 from .values import Benchmark, ReportFolder
@@ -36,10 +34,6 @@ from .view import BenchmarkView, Cell, EvalGroup, view_of
 
 def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def _csp_hash(text: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
 # --- summary -----------------------------------------------------------------------------
@@ -422,19 +416,5 @@ def _body(folder: ReportFolder) -> Iterable[Markup]:
 
 
 def render_page(folder: ReportFolder) -> str:
-    style, script = _asset("report.css"), _asset("report.js")
-    policy = (
-        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; "
-        "img-src 'none'; base-uri 'none'; form-action 'none'"
-    )
-    skill = _skill_name(folder)
-    head = el(
-        "head",
-        Markup('<meta charset="utf-8">'),
-        el("meta", http_equiv="Content-Security-Policy", content=policy),
-        el("meta", name="viewport", content="width=device-width, initial-scale=1"),
-        el("title", f"{skill or 'Skill'} eval report"),
-        Markup(f"<style>{style}</style>"),
-    )
-    body = el("body", list(_body(folder)), Markup(f"<script>{script}</script>"))
-    return "<!DOCTYPE html>\n" + el("html", head, body, lang="en") + "\n"
+    title = f"{_skill_name(folder) or 'Skill'} eval report"
+    return html_page(title, list(_body(folder)), script=_asset("report.js"))
