@@ -88,6 +88,12 @@ class RealPaths:
         return None
 
 
+def shown_under(path: str, folder: str | os.PathLike[str]) -> str:
+    """``path`` relative to ``folder`` when under it, else as it is (as reports show paths)."""
+    relative = os.path.relpath(path, folder)
+    return path if relative.startswith("..") else relative
+
+
 def describe_all(skipped: Iterable[SkippedLink]) -> list[str]:
     """One line per skipped link, each link once, in the order met."""
     lines: dict[str, None] = {}

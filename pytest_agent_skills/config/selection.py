@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..filenames import SKILL_FILE
-from ..links import SkippedLink
+from ..links import SkippedLink, shown_under
 from ..listings import is_venv
 from ..settings import ConfigFile
 
@@ -59,14 +59,8 @@ def test_paths(config: ConfigFile, invocation_dir: Path) -> list[str]:
         for pattern in ini_args(config, "testpaths"):
             found.extend(sorted(glob.iglob(os.path.join(invocation_dir, pattern), recursive=True)))
         if found:
-            return [_shown(path, invocation_dir) for path in found]
+            return [shown_under(path, invocation_dir) for path in found]
     return ["."]
-
-
-def _shown(path: str, invocation_dir: Path) -> str:
-    """A path under the current folder as a relative one (as reports show paths)."""
-    relative = os.path.relpath(path, invocation_dir)
-    return path if relative.startswith("..") else relative
 
 
 class SkillWalk:

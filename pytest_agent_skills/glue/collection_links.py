@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..links import RealPaths, SkippedLink, describe_all
+from ..links import RealPaths, SkippedLink, describe_all, shown_under
 
 
 @dataclass
@@ -32,7 +32,7 @@ class CollectionLinks:
         name = os.fspath(path)
         if not os.path.islink(name) or not self.real_paths.leads_back(name):
             return False
-        self.loops.append(SkippedLink(self._shown(name), os.readlink(name)))
+        self.loops.append(SkippedLink(shown_under(name, self.rootdir), os.readlink(name)))
         return True
 
     def left_out(self, skill_files: list[tuple[Path, tuple[int, int] | None]]) -> set[Path]:
@@ -63,7 +63,8 @@ class CollectionLinks:
             by_link.setdefault(link, []).append((kept, again))
         for link, pairs in by_link.items():
             kept, again = pairs[0]
-            shown_kept, shown_again = self._shown(str(kept)), self._shown(str(again))
+            shown_kept = shown_under(str(kept), self.rootdir)
+            shown_again = shown_under(str(again), self.rootdir)
             if len(pairs) == 1:
                 lines.append(
                     f"agent-skills: {shown_again} is {shown_kept} ({link}): collected once,"
@@ -81,9 +82,5 @@ class CollectionLinks:
         for path in (again, kept):
             link = self.real_paths.first_link(os.path.abspath(path.parent), self.rootdir)
             if link is not None:
-                return f"through {self._shown(link)} -> {os.readlink(link)}"
+                return f"through {shown_under(link, self.rootdir)} -> {os.readlink(link)}"
         return "the same folder"
-
-    def _shown(self, path: str) -> str:
-        relative = os.path.relpath(path, self.rootdir)
-        return path if relative.startswith("..") else relative
