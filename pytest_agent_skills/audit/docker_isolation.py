@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..workspace.names import DEFAULT_DOCKER_IMAGE
-from ..workspace.sandbox import SECRET_FILES, SECRET_FOLDERS, SYSTEM_FOLDERS
+from ..workspace.sandbox import SECRET_FILES, SECRET_FOLDERS, bound_system_folders
 from .honeytokens import HOME
 from .isolation import (
     CONTROL,
@@ -67,11 +67,7 @@ class DockerIsolation(Isolation):
         def bind(source: str, target: str) -> Any:
             return Mount(target, source, type="bind", read_only=True)
 
-        mounts = [
-            bind(folder, folder)
-            for folder in SYSTEM_FOLDERS
-            if Path(folder).is_dir() and not Path(folder).is_symlink()
-        ]
+        mounts = [bind(folder, folder) for folder in bound_system_folders()]
         for pattern in SECRET_FILES:
             mounts += [bind("/dev/null", str(path)) for path in Path("/").glob(pattern[1:])]
         mounts += [

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..workspace.errors import RuntimeUnavailableError
 from ..workspace.sandbox import (
-    SYSTEM_FOLDERS,
+    bound_system_folders,
     find_bwrap,
     listening_sockets,
     socket_masks,
@@ -117,11 +117,7 @@ class SandboxIsolation(Isolation):
         self.bwrap = find_bwrap()
         self.tools = system_tools()
         self.make_control()
-        self.searched = [
-            folder
-            for folder in SYSTEM_FOLDERS
-            if os.path.isdir(folder) and not os.path.islink(folder)
-        ]
+        self.searched = bound_system_folders()
 
     def argv(self, skill: Path, skill_inside: str) -> list[str]:
         size = str(TMPFS_BYTES)

@@ -91,6 +91,14 @@ def system_mounts(root: Path = Path("/")) -> list[str]:
     return options
 
 
+def bound_system_folders() -> list[str]:
+    """The system folders that are folders here, not symlinks: bound as they are, so where a
+    host socket could sit inside the sandbox."""
+    return [
+        folder for folder in SYSTEM_FOLDERS if os.path.isdir(folder) and not os.path.islink(folder)
+    ]
+
+
 def listening_sockets(table: Path = Path("/proc/net/unix")) -> list[str]:
     """Paths of the Unix sockets listening on this machine (as this network namespace sees them)."""
     paths = []
@@ -147,12 +155,8 @@ class SandboxRuntime(HostRuntime):
         self.bwrap = find_bwrap()
         self.bash = find_bash()
         self.system = system_mounts()
-        #: Where a host socket could sit inside the sandbox (the system folders, not symlinks).
-        self.searched = [
-            folder
-            for folder in SYSTEM_FOLDERS
-            if os.path.isdir(folder) and not os.path.islink(folder)
-        ]
+        #: Where a host socket could sit inside the sandbox.
+        self.searched = bound_system_folders()
 
     def base_argv(self) -> list[str]:
         """bwrap with the system folders, scratch mounts and namespaces (the bench's floor)."""
