@@ -209,6 +209,19 @@ def test_no_isolated_runtime_is_a_refusal_naming_each_reason(
     assert " | docker: cannot reach the Docker engine" in message
 
 
+def test_docker_isolation_without_its_image_says_how_to_build_it() -> None:
+    from pytest_agent_skills.audit.docker_isolation import DockerIsolation
+    from pytest_agent_skills.audit.isolation import DetonationUnavailableError
+
+    for _analysis in started("docker"):  # skips (fails in CI) without a Docker engine
+        with pytest.raises(DetonationUnavailableError) as raised:
+            DockerIsolation("pytest-agent-skills/no-such-image:1")
+    assert str(raised.value) == (
+        "Docker image 'pytest-agent-skills/no-such-image:1' is not available (ImageNotFound);"
+        " build it offline with 'sudo agent-skills docker-image'"
+    )
+
+
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
