@@ -3,7 +3,6 @@ them: ``expect.calls.items[0]``."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -48,6 +47,8 @@ def nearest_line(
 def unknown_key(key: Any, known: Sequence[str], where: str) -> str:
     """The one wording of a mapping key at ``where`` that is none of ``known``: the nearest
     known key, when one is close, and all of them."""
+    import difflib  # on an error's path only: validate starts without it
+
     close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"unknown key {key!r} in {where}.{hint} Known keys: {', '.join(known)}."

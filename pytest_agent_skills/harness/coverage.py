@@ -92,8 +92,9 @@ class CoverageCollector:
         from ..typed_documents import schema_uri
         from .coverage_document import SkillCoverageDocument
 
-        SkillCoverageDocument.model_validate(self.to_json())
-        document = {"$schema": schema_uri(SkillCoverageDocument.NAME), **self.to_json()}
+        data = self.to_json()
+        SkillCoverageDocument.model_validate(data)
+        document = {"$schema": schema_uri(SkillCoverageDocument.NAME), **data}
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, (json.dumps(document, indent=2) + "\n").encode("utf-8"))
 
