@@ -241,40 +241,40 @@ def test_both_pyproject_tables_take_typed_values(pytester: pytest.Pytester, tabl
     result.stdout.fnmatch_lines(["*- skill coverage -*"])
 
 
-@pytest.mark.skipif(not PYTEST_9, reason="[tool.pytest] is pytest 9's")
-def test_a_wrongly_typed_native_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    pytester.makepyprojecttoml('[tool.pytest]\nskills_coverage = "maybe"\n')
-    result = run(pytester, "--co")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [
+@pytest.mark.parametrize(
+    ("file", "text", "message"),
+    [
+        pytest.param(
+            "pyproject.toml",
+            '[tool.pytest]\nskills_coverage = "maybe"\n',
             "ERROR: *pyproject.toml: config option 'skills_coverage' expects a bool, got str:"
-            " 'maybe'; skills_coverage takes true or false"
-        ]
-    )
-
-
-def test_a_bad_ini_boolean_names_the_file_and_the_option(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nskills_coverage = maybe\n")
-    result = run(pytester, "--co")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["ERROR: *tox.ini: option skills_coverage: *'maybe'*; skills_coverage takes true or false"]
-    )
-
-
-def test_a_bad_ini_number_names_the_file_the_option_and_what_it_takes(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nskills_eval_runs = "abc"\n')
-    result = run(pytester, "--co")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [
+            " 'maybe'; skills_coverage takes true or false",
+            marks=pytest.mark.skipif(not PYTEST_9, reason="[tool.pytest] is pytest 9's"),
+            id="native-bool",
+        ),
+        pytest.param(
+            "tox.ini",
+            "[pytest]\nskills_coverage = maybe\n",
+            "ERROR: *tox.ini: option skills_coverage: *'maybe'*; skills_coverage takes true or"
+            " false",
+            id="ini-bool",
+        ),
+        pytest.param(
+            "pyproject.toml",
+            '[tool.pytest.ini_options]\nskills_eval_runs = "abc"\n',
             "ERROR: *pyproject.toml: option skills_eval_runs: *'abc'; skills_eval_runs takes a"
-            " whole number, such as 3"
-        ]
-    )
+            " whole number, such as 3",
+            id="ini-options-int",
+        ),
+    ],
+)
+def test_a_badly_typed_value_names_the_file_the_option_and_what_it_takes(
+    pytester: pytest.Pytester, file: str, text: str, message: str
+) -> None:
+    (pytester.path / file).write_text(text, encoding="utf-8")
+    result = run(pytester, "--co")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
 
 
 # --- 5. JUnit XML valid under the default junit_family=xunit2 -------------------------------------

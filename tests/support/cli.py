@@ -15,7 +15,6 @@ import jsonschema
 import pytest
 
 from pytest_agent_skills.cli import main
-from pytest_agent_skills.docpath import schema_uri
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -53,7 +52,7 @@ def named_document(text: str, name: str) -> dict[str, Any]:
     from pytest_agent_skills.evals.documents.catalog import schema_file
 
     document: dict[str, Any] = json.loads(text)
-    assert document.pop("$schema") == f"pytest-agent-skills:schemas/{name}.schema.json"
-    schema = json.loads(schema_file(name).read_text(encoding="utf-8"))
-    jsonschema.validate({"$schema": schema_uri(name), **document}, schema)
+    assert document["$schema"] == f"pytest-agent-skills:schemas/{name}.schema.json"
+    jsonschema.validate(document, json.loads(schema_file(name).read_text(encoding="utf-8")))
+    del document["$schema"]
     return document
